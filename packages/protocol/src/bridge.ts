@@ -1,0 +1,576 @@
+/**
+ * createToolBridge: the page (SDK endpoint) side of the wire (WIRE.md), over any ToolSource.
+ *
+ * 1. `handle` answers tool.query / tool.call / tool.batch with exactly one response, and
+ *    returns undefined for traffic that is not a tool request (other capabilities, other types).
+ * 2. A tool request that cannot be read gets `tool_protocol_invalid_request`; with no readable
+ *    id the response id is `tool.error.<32 hex>` and there is no replyTo.
+ * 3. tool.call checks run in WIRE's order, each with its code (see executeCall).
+ * 4. Batches run sequentially, stop after the first failure unless `continueOnError`.
+ * 5. Response payloads >= 32 KiB are gzip-wrapped when that is smaller; a payload that cannot
+ *    be serialized becomes `tool_protocol_bridge_failed`.
+ * 6. `handle` never throws: whatever goes wrong inside becomes a coded tool.error.
+ */
+import type {
+  AvailabilityInput,
+  BridgeTool,
+  CatalogState,
+  ToolContext,
+  ToolSource,
+} from './catalog.js';
+import { answerQuery, buildCatalogState, normalizeRuntime, runtimeFromFailure } from './catalog.js';
+import type { CodecLimits } from './codec.js';
+import { decodePayload, encodePayload, parseFrame } from './codec.js';
+import { errorPayload, ToolProtocolError } from './errors.js';
+import type { Guard, GuardPreset } from './guard.js';
+import { isExecutable, resolveGuard } from './guard.js';
+import { randomHex } from './ids.js';
+import {
+  assertDepth,
+  checkSerializable,
+  DEFAULT_MAX_DEPTH,
+  FRAME_DEPTH_ALLOWANCE,
+} from './json.js';
+import type {
+  AfterRequest,
+  BatchItem,
+  BatchResultPayload,
+  CallOutcome,
+  ErrorPayload,
+  JsonSchema,
+  JsonValue,
+  ResponseEnvelope,
+  ResponseType,
+} from './messages.js';
+import {
+  isPlainObject,
+  isRequestType,
+  isResponseType,
+  isToolCapability,
+  MAX_BATCH_CALLS,
+  TOOL_CAPABILITY,
+} from './messages.js';
+import { isToolFailureOutcome, isToolResultOutcome } from './outcome.js';
+import { rememberPayloadJson } from './serialize.js';
+import type { Validate, ValidatorProvider } from './validator.js';
+import { createAjvProvider } from './validator.js';
+
+/** Maps an `after.include` name to the built-in tool that captures it. */
+export interface EvidenceProvider {
+  toolId: string;
+  /** The `after` field holding this tool's arguments, e.g. `visualTreeArguments`. */
+  argumentsField?: string;
+}
+
+export const DEFAULT_EVIDENCE: Readonly<Record<string, EvidenceProvider>> = {
+  visualTree: { toolId: 'ui.get_visual_tree', argumentsField: 'visualTreeArguments' },
+  visual_tree: { toolId: 'ui.get_visual_tree', argumentsField: 'visualTreeArguments' },
+  tree: { toolId: 'ui.get_visual_tree', argumentsField: 'visualTreeArguments' },
+  screenshot: { toolId: 'ui.get_screenshot', argumentsField: 'screenshotArguments' },
+};
+
+export interface BridgeLimits extends CodecLimits {
+  /** Give up on a tool that has not settled after this long (its signal aborts). Default 60 s; 0 = never. */
+  callTimeoutMs?: number;
+}
+
+export interface ToolBridgeOptions {
+  tools: ToolSource;
+  /** Read again on every invalidate(). Default `read-only`. */
+  guard?: GuardPreset | Guard | (() => GuardPreset | Guard);
+  validator?: ValidatorProvider;
+  /** Merged over DEFAULT_EVIDENCE. */
+  evidence?: Record<string, EvidenceProvider>;
+  limits?: BridgeLimits;
+  /** Told about tool definitions left out of the catalog (invalid, duplicate). Default: console.warn. */
+  onToolError?: (error: Error) => void;
+}
+
+export interface ToolBridge {
+  handle(message: unknown): Promise<ResponseEnvelope | undefined>;
+  /** The tool set or guard changed: rebuild revisions on the next request. */
+  invalidate(): void;
+}
+
+/** Looks like a tool request even though it does not parse: answered, not passed through. */
+const TOOL_REQUEST_MARKER = /"type"\s*:\s*"tool\.(query|call|batch)"/;
+
+interface RequestInfo {
+  id: string;
+  sessionId: string | null;
+}
+
+type Outcome = CallOutcome;
+
+export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
+  const validator = options.validator ?? createAjvProvider();
+  const evidence: Record<string, EvidenceProvider> = { ...DEFAULT_EVIDENCE, ...options.evidence };
+  const maxDepth = options.limits?.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const frameLimits: CodecLimits = {
+    maxInflatedBytes: options.limits?.maxInflatedBytes,
+    maxDepth: maxDepth + FRAME_DEPTH_ALLOWANCE,
+  };
+  const callTimeoutMs = options.limits?.callTimeoutMs ?? 60_000;
+  const onToolError =
+    options.onToolError ?? ((error: Error) => console.warn(`toolwire: ${error.message}`));
+  const revisionCache = new Map<string, string>();
+  let statePromise: Promise<CatalogState> | undefined;
+
+  const readGuard = (): Guard =>
+    resolveGuard(typeof options.guard === 'function' ? options.guard() : options.guard);
+
+  const getState = (): Promise<CatalogState> => {
+    if (!statePromise) {
+      const building = buildCatalogState(options.tools, {
+        guard: readGuard(),
+        revisionCache,
+        onToolError,
+      });
+      statePromise = building;
+      // A failed build is not cached: the next request tries again.
+      building.catch(() => {
+        if (statePromise === building) statePromise = undefined;
+      });
+    }
+    return statePromise;
+  };
+
+  const respond = (
+    request: RequestInfo | undefined,
+    type: ResponseType,
+    payload: unknown,
+  ): ResponseEnvelope => {
+    let encoded: ReturnType<typeof encodePayload>;
+    let responseType = type;
+    try {
+      encoded = encodePayload(payload, { maxDepth: maxDepth + FRAME_DEPTH_ALLOWANCE });
+    } catch (error) {
+      responseType = 'tool.error';
+      encoded = encodePayload(
+        errorPayload(
+          'tool_protocol_bridge_failed',
+          `The response could not be serialized: ${describe(error)}`,
+        ),
+      );
+    }
+    const envelope = {
+      type: responseType,
+      id: request ? `${request.id}.response` : `tool.error.${randomHex(16)}`,
+      ...(request ? { replyTo: request.id } : {}),
+      sessionId: request?.sessionId ?? null,
+      sentAt: new Date().toISOString(),
+      capability: TOOL_CAPABILITY,
+      payload: encoded.payload,
+    } as ResponseEnvelope;
+    rememberPayloadJson(envelope, encoded.json);
+    return envelope;
+  };
+
+  const fail = (request: RequestInfo | undefined, error: ErrorPayload): ResponseEnvelope =>
+    respond(request, 'tool.error', error);
+
+  // ---- tool.call path (requirement 3) ------------------------------------------------
+
+  const compile = async (
+    schema: JsonSchema,
+    which: string,
+    toolId: string,
+  ): Promise<Validate | ErrorPayload> => {
+    try {
+      return await validator.compile(schema);
+    } catch (error) {
+      return errorPayload(
+        'tool_definition_invalid',
+        `Tool "${toolId}" has an invalid ${which}: ${describe(error)}`,
+      );
+    }
+  };
+
+  const runWithTimeout = async (
+    tool: BridgeTool,
+    args: Record<string, unknown>,
+    context: Omit<ToolContext, 'signal'>,
+  ) => {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const execution = (async () => tool.execute(args, { ...context, signal: controller.signal }))();
+    if (!callTimeoutMs) return execution;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort(
+          new ToolProtocolError(
+            'tool_execution_timeout',
+            `Tool did not finish within ${callTimeoutMs} ms.`,
+          ),
+        );
+        reject(controller.signal.reason);
+      }, callTimeoutMs);
+    });
+    try {
+      return await Promise.race([execution, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const executeCall = async (
+    state: CatalogState,
+    call: unknown,
+    request: RequestInfo,
+    withEvidence: boolean,
+  ): Promise<Outcome> => {
+    if (!isPlainObject(call)) {
+      return failure(
+        null,
+        errorPayload('tool_call_payload_invalid', 'The tool.call payload must be a JSON object.'),
+      );
+    }
+    const rawId = call.toolId;
+    if (typeof rawId !== 'string' || rawId.trim() === '') {
+      return failure(null, errorPayload('tool_call_missing_id', 'The call has no toolId.'));
+    }
+    const toolId = rawId;
+    const entry = state.byId.get(toolId);
+    if (!entry)
+      return failure(toolId, errorPayload('tool_not_found', `No tool has the id "${toolId}".`));
+    const { definition, tool } = entry;
+    if (!isExecutable(state.guard, definition.policy)) {
+      const reason = state.guard.executionEnabled
+        ? `its policy "${definition.policy}" exceeds the page's maximum "${state.guard.maxPolicy}"`
+        : 'execution is disabled on this page';
+      return failure(
+        toolId,
+        errorPayload('tool_execution_denied', `Tool "${toolId}" is denied: ${reason}.`),
+      );
+    }
+    // Availability is evaluated again right before every execution.
+    let availability: unknown;
+    try {
+      availability = await (tool.availability?.() as
+        | AvailabilityInput
+        | Promise<AvailabilityInput>);
+    } catch (error) {
+      availability = runtimeFromFailure(error);
+    }
+    const runtime = normalizeRuntime(availability);
+    if (runtime) {
+      const code = runtime.code ?? 'tool_unavailable';
+      const message = runtime.reason ?? `Tool "${toolId}" is not available right now.`;
+      return failure(
+        toolId,
+        errorPayload(code, message, runtime as unknown as JsonValue, runtime.retryable === true),
+      );
+    }
+    const rawArgs = call.arguments ?? {};
+    if (!isPlainObject(rawArgs)) {
+      return failure(
+        toolId,
+        errorPayload('tool_arguments_invalid', 'The call arguments must be a JSON object.'),
+      );
+    }
+    const validateArgs = await compile(definition.argumentsSchema, 'argumentsSchema', toolId);
+    if (typeof validateArgs !== 'function') return failure(toolId, validateArgs);
+    const argsCheck = validateArgs(rawArgs);
+    if (!argsCheck.valid) {
+      return failure(
+        toolId,
+        errorPayload(
+          'tool_arguments_schema_invalid',
+          `The arguments do not match the tool's argumentsSchema: ${argsCheck.errors[0]?.path ?? '$'} ${argsCheck.errors[0]?.message ?? ''}`.trim(),
+          argsCheck.errors as unknown as JsonValue,
+        ),
+      );
+    }
+    const callId = typeof call.callId === 'string' ? call.callId : null;
+    const args =
+      definition.argumentEncoding === 'flattened-string'
+        ? flattenArguments(rawArgs, request)
+        : (rawArgs as Record<string, unknown>);
+
+    let returned: unknown;
+    try {
+      returned = await runWithTimeout(tool, args, {
+        requestId: request.id,
+        sessionId: request.sessionId,
+        callId,
+        toolId,
+      });
+    } catch (error) {
+      if (error instanceof ToolProtocolError && error.code === 'tool_execution_timeout') {
+        return failure(toolId, error.toPayload());
+      }
+      return failure(
+        toolId,
+        errorPayload(
+          'tool_execution_exception',
+          `Tool "${toolId}" threw: ${describe(error)}`,
+          describeThrown(error),
+        ),
+      );
+    }
+    if (isToolFailureOutcome(returned)) {
+      return failure(
+        toolId,
+        errorPayload(returned.code, returned.message, returned.details, returned.retryable),
+      );
+    }
+    const result = isToolResultOutcome(returned) ? returned.result : returned;
+    const message = isToolResultOutcome(returned) ? returned.message : null;
+    try {
+      checkSerializable(result, maxDepth);
+    } catch (error) {
+      return failure(
+        toolId,
+        errorPayload(
+          'tool_protocol_bridge_failed',
+          `The result of "${toolId}" cannot be serialized: ${describe(error)}`,
+        ),
+      );
+    }
+    const validateResult = await compile(definition.resultSchema, 'resultSchema', toolId);
+    if (typeof validateResult !== 'function') return failure(toolId, validateResult);
+    // Results are JSON values (the polyfill lowers web types before they get here); they are
+    // validated as given rather than round-tripped, which would double the cost of big results.
+    const wireResult = (result === undefined ? null : result) as JsonValue;
+    const resultCheck = validateResult(wireResult);
+    if (!resultCheck.valid) {
+      return failure(
+        toolId,
+        errorPayload(
+          'tool_result_schema_invalid',
+          `The result of "${toolId}" does not match its resultSchema: ${resultCheck.errors[0]?.path ?? '$'} ${resultCheck.errors[0]?.message ?? ''}`.trim(),
+          resultCheck.errors as unknown as JsonValue,
+        ),
+      );
+    }
+    const evidenceResult = withEvidence
+      ? await captureEvidence(state, call.after, toolId, request)
+      : null;
+    return { toolId, success: true, message, result: wireResult, evidence: evidenceResult };
+  };
+
+  const captureEvidence = async (
+    state: CatalogState,
+    after: unknown,
+    toolId: string,
+    request: RequestInfo,
+  ): Promise<Record<string, Outcome> | null> => {
+    if (after === undefined || after === null || !isPlainObject(after)) return null;
+    const request_ = after as AfterRequest;
+    const include = Array.isArray(request_.include) ? request_.include : ['visualTree'];
+    const delay =
+      typeof request_.delayMilliseconds === 'number' && Number.isFinite(request_.delayMilliseconds)
+        ? Math.min(2000, Math.max(0, request_.delayMilliseconds))
+        : 0;
+    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    const captured: Record<string, Outcome> = {};
+    for (const name of include) {
+      if (
+        typeof name !== 'string' ||
+        !Object.hasOwn(evidence, name) ||
+        Object.hasOwn(captured, name)
+      )
+        continue;
+      const provider = evidence[name] as EvidenceProvider;
+      // The evidence tool is skipped when it is the tool just invoked.
+      if (provider.toolId === toolId) continue;
+      const args = provider.argumentsField
+        ? (after as Record<string, unknown>)[provider.argumentsField]
+        : undefined;
+      captured[name] = await executeCall(
+        state,
+        { toolId: provider.toolId, arguments: args ?? {} },
+        request,
+        false,
+      );
+    }
+    return Object.keys(captured).length > 0 ? captured : null;
+  };
+
+  // ---- request dispatch -----------------------------------------------------------------
+
+  const handleQuery = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
+    const state = await getState();
+    if (!state.guard.discoveryEnabled) {
+      return fail(
+        request,
+        errorPayload('tool_discovery_disabled', 'Tool discovery is disabled on this page.'),
+      );
+    }
+    return respond(request, 'tool.catalog', await answerQuery(state, payload));
+  };
+
+  const handleCall = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
+    const state = await getState();
+    const outcome = await executeCall(state, payload, request, true);
+    if (!outcome.success) return fail(request, outcome.error);
+    return respond(request, 'tool.result', outcome);
+  };
+
+  const handleBatch = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
+    if (!isPlainObject(payload) || !Array.isArray(payload.calls)) {
+      return fail(
+        request,
+        errorPayload('tool_batch_payload_invalid', 'The tool.batch payload needs a calls array.'),
+      );
+    }
+    const calls = payload.calls as unknown[];
+    if (calls.length === 0 || calls.length > MAX_BATCH_CALLS) {
+      return fail(
+        request,
+        errorPayload(
+          'tool_batch_size_invalid',
+          `A batch holds 1 to ${MAX_BATCH_CALLS} calls, not ${calls.length}.`,
+          {
+            requested: calls.length,
+            max: MAX_BATCH_CALLS,
+          },
+        ),
+      );
+    }
+    const continueOnError = payload.continueOnError === true;
+    const state = await getState();
+    const results: BatchItem[] = [];
+    let completed = 0;
+    for (let index = 0; index < calls.length; index++) {
+      const call = calls[index];
+      let outcome: Outcome;
+      let callId: string | null = null;
+      if (!isPlainObject(call)) {
+        outcome = failure(
+          null,
+          errorPayload('tool_batch_call_invalid', `Batch item ${index} is not a JSON object.`),
+        );
+      } else {
+        callId = typeof call.callId === 'string' ? call.callId : null;
+        outcome = await executeCall(state, call, request, true);
+        completed++;
+      }
+      results.push({ index, callId, ...outcome } as BatchItem);
+      if (!outcome.success && !continueOnError) break;
+    }
+    const batch: BatchResultPayload = {
+      success: results.length === calls.length && results.every((item) => item.success),
+      completed,
+      requested: calls.length,
+      stoppedEarly: results.length < calls.length,
+      results,
+    };
+    return respond(request, 'tool.batch.result', batch);
+  };
+
+  const handle = async (message: unknown): Promise<ResponseEnvelope | undefined> => {
+    let value = message;
+    if (typeof message === 'string') {
+      try {
+        value = parseFrame(message, frameLimits);
+      } catch (error) {
+        if (!TOOL_REQUEST_MARKER.test(message.slice(0, 4096))) return undefined;
+        const code =
+          error instanceof ToolProtocolError && error.code === 'tool_payload_too_deep'
+            ? 'tool_payload_too_deep'
+            : 'tool_protocol_invalid_request';
+        return fail(
+          undefined,
+          errorPayload(code, `The tool request cannot be read: ${describe(error)}`),
+        );
+      }
+    }
+    if (!isPlainObject(value) || typeof value.type !== 'string') return undefined;
+    if (!isToolCapability(value.capability) || isResponseType(value.type)) return undefined;
+    const id = typeof value.id === 'string' && value.id.trim() !== '' ? value.id : undefined;
+    if (!isRequestType(value.type)) {
+      if (!value.type.startsWith('tool.')) return undefined;
+      const request = id ? { id, sessionId: readSession(value.sessionId) } : undefined;
+      return fail(
+        request,
+        errorPayload(
+          'tool_protocol_unknown_type',
+          `Unknown tool message type "${value.type.slice(0, 64)}".`,
+        ),
+      );
+    }
+    if (!id) {
+      return fail(
+        undefined,
+        errorPayload('tool_protocol_invalid_request', 'The tool request has no id.'),
+      );
+    }
+    if (
+      value.sessionId !== undefined &&
+      value.sessionId !== null &&
+      typeof value.sessionId !== 'string'
+    ) {
+      return fail(
+        { id, sessionId: null },
+        errorPayload('tool_protocol_invalid_request', 'sessionId must be a string.'),
+      );
+    }
+    const request: RequestInfo = { id, sessionId: readSession(value.sessionId) };
+    try {
+      if (typeof message !== 'string') assertDepth(value, frameLimits.maxDepth);
+      const payload = decodePayload(value.payload, frameLimits);
+      switch (value.type) {
+        case 'tool.query':
+          return await handleQuery(request, payload);
+        case 'tool.call':
+          return await handleCall(request, payload);
+        default:
+          return await handleBatch(request, payload);
+      }
+    } catch (error) {
+      if (error instanceof ToolProtocolError) return fail(request, error.toPayload());
+      return fail(
+        request,
+        errorPayload('tool_protocol_bridge_failed', `The tool bridge failed: ${describe(error)}`),
+      );
+    }
+  };
+
+  return {
+    handle,
+    invalidate() {
+      statePromise = undefined;
+    },
+  };
+}
+
+function failure(toolId: string | null, error: ErrorPayload): Outcome {
+  return { toolId, success: false, error };
+}
+
+function readSession(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return 'unprintable error';
+  }
+}
+
+/** A thrown value as wire details: its name and message, never a stack. */
+function describeThrown(error: unknown): JsonValue {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  if (typeof error === 'string' || typeof error === 'number' || typeof error === 'boolean')
+    return { value: error };
+  return null;
+}
+
+/** Legacy `flattened-string` arguments: nulls skipped, scalars as strings, the rest compact JSON. */
+function flattenArguments(
+  args: Record<string, unknown>,
+  request: RequestInfo,
+): Record<string, unknown> {
+  const flat: Record<string, string> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (value === null || value === undefined) continue;
+    flat[key] = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+  flat.__ansight_requestId = request.id;
+  if (request.sessionId) flat.__ansight_sessionId = request.sessionId;
+  return flat;
+}

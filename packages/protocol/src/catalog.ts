@@ -1,0 +1,451 @@
+/**
+ * The catalog side of the bridge (WIRE "tool.query -> tool.catalog").
+ *
+ * 1. Static definitions are normalized into wire key order and hashed once per distinct
+ *    definition (`definitionRevision`); the catalog `revision` and the all-available
+ *    `availabilityRevision` are computed when the tool set or guard changes, never per query.
+ * 2. Availability is evaluated per query (and again before every execution); its revision is
+ *    looked up by the set of unavailable tools, so an unchanged state costs no hashing.
+ * 3. Answers follow WIRE's order: exact 3-key unchanged, unchanged + `changes`, or a listing.
+ * 4. Filters apply before serialization; `totalCount` and `categories` count all visible tools.
+ */
+import type { Guard } from './guard.js';
+import { isExecutable, isToolPolicy, isVisible, parsePolicy } from './guard.js';
+import type {
+  CatalogDetail,
+  CatalogEntry,
+  CatalogPayload,
+  FullEntry,
+  IndexEntry,
+  JsonSchema,
+  QueryPayload,
+  RuntimeState,
+  StaticDefinition,
+  ToolPolicy,
+} from './messages.js';
+import { CATALOG_SCHEMA, isPlainObject } from './messages.js';
+import { revisionOfJson } from './revision.js';
+
+/** What a tool says about its own availability; `true` or `undefined` mean available. */
+export type AvailabilityInput =
+  | true
+  | undefined
+  | {
+      available: boolean;
+      code?: string;
+      reason?: string;
+      requiredState?: string;
+      remediation?: string;
+      retryable?: boolean;
+    };
+
+export interface BridgeToolDefinition {
+  id: string;
+  name: string;
+  description: string;
+  category: string;
+  policy: ToolPolicy;
+  argumentsSchema: JsonSchema;
+  resultSchema: JsonSchema;
+  keywords?: string[];
+  prerequisiteToolIds?: string[];
+  /** Legacy tools only: arguments arrive as a flat map of strings. */
+  argumentEncoding?: 'json' | 'flattened-string';
+}
+
+export interface ToolContext {
+  /** The request id (the batch id for batch items). */
+  requestId: string;
+  sessionId: string | null;
+  callId: string | null;
+  toolId: string;
+  /** Aborted when the bridge gives up on the call (`limits.callTimeoutMs`). */
+  signal: AbortSignal;
+}
+
+export interface BridgeTool {
+  definition: BridgeToolDefinition;
+  execute(args: Record<string, unknown>, context: ToolContext): unknown;
+  availability?(): AvailabilityInput | Promise<AvailabilityInput>;
+}
+
+export type ToolSource = () => Iterable<BridgeTool>;
+
+export interface CatalogTool {
+  tool: BridgeTool;
+  definition: StaticDefinition;
+  definitionRevision: string;
+  /** Lower-cased text searched by `query` / `feature`. */
+  haystack: string;
+}
+
+export interface CatalogState {
+  guard: Guard;
+  /** Every valid tool by id, visible or not (a hidden tool is denied, not unknown). */
+  byId: Map<string, CatalogTool>;
+  /** Visible tools sorted by id (ordinal). */
+  visible: CatalogTool[];
+  /** Visible tools that have an availability() check, in the same order. */
+  checked: CatalogTool[];
+  revision: string;
+  categories: Record<string, number>;
+  allAvailableRevision: string;
+  /** availabilityRevision by the JSON of the unavailable set. */
+  availabilityRevisions: Map<string, string>;
+}
+
+export interface AvailabilitySnapshot {
+  revision: string;
+  /** Unavailable visible tools, id -> runtime object, in id order. */
+  unavailable: Map<string, RuntimeState>;
+  evaluatedAtUtc: string;
+}
+
+const AVAILABLE_RUNTIME_JSON = '{"available":true}';
+const MAX_CACHED_AVAILABILITY_STATES = 64;
+
+function cleanStrings(values: unknown): string[] {
+  if (!Array.isArray(values)) return [];
+  const out: string[] = [];
+  for (const value of values)
+    if (typeof value === 'string' && value.trim() !== '') out.push(value.trim());
+  return out;
+}
+
+/** Normalizes a definition into wire key order (this exact object is hashed). */
+export function toStaticDefinition(definition: BridgeToolDefinition): StaticDefinition {
+  const problems: string[] = [];
+  if (typeof definition.id !== 'string' || definition.id.trim() === '')
+    problems.push('id must be a non-empty string');
+  if (typeof definition.name !== 'string') problems.push('name must be a string');
+  if (typeof definition.description !== 'string') problems.push('description must be a string');
+  if (typeof definition.category !== 'string') problems.push('category must be a string');
+  if (!isToolPolicy(definition.policy)) problems.push('policy must be read, write or critical');
+  if (!isPlainObject(definition.argumentsSchema))
+    problems.push('argumentsSchema must be an object');
+  if (!isPlainObject(definition.resultSchema)) problems.push('resultSchema must be an object');
+  if (problems.length > 0) {
+    throw new TypeError(`Tool "${String(definition.id)}" is invalid: ${problems.join('; ')}.`);
+  }
+  const result: StaticDefinition = {
+    id: definition.id,
+    name: definition.name,
+    description: definition.description,
+    category: definition.category,
+    policy: definition.policy,
+    argumentsSchema: definition.argumentsSchema,
+    resultSchema: definition.resultSchema,
+  };
+  const keywords = cleanStrings(definition.keywords);
+  if (keywords.length > 0) result.keywords = keywords;
+  // Prerequisites: trimmed, de-duplicated, sorted (WIRE "Tool entry by detail").
+  const prerequisites = [...new Set(cleanStrings(definition.prerequisiteToolIds))].sort(
+    compareOrdinal,
+  );
+  if (prerequisites.length > 0) result.prerequisiteToolIds = prerequisites;
+  if (definition.argumentEncoding === 'flattened-string')
+    result.argumentEncoding = 'flattened-string';
+  return result;
+}
+
+export function compareOrdinal(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** `{available:false, code?, reason?, requiredState?, remediation?, retryable?}` or null when available. */
+export function normalizeRuntime(input: unknown): RuntimeState | null {
+  if (input === true || input === undefined || input === null) return null;
+  if (!isPlainObject(input) || input.available !== false) return null;
+  const runtime: RuntimeState = { available: false };
+  for (const key of ['code', 'reason', 'requiredState', 'remediation'] as const) {
+    const value = input[key];
+    if (typeof value === 'string' && value !== '') runtime[key] = value;
+  }
+  if (input.retryable === true) runtime.retryable = true;
+  return runtime;
+}
+
+/** A throwing availability() makes its tool unavailable rather than breaking the catalog. */
+export function runtimeFromFailure(error: unknown): RuntimeState {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    available: false,
+    code: 'tool_unavailable',
+    reason: `availability check failed: ${message}`,
+  };
+}
+
+export interface BuildCatalogOptions {
+  guard: Guard;
+  onToolError?: (error: Error) => void;
+  /** definition JSON -> definitionRevision, kept across rebuilds so unchanged tools are not rehashed. */
+  revisionCache: Map<string, string>;
+}
+
+export async function buildCatalogState(
+  source: ToolSource,
+  options: BuildCatalogOptions,
+): Promise<CatalogState> {
+  const { guard, revisionCache } = options;
+  const byId = new Map<string, CatalogTool>();
+  const pending: Promise<void>[] = [];
+  const used = new Set<string>();
+  for (const tool of source()) {
+    let definition: StaticDefinition;
+    try {
+      definition = toStaticDefinition(tool.definition);
+    } catch (error) {
+      options.onToolError?.(error as Error);
+      continue;
+    }
+    if (byId.has(definition.id)) {
+      options.onToolError?.(
+        new Error(`Duplicate tool id "${definition.id}": the first registration wins.`),
+      );
+      continue;
+    }
+    const json = JSON.stringify(definition);
+    used.add(json);
+    const entry: CatalogTool = {
+      tool,
+      definition,
+      definitionRevision: revisionCache.get(json) ?? '',
+      haystack: searchText(definition),
+    };
+    byId.set(definition.id, entry);
+    if (entry.definitionRevision === '') {
+      pending.push(
+        revisionOfJson(json).then((revision) => {
+          revisionCache.set(json, revision);
+          entry.definitionRevision = revision;
+        }),
+      );
+    }
+  }
+  await Promise.all(pending);
+  // Forget revisions of definitions that left the catalog, so the cache tracks the tool set.
+  if (revisionCache.size > used.size)
+    for (const key of revisionCache.keys()) if (!used.has(key)) revisionCache.delete(key);
+
+  const visible = [...byId.values()]
+    .filter((entry) => isVisible(guard, entry.definition.policy))
+    .sort((a, b) => compareOrdinal(a.definition.id, b.definition.id));
+  const categoryCounts = new Map<string, number>();
+  for (const entry of visible) {
+    categoryCounts.set(
+      entry.definition.category,
+      (categoryCounts.get(entry.definition.category) ?? 0) + 1,
+    );
+  }
+  const categories: Record<string, number> = {};
+  for (const name of [...categoryCounts.keys()].sort(compareOrdinal))
+    categories[name] = categoryCounts.get(name) ?? 0;
+
+  const revisionJson = JSON.stringify({
+    schema: CATALOG_SCHEMA,
+    guard: {
+      discoveryEnabled: guard.discoveryEnabled,
+      executionEnabled: guard.executionEnabled,
+      maxPolicy: guard.maxPolicy,
+    },
+    tools: visible.map((entry) => ({
+      id: entry.definition.id,
+      definitionRevision: entry.definitionRevision,
+    })),
+  });
+  const [revision, allAvailableRevision] = await Promise.all([
+    revisionOfJson(revisionJson),
+    revisionOfJson(availabilityJson(visible, new Map())),
+  ]);
+  return {
+    guard,
+    byId,
+    visible,
+    checked: visible.filter((entry) => typeof entry.tool.availability === 'function'),
+    revision,
+    categories,
+    allAvailableRevision,
+    availabilityRevisions: new Map(),
+  };
+}
+
+function searchText(definition: StaticDefinition): string {
+  return normalizeSearch(
+    [
+      definition.id,
+      definition.name,
+      definition.description,
+      definition.category,
+      ...(definition.keywords ?? []),
+      ...(definition.prerequisiteToolIds ?? []),
+    ].join(' '),
+  );
+}
+
+/** Lower-case, and every character that is not a letter or digit becomes a space. */
+export function normalizeSearch(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ');
+}
+
+function availabilityJson(visible: CatalogTool[], unavailable: Map<string, RuntimeState>): string {
+  const parts: string[] = [];
+  for (const entry of visible) {
+    const runtime = unavailable.get(entry.definition.id);
+    parts.push(
+      `{"id":${JSON.stringify(entry.definition.id)},"runtime":${runtime ? JSON.stringify(runtime) : AVAILABLE_RUNTIME_JSON}}`,
+    );
+  }
+  return `{"tools":[${parts.join(',')}]}`;
+}
+
+/** Evaluates every availability() of the visible tools and finds (or computes) the revision. */
+export async function evaluateAvailability(state: CatalogState): Promise<AvailabilitySnapshot> {
+  const unavailable = new Map<string, RuntimeState>();
+  const results: unknown[] = [];
+  let async = false;
+  for (const entry of state.checked) {
+    let value: unknown;
+    try {
+      value = entry.tool.availability?.();
+    } catch (error) {
+      value = runtimeFromFailure(error);
+    }
+    if (typeof (value as PromiseLike<unknown> | undefined)?.then === 'function') {
+      async = true;
+      value = Promise.resolve(value).catch(runtimeFromFailure);
+    }
+    results.push(value);
+  }
+  const settled = async ? await Promise.all(results) : results;
+  for (let i = 0; i < settled.length; i++) {
+    const runtime = normalizeRuntime(settled[i]);
+    const entry = state.checked[i];
+    if (runtime && entry) unavailable.set(entry.definition.id, runtime);
+  }
+  const evaluatedAtUtc = new Date().toISOString();
+  if (unavailable.size === 0)
+    return { revision: state.allAvailableRevision, unavailable, evaluatedAtUtc };
+  const key = JSON.stringify([...unavailable]);
+  let revision = state.availabilityRevisions.get(key);
+  if (!revision) {
+    revision = await revisionOfJson(availabilityJson(state.visible, unavailable));
+    if (state.availabilityRevisions.size >= MAX_CACHED_AVAILABILITY_STATES)
+      state.availabilityRevisions.clear();
+    state.availabilityRevisions.set(key, revision);
+  }
+  return { revision, unavailable, evaluatedAtUtc };
+}
+
+export function parseDetail(value: unknown): CatalogDetail {
+  if (typeof value !== 'string') return 'full';
+  const lower = value.trim().toLowerCase();
+  return lower === 'index' || lower === 'definitions' ? lower : 'full';
+}
+
+function nonBlank(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+function clampLimit(value: unknown): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  return Math.min(1000, Math.max(1, Math.trunc(value)));
+}
+
+/** Answers one tool.query against a catalog state (WIRE order, requirement 3). */
+export async function answerQuery(
+  state: CatalogState,
+  rawPayload: unknown,
+): Promise<CatalogPayload> {
+  const payload = (isPlainObject(rawPayload) ? rawPayload : {}) as QueryPayload &
+    Record<string, unknown>;
+  const detail = parseDetail(payload.detail);
+  const ifRevision = nonBlank(payload.ifRevision);
+  const ifAvailabilityRevision = nonBlank(payload.ifAvailabilityRevision);
+
+  if (ifRevision === state.revision && detail !== 'definitions') {
+    if (ifAvailabilityRevision === undefined) {
+      return { schema: CATALOG_SCHEMA, revision: state.revision, unchanged: true };
+    }
+    const availability = await evaluateAvailability(state);
+    if (availability.revision === ifAvailabilityRevision) {
+      return { schema: CATALOG_SCHEMA, revision: state.revision, unchanged: true };
+    }
+    return {
+      schema: CATALOG_SCHEMA,
+      revision: state.revision,
+      unchanged: true,
+      availabilityRevision: availability.revision,
+      evaluatedAtUtc: availability.evaluatedAtUtc,
+      changes: Object.fromEntries(availability.unavailable),
+    };
+  }
+
+  const executableOnly = payload.executableOnly === true;
+  const needsAvailability = detail !== 'definitions' || executableOnly;
+  const availability = needsAvailability ? await evaluateAvailability(state) : undefined;
+
+  const ids = Array.isArray(payload.ids) ? new Set(cleanStrings(payload.ids)) : undefined;
+  const terms = [nonBlank(payload.query), nonBlank(payload.feature)]
+    .filter((text): text is string => text !== undefined)
+    .flatMap((text) => normalizeSearch(text).split(' '))
+    .filter((term) => term !== '');
+  const policy = parsePolicy(payload.policy);
+  const limit = clampLimit(payload.limit) ?? clampLimit(payload.maxResults) ?? 1000;
+
+  const tools: CatalogEntry[] = [];
+  for (const entry of state.visible) {
+    if (tools.length >= limit) break;
+    const { definition } = entry;
+    if (ids && ids.size > 0 && !ids.has(definition.id)) continue;
+    if (policy && definition.policy !== policy) continue;
+    if (terms.length > 0 && !terms.every((term) => entry.haystack.includes(term))) continue;
+    const runtime = availability?.unavailable.get(definition.id);
+    const executable = runtime === undefined && isExecutable(state.guard, definition.policy);
+    if (executableOnly && !executable) continue;
+    tools.push(toEntry(entry, detail, runtime, executable));
+  }
+
+  if (detail === 'definitions') {
+    return { schema: CATALOG_SCHEMA, revision: state.revision, tools, count: tools.length, detail };
+  }
+  const listing: CatalogPayload = {
+    schema: CATALOG_SCHEMA,
+    revision: state.revision,
+    tools,
+    count: tools.length,
+  };
+  if (detail === 'index') listing.detail = 'index';
+  listing.availabilityRevision = availability?.revision ?? state.allAvailableRevision;
+  listing.evaluatedAtUtc = availability?.evaluatedAtUtc ?? new Date().toISOString();
+  listing.totalCount = state.visible.length;
+  listing.categories = state.categories;
+  return listing;
+}
+
+function toEntry(
+  entry: CatalogTool,
+  detail: CatalogDetail,
+  runtime: RuntimeState | undefined,
+  executable: boolean,
+): CatalogEntry {
+  const { definition, definitionRevision } = entry;
+  if (detail === 'definitions') return { ...definition, definitionRevision };
+  let result: IndexEntry | FullEntry;
+  if (detail === 'index') {
+    result = {
+      id: definition.id,
+      name: definition.name,
+      description: definition.description,
+      category: definition.category,
+      policy: definition.policy,
+      definitionRevision,
+    };
+    if (definition.keywords) result.keywords = definition.keywords;
+    if (definition.prerequisiteToolIds) result.prerequisiteToolIds = definition.prerequisiteToolIds;
+  } else {
+    result = { ...definition, definitionRevision };
+  }
+  if (runtime) result.runtime = runtime;
+  if (!executable) result.executable = false;
+  return result;
+}

@@ -1,0 +1,331 @@
+/**
+ * createToolClient: the host side of the wire (WIRE "Host behaviour").
+ *
+ * 1. Every request gets an id unique on this connection; a caller-chosen id that was used
+ *    before is refused locally (`tool_request_duplicate_id`).
+ * 2. Responses are decoded (`$ansightEncoding`) before they are correlated, by `replyTo` only.
+ * 3. Each request times out (default 20 s) with `tool_timeout`; an aborted signal gives
+ *    `tool_request_aborted`.
+ * 4. When the transport closes, every pending request fails at once with
+ *    `tool_transport_closed` and every timer is cleared.
+ * 5. Frames that are not responses to a pending request go to `onMessage` untouched.
+ */
+import type { CodecLimits } from './codec.js';
+import { decodePayloadWithInfo, parseFrame } from './codec.js';
+import { ToolProtocolError } from './errors.js';
+import { randomHex } from './ids.js';
+import { DEFAULT_MAX_DEPTH, FRAME_DEPTH_ALLOWANCE } from './json.js';
+import type {
+  BatchPayload,
+  BatchResultPayload,
+  CallPayload,
+  CatalogPayload,
+  ErrorPayload,
+  QueryPayload,
+  RequestType,
+  ResponseType,
+  ResultPayload,
+} from './messages.js';
+import { isPlainObject, isResponseType, TOOL_CAPABILITY } from './messages.js';
+import type { Transport, TransportCloseInfo } from './transport.js';
+
+export const DEFAULT_TIMEOUT_MS = 20_000;
+
+export interface ToolClientOptions {
+  /** Put on every request; the host assigns it. */
+  sessionId?: string | null;
+  timeoutMs?: number;
+  limits?: CodecLimits;
+  /** Frames that are not answers to a pending request (other traffic, late replies). */
+  onMessage?: (message: unknown, frame: string) => void;
+  /** The transport closed; pending requests have already been failed. */
+  onClose?: (info: TransportCloseInfo) => void;
+}
+
+export interface RequestOptions {
+  /** A caller-chosen request id; refused if used before on this connection. */
+  id?: string;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface DecodedResponse {
+  type: ResponseType;
+  id: string;
+  replyTo: string;
+  sessionId: string | null;
+  sentAt: string | null;
+  payload: unknown;
+  /** Compression metadata when the payload arrived wrapped. */
+  encoding: { originalByteCount: number | null; compressedByteCount: number | null } | null;
+  /** The frame's length in UTF-16 units, for diagnostics. */
+  frameLength: number;
+}
+
+export interface ToolClient {
+  query(payload?: QueryPayload, options?: RequestOptions): Promise<CatalogPayload>;
+  /** Resolves the tool.result payload; rejects with ToolProtocolError on tool.error. */
+  call(payload: CallPayload, options?: RequestOptions): Promise<ResultPayload>;
+  batch(payload: BatchPayload, options?: RequestOptions): Promise<BatchResultPayload>;
+  /** Any request; resolves with whatever response came back, tool.error included. */
+  request(type: RequestType, payload: unknown, options?: RequestOptions): Promise<DecodedResponse>;
+  readonly pendingCount: number;
+  readonly closed: boolean;
+  setSessionId(sessionId: string | null): void;
+  close(): void;
+}
+
+interface Pending {
+  type: RequestType;
+  resolve(response: DecodedResponse): void;
+  reject(error: Error): void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  cleanup(): void;
+}
+
+const EXPECTED: Record<RequestType, ResponseType> = {
+  'tool.query': 'tool.catalog',
+  'tool.call': 'tool.result',
+  'tool.batch': 'tool.batch.result',
+};
+
+export function createToolClient(
+  transport: Transport,
+  options: ToolClientOptions = {},
+): ToolClient {
+  const pending = new Map<string, Pending>();
+  // Generated ids are unique by construction (a per-client nonce and a counter), so only
+  // caller-chosen ids need remembering.
+  const explicitIds = new Set<string>();
+  const nonce = randomHex(6);
+  let counter = 0;
+  let closed = false;
+  let sessionId = options.sessionId ?? null;
+  const maxDepth = (options.limits?.maxDepth ?? DEFAULT_MAX_DEPTH) + FRAME_DEPTH_ALLOWANCE;
+  const limits: CodecLimits = { maxInflatedBytes: options.limits?.maxInflatedBytes, maxDepth };
+
+  const settle = (id: string): Pending | undefined => {
+    const entry = pending.get(id);
+    if (!entry) return undefined;
+    pending.delete(id);
+    clearTimeout(entry.timer);
+    entry.cleanup();
+    return entry;
+  };
+
+  transport.onmessage = (frame: string) => {
+    let message: unknown;
+    try {
+      message = parseFrame(frame, limits);
+    } catch {
+      // Not JSON we can read: nobody can be correlated with it, so it is someone else's.
+      options.onMessage?.(undefined, frame);
+      return;
+    }
+    if (
+      !isPlainObject(message) ||
+      !isResponseType(message.type) ||
+      typeof message.replyTo !== 'string'
+    ) {
+      options.onMessage?.(message, frame);
+      return;
+    }
+    const replyTo = message.replyTo;
+    if (!pending.has(replyTo)) {
+      options.onMessage?.(message, frame);
+      return;
+    }
+    const entry = settle(replyTo) as Pending;
+    let decoded: ReturnType<typeof decodePayloadWithInfo>;
+    try {
+      decoded = decodePayloadWithInfo(message.payload, limits);
+    } catch (error) {
+      entry.reject(error as Error);
+      return;
+    }
+    const type = message.type as ResponseType;
+    if (type !== 'tool.error' && type !== EXPECTED[entry.type]) {
+      entry.reject(
+        new ToolProtocolError(
+          'tool_response_invalid',
+          `Expected ${EXPECTED[entry.type]} or tool.error, got ${type}.`,
+        ),
+      );
+      return;
+    }
+    if (!isPlainObject(decoded.payload)) {
+      entry.reject(
+        new ToolProtocolError('tool_response_invalid', `The ${type} payload is not a JSON object.`),
+      );
+      return;
+    }
+    entry.resolve({
+      type,
+      id: typeof message.id === 'string' ? message.id : '',
+      replyTo,
+      sessionId: typeof message.sessionId === 'string' ? message.sessionId : null,
+      sentAt: typeof message.sentAt === 'string' ? message.sentAt : null,
+      payload: decoded.payload,
+      encoding: decoded.encoded
+        ? {
+            originalByteCount: decoded.originalByteCount,
+            compressedByteCount: decoded.compressedByteCount,
+          }
+        : null,
+      frameLength: frame.length,
+    });
+  };
+
+  transport.onclose = (info: TransportCloseInfo) => {
+    if (closed) return;
+    closed = true;
+    failAll(info);
+    options.onClose?.(info);
+  };
+
+  const failAll = (info: TransportCloseInfo): void => {
+    const reason = info.reason ? `: ${info.reason}` : '';
+    for (const id of [...pending.keys()]) {
+      settle(id)?.reject(
+        new ToolProtocolError(
+          'tool_transport_closed',
+          `The connection closed before a response arrived${reason}.`,
+          {
+            details: { code: info.code ?? null, requestId: id },
+          },
+        ),
+      );
+    }
+  };
+
+  const nextId = (type: RequestType): string => {
+    return `${type.slice(5)}-${nonce}-${(++counter).toString(36)}`;
+  };
+
+  const request = (
+    type: RequestType,
+    payload: unknown,
+    requestOptions: RequestOptions = {},
+  ): Promise<DecodedResponse> => {
+    if (closed) {
+      return Promise.reject(
+        new ToolProtocolError('tool_transport_closed', 'The connection is closed.'),
+      );
+    }
+    const explicit = requestOptions.id;
+    if (explicit !== undefined && (typeof explicit !== 'string' || explicit === '')) {
+      return Promise.reject(new TypeError('A request id must be a non-empty string.'));
+    }
+    const id = explicit ?? nextId(type);
+    if (
+      explicit !== undefined &&
+      (explicitIds.has(id) || pending.has(id) || id.includes(`-${nonce}-`))
+    ) {
+      return Promise.reject(
+        new ToolProtocolError(
+          'tool_request_duplicate_id',
+          `The request id "${id}" was already used on this connection.`,
+        ),
+      );
+    }
+    const signal = requestOptions.signal;
+    if (signal?.aborted) {
+      return Promise.reject(
+        new ToolProtocolError(
+          'tool_request_aborted',
+          'The request was aborted before it was sent.',
+          { cause: signal.reason },
+        ),
+      );
+    }
+    if (explicit !== undefined) explicitIds.add(id);
+    const timeoutMs = requestOptions.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const frame = JSON.stringify({
+      type,
+      id,
+      sessionId,
+      sentAt: new Date().toISOString(),
+      capability: TOOL_CAPABILITY,
+      payload: payload ?? {},
+    });
+    return new Promise<DecodedResponse>((resolve, reject) => {
+      const onAbort = () => {
+        settle(id)?.reject(
+          new ToolProtocolError('tool_request_aborted', `Request "${id}" was aborted.`, {
+            cause: signal?.reason,
+          }),
+        );
+      };
+      const entry: Pending = {
+        type,
+        resolve,
+        reject,
+        timer: undefined,
+        cleanup: () => signal?.removeEventListener('abort', onAbort),
+      };
+      if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
+        entry.timer = setTimeout(() => {
+          settle(id)?.reject(
+            new ToolProtocolError(
+              'tool_timeout',
+              `No response to "${id}" within ${timeoutMs} ms.`,
+              {
+                details: { requestId: id, timeoutMs },
+              },
+            ),
+          );
+        }, timeoutMs);
+      }
+      signal?.addEventListener('abort', onAbort, { once: true });
+      pending.set(id, entry);
+      try {
+        transport.send(frame);
+      } catch (error) {
+        settle(id)?.reject(
+          new ToolProtocolError(
+            'tool_transport_closed',
+            `The request could not be sent: ${(error as Error).message}`,
+            {
+              cause: error,
+            },
+          ),
+        );
+      }
+    });
+  };
+
+  const expect = async <T>(
+    type: RequestType,
+    payload: unknown,
+    requestOptions?: RequestOptions,
+  ): Promise<T> => {
+    const response = await request(type, payload, requestOptions);
+    if (response.type === 'tool.error')
+      throw ToolProtocolError.fromPayload(response.payload as ErrorPayload);
+    return response.payload as T;
+  };
+
+  return {
+    query: (payload = {}, requestOptions) =>
+      expect<CatalogPayload>('tool.query', payload, requestOptions),
+    call: (payload, requestOptions) => expect<ResultPayload>('tool.call', payload, requestOptions),
+    batch: (payload, requestOptions) =>
+      expect<BatchResultPayload>('tool.batch', payload, requestOptions),
+    request,
+    get pendingCount() {
+      return pending.size;
+    },
+    get closed() {
+      return closed;
+    },
+    setSessionId(value: string | null) {
+      sessionId = value;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      failAll({ reason: 'closed by the client' });
+      transport.close({ reason: 'closed by the client' });
+    },
+  };
+}

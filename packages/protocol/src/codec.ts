@@ -1,0 +1,265 @@
+/**
+ * The `$ansightEncoding` payload codec (WIRE "Large payloads").
+ *
+ * 1. A response payload whose compact UTF-8 JSON is >= 32768 bytes is gzipped; the wrapper
+ *    replaces it only when the wrapper is smaller than the original.
+ * 2. Receivers decode before anything else; a payload without the marker is ordinary JSON.
+ * 3. Unknown encodings, bad base64, gzip failures, bad UTF-8 and bad JSON are coded errors.
+ * 4. The inflated size is bounded **while** inflating: the input is fed to a streaming gunzip
+ *    in small slices and the output counted as it appears, so a gzip bomb is refused having
+ *    allocated at most the limit plus one slice's worth of output (see INFLATE_SLICE_BYTES).
+ * 5. Nesting depth is bounded while walking the parsed value.
+ */
+import { Gunzip, gzipSync } from 'fflate';
+import { decodeBase64, encodeBase64 } from './base64.js';
+import { ToolProtocolError } from './errors.js';
+import { assertDepth, DEFAULT_MAX_DEPTH, serializeJson } from './json.js';
+import type { EncodedPayloadWrapper } from './messages.js';
+import { isEncodedPayloadWrapper } from './messages.js';
+
+export const PAYLOAD_ENCODING = 'gzip-base64-json';
+export const COMPRESSION_THRESHOLD_BYTES = 32 * 1024;
+export const DEFAULT_MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Compressed bytes handed to gunzip per step. Deflate expands at most ~1032:1, so one step
+ * yields at most ~4.1 MiB: the "one chunk" of requirement 4.
+ */
+export const INFLATE_SLICE_BYTES = 4 * 1024;
+/** The largest output one inflate step can produce (deflate's maximum ratio, plus slack). */
+export const MAX_INFLATE_CHUNK_BYTES = INFLATE_SLICE_BYTES * 1032 + 64 * 1024;
+
+export interface CodecLimits {
+  /** Refuse a wrapper that inflates beyond this many bytes. Default 64 MiB. */
+  maxInflatedBytes?: number;
+  /** Refuse JSON nested deeper than this. Default 128. */
+  maxDepth?: number;
+}
+
+export interface EncodeOptions {
+  /** Compress at or above this many UTF-8 bytes. Default 32768, as the protocol says. */
+  thresholdBytes?: number;
+  /** gzip level 0-9. Default 1: pages and hosts share a machine, so CPU costs more than bytes. */
+  level?: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+  maxDepth?: number;
+}
+
+export interface EncodedPayload {
+  /** What goes in the envelope's `payload`: the original value or the wrapper. */
+  payload: unknown;
+  /** Compact JSON of `payload`, ready to splice into an envelope without stringifying twice. */
+  json: string;
+  encoded: boolean;
+  originalByteCount: number;
+  compressedByteCount: number | null;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * Serializes a payload compactly and wraps it when that makes it smaller. Throws a plain Error
+ * when the payload cannot be serialized (too deep, cyclic, BigInt): the bridge answers that
+ * with `tool_protocol_bridge_failed`.
+ */
+export function encodePayload(payload: unknown, options: EncodeOptions = {}): EncodedPayload {
+  const threshold = options.thresholdBytes ?? COMPRESSION_THRESHOLD_BYTES;
+  const json = serializeJson(payload, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  // A string of n UTF-16 units is between n and 3n UTF-8 bytes: skip the encode when small.
+  if (json.length * 3 < threshold) {
+    return {
+      payload,
+      json,
+      encoded: false,
+      originalByteCount: json.length,
+      compressedByteCount: null,
+    };
+  }
+  const bytes = utf8.encode(json);
+  if (bytes.byteLength < threshold) {
+    return {
+      payload,
+      json,
+      encoded: false,
+      originalByteCount: bytes.byteLength,
+      compressedByteCount: null,
+    };
+  }
+  const compressed = gzipSync(bytes, { level: options.level ?? 1, mtime: 0 });
+  const wrapper: EncodedPayloadWrapper = {
+    $ansightEncoding: PAYLOAD_ENCODING,
+    contentType: 'application/json',
+    originalByteCount: bytes.byteLength,
+    compressedByteCount: compressed.byteLength,
+    data: encodeBase64(compressed),
+  };
+  const wrapperJson = JSON.stringify(wrapper);
+  // The wrapper is pure ASCII, so its length is its byte count.
+  if (wrapperJson.length >= bytes.byteLength) {
+    return {
+      payload,
+      json,
+      encoded: false,
+      originalByteCount: bytes.byteLength,
+      compressedByteCount: null,
+    };
+  }
+  return {
+    payload: wrapper,
+    json: wrapperJson,
+    encoded: true,
+    originalByteCount: bytes.byteLength,
+    compressedByteCount: compressed.byteLength,
+  };
+}
+
+export interface DecodedPayload {
+  payload: unknown;
+  encoded: boolean;
+  originalByteCount: number | null;
+  compressedByteCount: number | null;
+}
+
+/**
+ * Decodes a payload that may carry `$ansightEncoding`. Plain payloads come back untouched (their
+ * depth was checked when the frame was parsed, see parseFrame). Throws ToolProtocolError with
+ * `tool_payload_encoding_unsupported`, `tool_payload_decode_failed`, `tool_payload_too_large`
+ * or `tool_payload_too_deep`.
+ */
+export function decodePayload(payload: unknown, limits: CodecLimits = {}): unknown {
+  return decodePayloadWithInfo(payload, limits).payload;
+}
+
+export function decodePayloadWithInfo(payload: unknown, limits: CodecLimits = {}): DecodedPayload {
+  if (!isEncodedPayloadWrapper(payload)) {
+    return { payload, encoded: false, originalByteCount: null, compressedByteCount: null };
+  }
+  const wrapper = payload as Record<string, unknown>;
+  if (wrapper.$ansightEncoding !== PAYLOAD_ENCODING) {
+    throw new ToolProtocolError(
+      'tool_payload_encoding_unsupported',
+      `Unsupported tool payload encoding "${String(wrapper.$ansightEncoding).slice(0, 64)}".`,
+    );
+  }
+  const maxBytes = limits.maxInflatedBytes ?? DEFAULT_MAX_INFLATED_BYTES;
+  if (typeof wrapper.data !== 'string' || wrapper.data.length === 0) {
+    throw new ToolProtocolError(
+      'tool_payload_decode_failed',
+      'The encoded payload has no base64 data.',
+    );
+  }
+  // The declared size is only a hint (it can lie), but an honest oversize claim fails early.
+  if (typeof wrapper.originalByteCount === 'number' && wrapper.originalByteCount > maxBytes) {
+    throw tooLarge(maxBytes);
+  }
+  const compressed = decodeBase64(wrapper.data);
+  if (!compressed) {
+    throw new ToolProtocolError(
+      'tool_payload_decode_failed',
+      'The encoded payload data is not padded base64.',
+    );
+  }
+  const text = inflateToText(compressed, maxBytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ToolProtocolError(
+      'tool_payload_decode_failed',
+      'The decoded payload is not valid JSON.',
+      {
+        cause: error,
+      },
+    );
+  }
+  assertDepth(value, limits.maxDepth ?? DEFAULT_MAX_DEPTH);
+  return {
+    payload: value,
+    encoded: true,
+    originalByteCount:
+      typeof wrapper.originalByteCount === 'number' ? wrapper.originalByteCount : null,
+    compressedByteCount: compressed.byteLength,
+  };
+}
+
+function tooLarge(maxBytes: number): ToolProtocolError {
+  return new ToolProtocolError(
+    'tool_payload_too_large',
+    `The decoded payload exceeds ${maxBytes} bytes.`,
+    {
+      details: { maxInflatedBytes: maxBytes },
+    },
+  );
+}
+
+/**
+ * Gunzips `compressed` to UTF-8 text, refusing output beyond `maxBytes` as it is produced.
+ * `onChunk` observes every output chunk (tests use it to check the memory bound).
+ */
+export function inflateToText(
+  compressed: Uint8Array,
+  maxBytes: number,
+  onChunk?: (chunk: Uint8Array, total: number) => void,
+): string {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const parts: string[] = [];
+  let total = 0;
+  let finished = false;
+  const gunzip = new Gunzip((chunk, final) => {
+    total += chunk.byteLength;
+    onChunk?.(chunk, total);
+    if (total > maxBytes) throw tooLarge(maxBytes);
+    try {
+      parts.push(decoder.decode(chunk, { stream: !final }));
+    } catch (error) {
+      throw new ToolProtocolError(
+        'tool_payload_decode_failed',
+        'The decoded payload is not valid UTF-8.',
+        {
+          cause: error,
+        },
+      );
+    }
+    if (final) finished = true;
+  });
+  try {
+    for (let offset = 0; offset < compressed.byteLength; offset += INFLATE_SLICE_BYTES) {
+      const end = Math.min(offset + INFLATE_SLICE_BYTES, compressed.byteLength);
+      gunzip.push(compressed.subarray(offset, end), end === compressed.byteLength);
+      if (finished) break;
+    }
+  } catch (error) {
+    if (error instanceof ToolProtocolError) throw error;
+    throw new ToolProtocolError(
+      'tool_payload_decode_failed',
+      'The encoded payload is not valid gzip.',
+      {
+        cause: error,
+      },
+    );
+  }
+  if (!finished) {
+    throw new ToolProtocolError('tool_payload_decode_failed', 'The gzip stream ended early.');
+  }
+  return parts.join('');
+}
+
+export interface ParsedFrame {
+  value: unknown;
+}
+
+/**
+ * Parses one text frame: JSON.parse, then the depth walk. Throws `tool_payload_decode_failed`
+ * for text that is not JSON and `tool_payload_too_deep` for deep nesting.
+ */
+export function parseFrame(text: string, limits: CodecLimits = {}): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ToolProtocolError('tool_payload_decode_failed', 'The frame is not valid JSON.', {
+      cause: error,
+    });
+  }
+  assertDepth(value, limits.maxDepth ?? DEFAULT_MAX_DEPTH);
+  return value;
+}

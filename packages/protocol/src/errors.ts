@@ -1,0 +1,101 @@
+import type { ErrorPayload, JsonValue } from './messages.js';
+
+/**
+ * Every error code toolwire puts on the wire or raises locally, with its default `retryable`.
+ * Sourced codes follow the reference SDKs (remote-tool-protocol-notes §11.2); the rest are
+ * toolwire's, each marked. `local: true` codes never cross the wire: they are raised by the
+ * client (host side) or by the codec to its caller.
+ */
+export const TOOL_ERROR_CODES = {
+  tool_protocol_invalid_request: { retryable: false, local: false },
+  tool_protocol_unknown_type: { retryable: false, local: false },
+  tool_protocol_bridge_failed: { retryable: false, local: false },
+  tool_runtime_not_initialized: { retryable: false, local: false },
+  tool_discovery_disabled: { retryable: false, local: false },
+  tool_call_payload_invalid: { retryable: false, local: false },
+  tool_call_missing_id: { retryable: false, local: false },
+  tool_not_found: { retryable: false, local: false },
+  tool_execution_denied: { retryable: false, local: false },
+  tool_unavailable: { retryable: false, local: false },
+  tool_arguments_invalid: { retryable: false, local: false },
+  tool_arguments_schema_invalid: { retryable: false, local: false },
+  tool_execution_exception: { retryable: false, local: false },
+  tool_execution_failed: { retryable: false, local: false },
+  tool_result_schema_invalid: { retryable: false, local: false },
+  tool_batch_payload_invalid: { retryable: false, local: false },
+  tool_batch_size_invalid: { retryable: false, local: false },
+  tool_batch_call_invalid: { retryable: false, local: false },
+  // toolwire: a tool whose own schema cannot be compiled (a definition bug, not the caller's).
+  tool_definition_invalid: { retryable: false, local: false },
+  // toolwire: the page gave up on a tool that did not settle within `limits.callTimeoutMs`.
+  tool_execution_timeout: { retryable: true, local: false },
+  // toolwire: `$ansightEncoding` failures, raised by decodePayload (and sent back for requests).
+  tool_payload_encoding_unsupported: { retryable: false, local: false },
+  tool_payload_decode_failed: { retryable: false, local: false },
+  tool_payload_too_large: { retryable: false, local: false },
+  tool_payload_too_deep: { retryable: false, local: false },
+  // Host side, local only (createToolClient).
+  tool_request_duplicate_id: { retryable: false, local: true },
+  tool_timeout: { retryable: true, local: true },
+  tool_transport_closed: { retryable: true, local: true },
+  tool_request_aborted: { retryable: false, local: true },
+  tool_response_invalid: { retryable: false, local: true },
+} as const satisfies Record<string, { retryable: boolean; local: boolean }>;
+
+export type ToolErrorCode = keyof typeof TOOL_ERROR_CODES;
+
+export function isKnownErrorCode(code: string): code is ToolErrorCode {
+  return Object.hasOwn(TOOL_ERROR_CODES, code);
+}
+
+/** The default `retryable` of a code; tool-defined codes default to false. */
+export function defaultRetryable(code: string): boolean {
+  return isKnownErrorCode(code) ? TOOL_ERROR_CODES[code].retryable : false;
+}
+
+/**
+ * A coded protocol error. Thrown by the codec and the client; carried on the wire as the
+ * `tool.error` payload `{code, message, retryable, details}`.
+ */
+export class ToolProtocolError extends Error {
+  override name = 'ToolProtocolError';
+  readonly code: string;
+  readonly retryable: boolean;
+  readonly details: JsonValue | null;
+
+  constructor(
+    code: string,
+    message: string,
+    options: { retryable?: boolean; details?: JsonValue | null; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.retryable = options.retryable ?? defaultRetryable(code);
+    this.details = options.details ?? null;
+  }
+
+  toPayload(): ErrorPayload {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      details: this.details,
+    };
+  }
+
+  static fromPayload(payload: ErrorPayload): ToolProtocolError {
+    return new ToolProtocolError(String(payload.code), String(payload.message ?? ''), {
+      retryable: payload.retryable === true,
+      details: payload.details ?? null,
+    });
+  }
+}
+
+export function errorPayload(
+  code: string,
+  message: string,
+  details: JsonValue | null = null,
+  retryable: boolean = defaultRetryable(code),
+): ErrorPayload {
+  return { code, message, retryable, details };
+}

@@ -1,0 +1,9 @@
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** `bytes` random bytes as lowercase hex, from WebCrypto's CSPRNG. */
+export function randomHex(bytes = 16): string {
+  const buffer = crypto.getRandomValues(new Uint8Array(bytes));
+  let hex = '';
+  for (const byte of buffer) hex += HEX[byte];
+  return hex;
+}

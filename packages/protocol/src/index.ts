@@ -1,0 +1,49 @@
+export type { BridgeLimits, EvidenceProvider, ToolBridge, ToolBridgeOptions } from './bridge.js';
+export { createToolBridge, DEFAULT_EVIDENCE } from './bridge.js';
+export type {
+  AvailabilityInput,
+  BridgeTool,
+  BridgeToolDefinition,
+  ToolContext,
+  ToolSource,
+} from './catalog.js';
+export { normalizeSearch, toStaticDefinition } from './catalog.js';
+export type { DecodedResponse, RequestOptions, ToolClient, ToolClientOptions } from './client.js';
+export { createToolClient, DEFAULT_TIMEOUT_MS } from './client.js';
+export type { CodecLimits, DecodedPayload, EncodedPayload, EncodeOptions } from './codec.js';
+export {
+  COMPRESSION_THRESHOLD_BYTES,
+  DEFAULT_MAX_INFLATED_BYTES,
+  decodePayload,
+  decodePayloadWithInfo,
+  encodePayload,
+  PAYLOAD_ENCODING,
+  parseFrame,
+} from './codec.js';
+export type { ToolErrorCode } from './errors.js';
+export { defaultRetryable, errorPayload, TOOL_ERROR_CODES, ToolProtocolError } from './errors.js';
+export type { Guard, GuardPreset } from './guard.js';
+export {
+  GUARD_PRESETS,
+  isExecutable,
+  isVisible,
+  lowerGuard,
+  POLICY_RANK,
+  parsePolicy,
+  resolveGuard,
+} from './guard.js';
+export { DEFAULT_MAX_DEPTH } from './json.js';
+export * from './messages.js';
+export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';
+export { toolFailure, toolResult } from './outcome.js';
+export { computeRevision } from './revision.js';
+export { serializeMessage } from './serialize.js';
+export type { Transport, TransportCloseInfo } from './transport.js';
+export { createLinkedPair } from './transport.js';
+export type {
+  Validate,
+  ValidationIssue,
+  ValidationResult,
+  ValidatorProvider,
+} from './validator.js';
+export { createAjvProvider } from './validator.js';

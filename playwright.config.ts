@@ -1,0 +1,36 @@
+import { defineConfig } from '@playwright/test';
+import { CHROMIUM_ARGS, findChromium } from './scripts/find-chromium.mjs';
+
+// Real Chromium (Debian's, never a Playwright download) against pages served by Vite on one
+// port, reachable as two origins: http://localhost:PORT and http://127.0.0.1:PORT.
+export const E2E_PORT = Number(process.env.TOOLWIRE_E2E_PORT ?? 5181);
+
+let executablePath: string;
+try {
+  executablePath = findChromium();
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n`);
+  process.exit(1);
+}
+
+export default defineConfig({
+  testDir: './e2e',
+  testMatch: '**/*.e2e.ts',
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: process.env.CI ? [['list']] : [['list']],
+  timeout: 30_000,
+  use: {
+    baseURL: `http://localhost:${E2E_PORT}`,
+    browserName: 'chromium',
+    launchOptions: { executablePath, args: CHROMIUM_ARGS },
+  },
+  webServer: {
+    command: `vite --config e2e/vite.config.ts --port ${E2E_PORT} --strictPort --host 127.0.0.1`,
+    url: `http://127.0.0.1:${E2E_PORT}/e2e/pages/index.html`,
+    reuseExistingServer: !process.env.CI,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+});
