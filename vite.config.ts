@@ -1,6 +1,31 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BuildEnvironmentOptions } from 'vite';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The shared library build: ESM, one file per entry, dependencies left external (a package's
+ * consumers install them), sourcemaps on. Each package's vite.config.ts passes its entries.
+ */
+export function libraryBuild(packageUrl: string, entries: Record<string, string>): BuildEnvironmentOptions {
+  const root = fileURLToPath(new URL('.', packageUrl));
+  return {
+    outDir: join(root, 'dist'),
+    emptyOutDir: true,
+    sourcemap: true,
+    target: 'es2022',
+    minify: false,
+    lib: {
+      entry: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, join(root, file)])),
+      formats: ['es'],
+    },
+    rollupOptions: {
+      // Bare imports (fflate, ajv, node:*) stay imports; relative ones are bundled.
+      external: (id: string) => !id.startsWith('.') && !id.startsWith('/') && !id.startsWith('\0'),
+    },
+  };
+}
 
 // One vitest project per package under packages/ (issue 2). Unit tests run in Node by default;
 // a file opts into happy-dom with a `// @vitest-environment happy-dom` first line. Real

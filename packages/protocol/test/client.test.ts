@@ -1,0 +1,271 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Transport } from '../src/index.js';
+import {
+  createLinkedPair,
+  createToolBridge,
+  createToolClient,
+  encodePayload,
+  serializeMessage,
+  ToolProtocolError,
+} from '../src/index.js';
+import { tool } from './helpers.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A page end that records requests and lets the test answer them by hand. */
+function manualPage(end: Transport) {
+  const requests: Record<string, any>[] = [];
+  end.onmessage = (frame) => requests.push(JSON.parse(frame));
+  const reply = (
+    requestId: string,
+    type: string,
+    payload: unknown,
+    extra: Record<string, unknown> = {},
+  ) =>
+    end.send(
+      JSON.stringify({
+        type,
+        id: `${requestId}.response`,
+        replyTo: requestId,
+        capability: 'tool.exec',
+        payload,
+        ...extra,
+      }),
+    );
+  return { requests, reply };
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolProtocolError);
+    return (error as ToolProtocolError).code;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('createToolClient', () => {
+  it('sends well-formed, uniquely identified requests', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host, { sessionId: 'host-session' });
+    const pending = [
+      client.query({ detail: 'index' }),
+      client.call({ toolId: 'a' }),
+      client.batch({ calls: [] }),
+    ];
+    await tick();
+    expect(page.requests.map((r) => r.type)).toEqual(['tool.query', 'tool.call', 'tool.batch']);
+    expect(new Set(page.requests.map((r) => r.id)).size).toBe(3);
+    for (const r of page.requests) {
+      expect(r).toMatchObject({ sessionId: 'host-session', capability: 'tool.exec' });
+      expect(Date.parse(r.sentAt)).not.toBeNaN();
+    }
+    expect(client.pendingCount).toBe(3);
+    client.close();
+    await Promise.allSettled(pending);
+  });
+
+  it('correlates by replyTo, in any order', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host);
+    const first = client.call({ toolId: 'one' });
+    const second = client.call({ toolId: 'two' });
+    await tick();
+    const [a, b] = page.requests;
+    page.reply(b?.id, 'tool.result', {
+      toolId: 'two',
+      success: true,
+      message: null,
+      result: 2,
+      evidence: null,
+    });
+    page.reply(a?.id, 'tool.result', {
+      toolId: 'one',
+      success: true,
+      message: null,
+      result: 1,
+      evidence: null,
+    });
+    expect((await first).result).toBe(1);
+    expect((await second).result).toBe(2);
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('decodes a compressed response before correlating, and reports its byte counts', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host);
+    const response = client.request('tool.call', { toolId: 'big' });
+    await tick();
+    const payload = {
+      toolId: 'big',
+      success: true,
+      message: null,
+      result: { text: 'z'.repeat(100_000) },
+      evidence: null,
+    };
+    const encoded = encodePayload(payload);
+    expect(encoded.encoded).toBe(true);
+    page.reply(page.requests[0]?.id, 'tool.result', encoded.payload);
+    const decoded = await response;
+    expect(decoded.payload).toEqual(payload);
+    expect(decoded.encoding).toEqual({
+      originalByteCount: encoded.originalByteCount,
+      compressedByteCount: encoded.compressedByteCount,
+    });
+  });
+
+  it('a bad wrapper fails its request with the decoder’s code', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host);
+    const call = client.call({ toolId: 'x' });
+    await tick();
+    page.reply(page.requests[0]?.id, 'tool.result', {
+      $ansightEncoding: 'gzip-base64-json',
+      data: 'not base64!',
+    });
+    expect(await codeOf(call)).toBe('tool_payload_decode_failed');
+  });
+
+  it('tool.error rejects call/query/batch with the wire code; request() resolves it', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host);
+    const call = client.call({ toolId: 'gone' });
+    const raw = client.request('tool.call', { toolId: 'gone' });
+    await tick();
+    for (const r of page.requests) {
+      page.reply(r.id, 'tool.error', {
+        code: 'tool_not_found',
+        message: 'No such tool.',
+        retryable: false,
+        details: null,
+      });
+    }
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ToolProtocolError);
+    expect(error).toMatchObject({
+      code: 'tool_not_found',
+      message: 'No such tool.',
+      retryable: false,
+    });
+    expect((await raw).type).toBe('tool.error');
+  });
+
+  it('a response of the wrong type fails with tool_response_invalid', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host);
+    const query = client.query();
+    await tick();
+    page.reply(page.requests[0]?.id, 'tool.result', { success: true });
+    expect(await codeOf(query)).toBe('tool_response_invalid');
+  });
+
+  it('refuses a caller-chosen id used before on this connection', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host);
+    const first = client.query({}, { id: 'fixed' });
+    expect(await codeOf(client.query({}, { id: 'fixed' }))).toBe('tool_request_duplicate_id');
+    await tick();
+    page.reply('fixed', 'tool.catalog', {
+      schema: 'ansight.tool-catalog.v3',
+      revision: 'r',
+      unchanged: true,
+    });
+    await first;
+    // Still refused after it completed: ids are unique per connection, not per moment.
+    expect(await codeOf(client.query({}, { id: 'fixed' }))).toBe('tool_request_duplicate_id');
+    expect(page.requests).toHaveLength(1);
+  });
+
+  it('times out after 20 s by default with tool_timeout, and clears its timer', async () => {
+    vi.useFakeTimers();
+    const [host] = createLinkedPair();
+    const client = createToolClient(host);
+    const call = client.call({ toolId: 'slow' });
+    const outcome = codeOf(call);
+    await vi.advanceTimersByTimeAsync(19_999);
+    expect(client.pendingCount).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await outcome).toBe('tool_timeout');
+    expect(client.pendingCount).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('fails every pending request at once when the transport closes, and clears all timers', async () => {
+    vi.useFakeTimers();
+    const [host, pageEnd] = createLinkedPair();
+    manualPage(pageEnd);
+    const closed = vi.fn();
+    const client = createToolClient(host, { onClose: closed });
+    const calls = [
+      client.call({ toolId: 'a' }),
+      client.query(),
+      client.batch({ calls: [{ toolId: 'a' }] }),
+    ];
+    const codes = Promise.all(calls.map(codeOf));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(vi.getTimerCount()).toBe(3);
+    pageEnd.close({ code: 1006, reason: 'socket dropped' });
+    expect(await codes).toEqual([
+      'tool_transport_closed',
+      'tool_transport_closed',
+      'tool_transport_closed',
+    ]);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(closed).toHaveBeenCalledWith({ code: 1006, reason: 'socket dropped' });
+    expect(await codeOf(client.query())).toBe('tool_transport_closed');
+  });
+
+  it('an aborted signal rejects with tool_request_aborted', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    manualPage(pageEnd);
+    const client = createToolClient(host);
+    const controller = new AbortController();
+    const call = client.call({ toolId: 'a' }, { signal: controller.signal });
+    controller.abort();
+    expect(await codeOf(call)).toBe('tool_request_aborted');
+    expect(await codeOf(client.call({ toolId: 'a' }, { signal: AbortSignal.abort() }))).toBe(
+      'tool_request_aborted',
+    );
+    expect(client.pendingCount).toBe(0);
+  });
+
+  it('hands other traffic and late replies to onMessage', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const other = vi.fn();
+    createToolClient(host, { onMessage: other });
+    pageEnd.send('{"type":"session.open","sdk":"toolwire"}');
+    pageEnd.send('{"type":"tool.result","id":"late.response","replyTo":"late","payload":{}}');
+    pageEnd.send('garbage');
+    await tick();
+    expect(
+      other.mock.calls.map(([message]) => (message as { type?: string } | undefined)?.type),
+    ).toEqual(['session.open', 'tool.result', undefined]);
+  });
+
+  it('talks to a real bridge end to end', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const bridge = createToolBridge({ tools: () => [tool('demo.echo', (args) => ({ ...args }))] });
+    pageEnd.onmessage = async (frame) => {
+      const response = await bridge.handle(frame);
+      if (response) pageEnd.send(serializeMessage(response));
+    };
+    const client = createToolClient(host, { sessionId: 's' });
+    const index = await client.query({ detail: 'index' });
+    expect('tools' in index && index.tools.map((t) => t.id)).toEqual(['demo.echo']);
+    expect((await client.call({ toolId: 'demo.echo', arguments: { a: [1, 'b'] } })).result).toEqual(
+      { a: [1, 'b'] },
+    );
+  });
+});

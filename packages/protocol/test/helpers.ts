@@ -1,0 +1,69 @@
+import type {
+  BridgeTool,
+  BridgeToolDefinition,
+  ResponseEnvelope,
+  ToolBridge,
+} from '../src/index.js';
+import { decodePayload } from '../src/index.js';
+
+export function definition(
+  id: string,
+  overrides: Partial<BridgeToolDefinition> = {},
+): BridgeToolDefinition {
+  return {
+    id,
+    name: id,
+    description: `The ${id} tool.`,
+    category: id.split('.')[0] ?? 'general',
+    policy: 'read',
+    argumentsSchema: { type: 'object' },
+    resultSchema: { type: 'object' },
+    ...overrides,
+  };
+}
+
+export function tool(
+  id: string,
+  execute: BridgeTool['execute'] = () => ({}),
+  overrides: Partial<BridgeToolDefinition> = {},
+  availability?: BridgeTool['availability'],
+): BridgeTool {
+  return {
+    definition: definition(id, overrides),
+    execute,
+    ...(availability ? { availability } : {}),
+  };
+}
+
+let counter = 0;
+
+/** A request envelope as a host would send it. */
+export function request(type: string, payload?: unknown, extra: Record<string, unknown> = {}) {
+  counter++;
+  return {
+    type,
+    id: `req-${counter}`,
+    sessionId: 'session-1',
+    sentAt: '2026-11-30T00:00:00Z',
+    capability: 'tool.exec',
+    ...(payload === undefined ? {} : { payload }),
+    ...extra,
+  };
+}
+
+/** Sends one request through the bridge and returns the response with its payload decoded. */
+export async function exchange(bridge: ToolBridge, message: unknown) {
+  const response = await bridge.handle(message);
+  if (!response) throw new Error('expected a response, got pass-through');
+  return {
+    ...response,
+    payload: decodePayload(response.payload) as Record<string, unknown>,
+  } as Omit<ResponseEnvelope, 'payload'> & { payload: Record<string, any> };
+}
+
+/** Nests `{child: ...}` `depth` levels deep (the outermost object is level 1). */
+export function nested(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { leaf: true };
+  for (let i = 1; i < depth; i++) value = { child: value };
+  return value;
+}
