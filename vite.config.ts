@@ -8,7 +8,10 @@ import { defineConfig } from 'vitest/config';
  * The shared library build: ESM, one file per entry, dependencies left external (a package's
  * consumers install them), sourcemaps on. Each package's vite.config.ts passes its entries.
  */
-export function libraryBuild(packageUrl: string, entries: Record<string, string>): BuildEnvironmentOptions {
+export function libraryBuild(
+  packageUrl: string,
+  entries: Record<string, string>,
+): BuildEnvironmentOptions {
   const root = fileURLToPath(new URL('.', packageUrl));
   return {
     outDir: join(root, 'dist'),
@@ -17,7 +20,9 @@ export function libraryBuild(packageUrl: string, entries: Record<string, string>
     target: 'es2022',
     minify: false,
     lib: {
-      entry: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, join(root, file)])),
+      entry: Object.fromEntries(
+        Object.entries(entries).map(([name, file]) => [name, join(root, file)]),
+      ),
       formats: ['es'],
     },
     rollupOptions: {
