@@ -148,3 +148,33 @@ test('a gzip bomb is refused in the browser with a coded error', async ({ page }
   }, bomb);
   expect(result).toBe('tool_payload_too_large');
 });
+
+test('base64 is strict in the browser too (no Buffer there)', async ({ page }) => {
+  const good = Buffer.from(gzipSync(new TextEncoder().encode('{"ok":true}'))).toString('base64');
+  const codes = await page.evaluate((data) => {
+    const decode = (text: string) => {
+      try {
+        return JSON.stringify(
+          window.toolwireProtocol.decodePayload({
+            $ansightEncoding: 'gzip-base64-json',
+            data: text,
+          }),
+        );
+      } catch (error) {
+        return (error as { code: string }).code;
+      }
+    };
+    return [
+      decode(data),
+      decode(` ${data.slice(1)}`),
+      decode(`-_${data.slice(2)}`),
+      decode(data.slice(0, -1)),
+    ];
+  }, good);
+  expect(codes).toEqual([
+    '{"ok":true}',
+    'tool_payload_decode_failed',
+    'tool_payload_decode_failed',
+    'tool_payload_decode_failed',
+  ]);
+});

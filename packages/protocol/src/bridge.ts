@@ -18,7 +18,13 @@ import type {
   ToolContext,
   ToolSource,
 } from './catalog.js';
-import { answerQuery, buildCatalogState, normalizeRuntime, runtimeFromFailure } from './catalog.js';
+import {
+  answerQuery,
+  buildCatalogState,
+  createDefinitionCache,
+  normalizeRuntime,
+  runtimeFromFailure,
+} from './catalog.js';
 import type { CodecLimits } from './codec.js';
 import { decodePayload, encodePayload, parseFrame } from './codec.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
@@ -113,7 +119,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
   const callTimeoutMs = options.limits?.callTimeoutMs ?? 60_000;
   const onToolError =
     options.onToolError ?? ((error: Error) => console.warn(`toolwire: ${error.message}`));
-  const revisionCache = new Map<string, string>();
+  const definitionCache = createDefinitionCache();
   let statePromise: Promise<CatalogState> | undefined;
 
   const readGuard = (): Guard =>
@@ -123,7 +129,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     if (!statePromise) {
       const building = buildCatalogState(options.tools, {
         guard: readGuard(),
-        revisionCache,
+        cache: definitionCache,
         onToolError,
       });
       statePromise = building;

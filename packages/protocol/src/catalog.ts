@@ -74,9 +74,13 @@ export type ToolSource = () => Iterable<BridgeTool>;
 export interface CatalogTool {
   tool: BridgeTool;
   definition: StaticDefinition;
-  definitionRevision: string;
-  /** Lower-cased text searched by `query` / `feature`. */
-  haystack: string;
+  record: DefinitionRecord;
+}
+
+/** Lower-cased text searched by `query` / `feature`, built once per definition. */
+function haystackOf(entry: CatalogTool): string {
+  entry.record.haystack ??= searchText(entry.definition);
+  return entry.record.haystack;
 }
 
 export interface CatalogState {
@@ -175,57 +179,109 @@ export function runtimeFromFailure(error: unknown): RuntimeState {
   };
 }
 
+/**
+ * What the bridge remembers about each definition object across rebuilds, so that one
+ * registration among 10,000 does not normalize, stringify and hash the other 9,999 again.
+ * Entries are keyed by the definition object and trusted while its top-level fields are the
+ * same values (===); a schema object mutated in place is not noticed: pass a new definition.
+ */
+export interface DefinitionRecord {
+  fingerprint: readonly unknown[];
+  definition: StaticDefinition;
+  json: string;
+  revision: string;
+  /** Built on the first query that searches text. */
+  haystack?: string;
+}
+
+export interface DefinitionCache {
+  records: WeakMap<object, DefinitionRecord>;
+  /** definition JSON -> definitionRevision: a re-registered identical definition is not rehashed. */
+  revisions: Map<string, string>;
+}
+
+export function createDefinitionCache(): DefinitionCache {
+  return { records: new WeakMap(), revisions: new Map() };
+}
+
+function fingerprintOf(definition: BridgeToolDefinition): unknown[] {
+  return [
+    definition.id,
+    definition.name,
+    definition.description,
+    definition.category,
+    definition.policy,
+    definition.argumentsSchema,
+    definition.resultSchema,
+    definition.keywords,
+    definition.prerequisiteToolIds,
+    definition.argumentEncoding,
+  ];
+}
+
+function sameFingerprint(record: DefinitionRecord, definition: BridgeToolDefinition): boolean {
+  const next = fingerprintOf(definition);
+  return next.every((value, i) => value === record.fingerprint[i]);
+}
+
 export interface BuildCatalogOptions {
   guard: Guard;
   onToolError?: (error: Error) => void;
-  /** definition JSON -> definitionRevision, kept across rebuilds so unchanged tools are not rehashed. */
-  revisionCache: Map<string, string>;
+  cache: DefinitionCache;
 }
 
 export async function buildCatalogState(
   source: ToolSource,
   options: BuildCatalogOptions,
 ): Promise<CatalogState> {
-  const { guard, revisionCache } = options;
+  const { guard, cache } = options;
   const byId = new Map<string, CatalogTool>();
   const pending: Promise<void>[] = [];
   const used = new Set<string>();
   for (const tool of source()) {
-    let definition: StaticDefinition;
-    try {
-      definition = toStaticDefinition(tool.definition);
-    } catch (error) {
-      options.onToolError?.(error as Error);
-      continue;
+    const raw = tool?.definition;
+    let record = raw && typeof raw === 'object' ? cache.records.get(raw) : undefined;
+    if (!record || !sameFingerprint(record, raw)) {
+      let definition: StaticDefinition;
+      try {
+        definition = toStaticDefinition(raw ?? ({} as BridgeToolDefinition));
+      } catch (error) {
+        options.onToolError?.(error as Error);
+        continue;
+      }
+      const json = JSON.stringify(definition);
+      const fresh: DefinitionRecord = {
+        fingerprint: fingerprintOf(raw),
+        definition,
+        json,
+        revision: cache.revisions.get(json) ?? '',
+      };
+      if (fresh.revision === '') {
+        pending.push(
+          revisionOfJson(json).then((revision) => {
+            cache.revisions.set(json, revision);
+            fresh.revision = revision;
+          }),
+        );
+      }
+      cache.records.set(raw, fresh);
+      record = fresh;
     }
+    const { definition } = record;
     if (byId.has(definition.id)) {
       options.onToolError?.(
         new Error(`Duplicate tool id "${definition.id}": the first registration wins.`),
       );
       continue;
     }
-    const json = JSON.stringify(definition);
-    used.add(json);
-    const entry: CatalogTool = {
-      tool,
-      definition,
-      definitionRevision: revisionCache.get(json) ?? '',
-      haystack: searchText(definition),
-    };
-    byId.set(definition.id, entry);
-    if (entry.definitionRevision === '') {
-      pending.push(
-        revisionOfJson(json).then((revision) => {
-          revisionCache.set(json, revision);
-          entry.definitionRevision = revision;
-        }),
-      );
-    }
+    used.add(record.json);
+    byId.set(definition.id, { tool, definition, record });
   }
   await Promise.all(pending);
   // Forget revisions of definitions that left the catalog, so the cache tracks the tool set.
-  if (revisionCache.size > used.size)
-    for (const key of revisionCache.keys()) if (!used.has(key)) revisionCache.delete(key);
+  if (cache.revisions.size > 2 * used.size + 64) {
+    for (const key of cache.revisions.keys()) if (!used.has(key)) cache.revisions.delete(key);
+  }
 
   const visible = [...byId.values()]
     .filter((entry) => isVisible(guard, entry.definition.policy))
@@ -250,7 +306,7 @@ export async function buildCatalogState(
     },
     tools: visible.map((entry) => ({
       id: entry.definition.id,
-      definitionRevision: entry.definitionRevision,
+      definitionRevision: entry.record.revision,
     })),
   });
   const [revision, allAvailableRevision] = await Promise.all([
@@ -398,7 +454,7 @@ export async function answerQuery(
     const { definition } = entry;
     if (ids && ids.size > 0 && !ids.has(definition.id)) continue;
     if (policy && definition.policy !== policy) continue;
-    if (terms.length > 0 && !terms.every((term) => entry.haystack.includes(term))) continue;
+    if (terms.length > 0 && !terms.every((term) => haystackOf(entry).includes(term))) continue;
     const runtime = availability?.unavailable.get(definition.id);
     const executable = runtime === undefined && isExecutable(state.guard, definition.policy);
     if (executableOnly && !executable) continue;
@@ -428,7 +484,8 @@ function toEntry(
   runtime: RuntimeState | undefined,
   executable: boolean,
 ): CatalogEntry {
-  const { definition, definitionRevision } = entry;
+  const { definition } = entry;
+  const definitionRevision = entry.record.revision;
   if (detail === 'definitions') return { ...definition, definitionRevision };
   let result: IndexEntry | FullEntry;
   if (detail === 'index') {

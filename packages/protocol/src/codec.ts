@@ -6,8 +6,8 @@
  * 2. Receivers decode before anything else; a payload without the marker is ordinary JSON.
  * 3. Unknown encodings, bad base64, gzip failures, bad UTF-8 and bad JSON are coded errors.
  * 4. The inflated size is bounded **while** inflating: the input is fed to a streaming gunzip
- *    in small slices and the output counted as it appears, so a gzip bomb is refused having
- *    allocated at most the limit plus one slice's worth of output (see INFLATE_SLICE_BYTES).
+ *    in slices sized from the remaining budget and the output counted as it appears, so a gzip
+ *    bomb is refused having produced at most the limit plus one small step's worth (~4 MiB).
  * 5. Nesting depth is bounded while walking the parsed value.
  */
 import { Gunzip, gzipSync } from 'fflate';
@@ -22,12 +22,15 @@ export const COMPRESSION_THRESHOLD_BYTES = 32 * 1024;
 export const DEFAULT_MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 
 /**
- * Compressed bytes handed to gunzip per step. Deflate expands at most ~1032:1, so one step
- * yields at most ~4.1 MiB: the "one chunk" of requirement 4.
+ * Compressed bytes handed to gunzip per step. Deflate expands at most ~1032:1, so a step is
+ * sized from the budget left: it can never produce more than what remains (or ~4 MiB, for
+ * the smallest step). Early steps are large, which keeps honest payloads fast.
  */
-export const INFLATE_SLICE_BYTES = 4 * 1024;
-/** The largest output one inflate step can produce (deflate's maximum ratio, plus slack). */
-export const MAX_INFLATE_CHUNK_BYTES = INFLATE_SLICE_BYTES * 1032 + 64 * 1024;
+export const INFLATE_MIN_SLICE_BYTES = 4 * 1024;
+export const INFLATE_MAX_SLICE_BYTES = 256 * 1024;
+const DEFLATE_MAX_RATIO = 1032;
+/** The largest overshoot past the limit: one minimum step's worst-case output, plus slack. */
+export const MAX_INFLATE_CHUNK_BYTES = INFLATE_MIN_SLICE_BYTES * DEFLATE_MAX_RATIO + 64 * 1024;
 
 export interface CodecLimits {
   /** Refuse a wrapper that inflates beyond this many bytes. Default 64 MiB. */
@@ -222,10 +225,13 @@ export function inflateToText(
     if (final) finished = true;
   });
   try {
-    for (let offset = 0; offset < compressed.byteLength; offset += INFLATE_SLICE_BYTES) {
-      const end = Math.min(offset + INFLATE_SLICE_BYTES, compressed.byteLength);
+    let offset = 0;
+    while (offset < compressed.byteLength && !finished) {
+      const budget = Math.floor((maxBytes - total) / DEFLATE_MAX_RATIO);
+      const slice = Math.max(INFLATE_MIN_SLICE_BYTES, Math.min(INFLATE_MAX_SLICE_BYTES, budget));
+      const end = Math.min(offset + slice, compressed.byteLength);
       gunzip.push(compressed.subarray(offset, end), end === compressed.byteLength);
-      if (finished) break;
+      offset = end;
     }
   } catch (error) {
     if (error instanceof ToolProtocolError) throw error;
