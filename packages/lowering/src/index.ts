@@ -1,0 +1,11 @@
+export type { LoweringErrorCode } from './error-codes.js';
+export { LOWERING_ERROR_CODES } from './error-codes.js';
+export { expandSchema } from './expand-schema.js';
+export { lift } from './lift.js';
+export type { LoweringLimits, LoweringOptions } from './limits.js';
+export { DEFAULT_LIMITS } from './limits.js';
+export { lower } from './lower.js';
+export { LoweringError } from './lowering-error.js';
+export type { Json, JsonSchema, JsonSchemaObject } from './types.js';
+export type { WebTypeName } from './web-types.js';
+export { WEB_TYPES } from './web-types.js';
