@@ -26,6 +26,21 @@ export default defineConfig({
     browserName: 'chromium',
     launchOptions: { executablePath, args: CHROMIUM_ARGS },
   },
+  projects: [
+    // Native WebMCP off: everything runs against the polyfill.
+    { name: 'chromium' },
+    // Chromium's own document.modelContext (behind a flag): the contract suite only.
+    {
+      name: 'chromium-native',
+      testMatch: 'polyfill-contract.e2e.ts',
+      use: {
+        launchOptions: {
+          executablePath,
+          args: [...CHROMIUM_ARGS, '--enable-experimental-web-platform-features'],
+        },
+      },
+    },
+  ],
   webServer: {
     command: `vite --config e2e/vite.config.ts --port ${E2E_PORT} --strictPort --host 127.0.0.1`,
     url: `http://127.0.0.1:${E2E_PORT}/e2e/pages/index.html`,

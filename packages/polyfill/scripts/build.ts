@@ -1,0 +1,58 @@
+/**
+ * Builds @toolwire/polyfill (issue 4 "Entry points"):
+ * - dist/index.js: the side-effect-free ES module (dependencies external);
+ * - dist/polyfill.iife.js: one classic script that installs the globals on load;
+ * - dist/polyfill-<chunk>.js: the lazily loaded parts (validator engines, lowering) as ES
+ *   modules, which the IIFE imports from beside its own URL on first use.
+ */
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+import { libraryBuild } from '../../../vite.config.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = `${root}dist`;
+const quiet = { logLevel: 'warn' as const, configFile: false as const, root };
+
+// 1. The module build.
+await build({
+  ...quiet,
+  build: libraryBuild(new URL('../package.json', import.meta.url).href, { index: 'src/index.ts' }),
+});
+
+// 2. Lazy chunks, self-contained (their dependencies bundled in), minified.
+await build({
+  ...quiet,
+  build: {
+    outDir: dist,
+    emptyOutDir: false,
+    minify: true,
+    target: 'es2022',
+    lib: {
+      entry: {
+        'polyfill-validator-ajv': `${root}src/validator-ajv.ts`,
+        'polyfill-validator-cfworker': `${root}src/validator-cfworker.ts`,
+        'polyfill-lowering': fileURLToPath(new URL('../../lowering/src/index.ts', import.meta.url)),
+      },
+      formats: ['es'],
+    },
+    rollupOptions: { output: { chunkFileNames: 'polyfill-shared-[hash].js' } },
+  },
+});
+
+// 3. The IIFE: the core only; __TOOLWIRE_IIFE__ makes it load the chunks above by URL.
+await build({
+  ...quiet,
+  define: { __TOOLWIRE_IIFE__: 'true' },
+  build: {
+    outDir: dist,
+    emptyOutDir: false,
+    minify: true,
+    target: 'es2022',
+    lib: {
+      entry: `${root}src/iife.ts`,
+      formats: ['iife'],
+      name: 'toolwirePolyfill',
+      fileName: () => 'polyfill.iife.js',
+    },
+  },
+});

@@ -1,0 +1,19 @@
+export type { DataError } from './errors.js';
+export { dataError, ToolExecutionError } from './errors.js';
+export type { ToolEventInit } from './events.js';
+export { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+export type { Installation, InstallOptions } from './install.js';
+export { install } from './install.js';
+export type {
+  ModelContextTool,
+  ModelContextToolAnnotations,
+  RegisteredTool,
+} from './model-context.js';
+export { ModelContext } from './model-context.js';
+export { ToolRegistry } from './registry.js';
+export { Tool } from './tool.js';
+export { ToolManager } from './tool-manager.js';
+export { Tools } from './tools.js';
+export type * from './types.js';
+export type { SchemaValidator, ValidationIssue } from './validation.js';
+export { canEval, loadValidator } from './validation.js';

@@ -1,0 +1,41 @@
+/**
+ * @toolwire/lowering, loaded on first need: only the JSON encoding, `webType` schemas and
+ * thrown errors use it, so a page that calls tools with structured values never pays for it.
+ */
+import { loadChunk } from './chunks.js';
+
+/** The part of @toolwire/lowering the polyfill uses (see packages/lowering/LOWERING.md). */
+export interface LoweringModule {
+  lower(value: unknown, schema?: object, options?: object): Promise<unknown>;
+  lift(json: unknown, schema: object, options?: object): Promise<unknown>;
+  expandSchema(schema: object): object;
+  LoweringError: abstract new (
+    ...args: never[]
+  ) => Error & { code: string; path: string; schemaPath: string };
+}
+
+let loading: Promise<LoweringModule> | undefined;
+
+export function loadLowering(): Promise<LoweringModule> {
+  loading ??= loadChunk('lowering').catch((error) => {
+    loading = undefined;
+    throw error;
+  });
+  return loading;
+}
+
+/** Does this schema mention a web type anywhere? (Cheap test before loading the lowering.) */
+export function usesWebTypes(schemaText: string | undefined): boolean {
+  return schemaText?.includes('"webType"') === true;
+}
+
+/** A thrown value as JSON (`{name, message, code?, cause?}` for errors), never a stack. */
+export async function lowerThrown(value: unknown): Promise<unknown> {
+  try {
+    const { lower } = await loadLowering();
+    return await lower(value);
+  } catch {
+    if (value instanceof Error) return { name: value.name, message: value.message };
+    return { name: 'Error', message: String(value) };
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * Origins in `exposedTo` / `fromOrigins` (WebMCP "registerTool" step 8, "getTools" step 2):
+ * each entry is URL-parsed and must be potentially trustworthy (https, wss, file, or a
+ * loopback http host). The generic layer also accepts `'*'` (the explainer's proposal).
+ */
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The serialized origin of `entry`, or undefined when it is not a potentially trustworthy origin. */
+export function trustworthyOrigin(entry: unknown): string | undefined {
+  if (typeof entry !== 'string') return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry);
+  } catch {
+    return undefined;
+  }
+  const { protocol, hostname } = url;
+  if (protocol === 'https:' || protocol === 'wss:') return url.origin;
+  if (protocol === 'http:' || protocol === 'ws:') {
+    const host = hostname.toLowerCase();
+    if (
+      LOOPBACK_HOSTS.has(host) ||
+      host.endsWith('.localhost') ||
+      /^127(\.\d{1,3}){3}$/.test(host)
+    ) {
+      return url.origin;
+    }
+  }
+  return undefined;
+}
+
+/** The current document's origin, as the registry compares origins. */
+export function documentOrigin(): string {
+  return typeof location === 'undefined' ? 'null' : location.origin;
+}

@@ -1,0 +1,330 @@
+/**
+ * `document.modelContext`, faithful to the current WebMCP spec (webmachinelearning/webmcp
+ * index.bs: "registerTool", "getTools", "executeTool", "Events"), over the shared registry.
+ *
+ * 1. registerTool checks, in the spec's order: allowed to use `tools` (NotAllowedError),
+ *    duplicate name, name syntax, empty description (InvalidStateError), inputSchema
+ *    serialization (its exception, or TypeError), an aborted signal (its reason), untrustworthy
+ *    `exposedTo` (SecurityError). Only the signal unregisters.
+ * 2. getTools returns plain RegisteredTool dictionaries sorted by name, `inputSchema` parsed.
+ * 3. executeTool resolves the tool's result as a JSON string (a string result as it is, as the
+ *    WPT tests expect); every failure after the checks is an UnknownError; the caller's abort
+ *    rejects with the caller's reason.
+ * 4. The tools it lists are the agent-exposed ones: its own registrations, and toolManager
+ *    registrations that carry naturalLanguageProperties (their `webType` schemas expanded).
+ */
+import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+import { abortReason, domException } from './lib/dom.js';
+import { loadLowering, usesWebTypes } from './lib/lowering.js';
+import { isValidToolName } from './lib/names.js';
+import { trustworthyOrigin } from './lib/origins.js';
+import type { RegistryEntry } from './registry.js';
+import { ToolFailure, ToolRegistry } from './registry.js';
+import { handleOf } from './tool.js';
+import { normalizeExposedTo } from './tool-manager.js';
+import type { Tools } from './tools.js';
+import { expanded } from './tools.js';
+import type { JsonSchema } from './types.js';
+
+export interface ModelContextToolAnnotations {
+  readOnlyHint?: boolean;
+  untrustedContentHint?: boolean;
+  consequentialHint?: boolean;
+  debugging?: boolean;
+}
+
+export interface ModelContextTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema?: object;
+  execute(input: object, options: { signal: AbortSignal }): Promise<unknown> | unknown;
+  annotations?: ModelContextToolAnnotations;
+}
+
+export interface RegisteredTool {
+  annotations?: Required<ModelContextToolAnnotations>;
+  description: string;
+  inputSchema?: object;
+  name: string;
+  origin: string;
+  title: string;
+  window: Window;
+}
+
+export interface ModelContextHooks {
+  allowed(): boolean;
+  window: Window;
+  /** The generic layer: toolManager tools called from here take its JSON path. */
+  tools: Tools;
+}
+
+const SPEC_ANNOTATIONS = [
+  'consequentialHint',
+  'debugging',
+  'readOnlyHint',
+  'untrustedContentHint',
+] as const;
+
+type Handler = ((event: Event) => unknown) | null;
+
+export class ModelContext extends EventTarget {
+  #registry: ToolRegistry;
+  #hooks: ModelContextHooks;
+  #handlers = new Map<string, { handler: Handler; listener: (event: Event) => void }>();
+
+  constructor(registry: ToolRegistry, hooks: ModelContextHooks) {
+    super();
+    this.#registry = registry;
+    this.#hooks = hooks;
+    registry.onChange((change) => {
+      if (change.agent) this.dispatchEvent(new Event('toolchange'));
+    });
+  }
+
+  registerTool(
+    tool: ModelContextTool,
+    options: { exposedTo?: string[]; signal?: AbortSignal } = {},
+  ): Promise<undefined> {
+    try {
+      // WebIDL dictionary conversion happens before the method's steps.
+      if (typeof tool !== 'object' || tool === null)
+        throw new TypeError("Failed to execute 'registerTool': the tool is not an object.");
+      if (tool.name === undefined)
+        throw new TypeError("Failed to execute 'registerTool': required member name is undefined.");
+      if (tool.description === undefined)
+        throw new TypeError(
+          "Failed to execute 'registerTool': required member description is undefined.",
+        );
+      if (typeof tool.execute !== 'function')
+        throw new TypeError(
+          "Failed to execute 'registerTool': required member execute is not a function.",
+        );
+      const name = String(tool.name);
+      const description = String(tool.description);
+      if (!this.#hooks.allowed())
+        throw domException('NotAllowedError', 'This document is not allowed to use tools.');
+      if (this.#registry.get(name)) throw domException('InvalidStateError', 'Duplicate tool name');
+      if (!isValidToolName(name)) throw domException('InvalidStateError', 'Invalid tool name');
+      if (description === '') throw domException('InvalidStateError', 'Description is required');
+      let inputSchema: JsonSchema | undefined;
+      if (tool.inputSchema !== undefined) {
+        const text = JSON.stringify(tool.inputSchema);
+        if (text === undefined) throw new TypeError('inputSchema cannot be serialized to JSON.');
+        inputSchema = JSON.parse(text) as JsonSchema;
+      }
+      const { signal } = options;
+      if (signal?.aborted) throw abortReason(signal);
+      const exposedTo = normalizeExposedTo(options.exposedTo, false);
+      const annotations = tool.annotations ? specAnnotations(tool.annotations) : null;
+      const execute = tool.execute;
+      const entry = this.#registry.add({
+        name,
+        origin: this.#registry.origin,
+        exposedTo,
+        layer: 'modelContext',
+        agentExposed: true,
+        title: tool.title === undefined ? null : String(tool.title),
+        description,
+        annotations,
+        inputSchema,
+        outputSchema: undefined,
+        category: undefined,
+        keywords: [],
+        prerequisites: [],
+        policy: annotations?.readOnlyHint ? 'read' : 'write',
+        availability: undefined,
+        execute: (input, context) =>
+          execute.call(tool, input as object, { signal: context.signal }),
+        events: this,
+      });
+      signal?.addEventListener('abort', () => this.#registry.remove(entry), { once: true });
+      return Promise.resolve(undefined);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async getTools(options: { fromOrigins?: string[] } = {}): Promise<RegisteredTool[]> {
+    if (!this.#hooks.allowed())
+      throw domException('NotAllowedError', 'This document is not allowed to use tools.');
+    const fromOrigins = (options.fromOrigins ?? []).map((entry) => {
+      const origin = trustworthyOrigin(entry);
+      if (!origin)
+        throw domException(
+          'SecurityError',
+          `fromOrigins entry ${JSON.stringify(entry)} is not a potentially trustworthy origin.`,
+        );
+      return origin;
+    });
+    const caller = this.#registry.origin;
+    const entries = this.#registry.list(
+      caller,
+      (entry) =>
+        entry.agentExposed && (entry.origin === caller || fromOrigins.includes(entry.origin)),
+    );
+    const out: RegisteredTool[] = [];
+    for (const entry of entries) out.push(await this.#registeredTool(entry));
+    return out;
+  }
+
+  async #registeredTool(entry: RegistryEntry): Promise<RegisteredTool> {
+    // Dictionary members in WebIDL (lexicographic) order, as the native implementation returns them.
+    const tool = {} as RegisteredTool;
+    if (entry.annotations) tool.annotations = specAnnotations(entry.annotations);
+    tool.description = entry.description;
+    if (entry.inputSchema) {
+      tool.inputSchema = usesWebTypes(JSON.stringify(entry.inputSchema))
+        ? expanded(entry, 'input', await loadLowering())
+        : (JSON.parse(JSON.stringify(entry.inputSchema)) as object);
+    }
+    tool.name = entry.name;
+    tool.origin = entry.origin;
+    tool.title = entry.title ?? '';
+    tool.window = this.#hooks.window;
+    return tool;
+  }
+
+  executeTool(
+    tool: RegisteredTool,
+    inputObject?: object,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<string | null> {
+    let inputText: string;
+    try {
+      if (typeof tool !== 'object' || tool === null)
+        throw new TypeError("Failed to execute 'executeTool': the tool is not an object.");
+      for (const member of ['name', 'description', 'window', 'origin'] as const) {
+        if (tool[member] === undefined)
+          throw new TypeError(
+            `Failed to execute 'executeTool': required member ${member} is undefined.`,
+          );
+      }
+      if (!this.#hooks.allowed())
+        throw domException('NotAllowedError', 'This document is not allowed to use tools.');
+      let origin: string;
+      try {
+        origin = new URL(String(tool.origin)).origin;
+      } catch {
+        throw domException(
+          'NotSupportedError',
+          `The tool origin ${JSON.stringify(tool.origin)} cannot be parsed.`,
+        );
+      }
+      if (origin === 'null')
+        throw domException('NotSupportedError', 'The tool has an opaque origin.');
+      const input = inputObject === undefined ? {} : inputObject;
+      if (typeof input !== 'object' || input === null) {
+        throw new TypeError(
+          "Failed to execute 'executeTool': invalid input object: value is not an object",
+        );
+      }
+      const text = JSON.stringify(input);
+      if (text === undefined) throw new TypeError('The input object cannot be serialized to JSON.');
+      inputText = text;
+      if (options.signal?.aborted) throw abortReason(options.signal);
+      const entry = this.#registry.get(String(tool.name));
+      if (
+        !entry ||
+        entry.origin !== origin ||
+        !entry.agentExposed ||
+        !ToolRegistry.isExposedTo(entry, this.#registry.origin)
+      ) {
+        return Promise.reject(
+          domException('UnknownError', `No tool named "${String(tool.name)}" can be executed.`),
+        );
+      }
+      return this.#execute(entry, inputText, options.signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #execute(
+    entry: RegistryEntry,
+    inputText: string,
+    signal: AbortSignal | undefined,
+  ): Promise<string> {
+    // The input crosses to the target as JSON, as it would between documents.
+    const input = JSON.parse(inputText) as unknown;
+    let result: unknown;
+    try {
+      if (entry.layer === 'toolManager') {
+        const handle = handleOf(this.#hooks.tools, entry);
+        result = await this.#hooks.tools.callTool(handle, input, { signal, encoding: 'json' });
+      } else {
+        result = await this.#registry.execute(entry, input, {
+          signal,
+          caller: { origin: this.#registry.origin },
+        });
+      }
+    } catch (error) {
+      if (signal?.aborted && error === signal.reason) throw error;
+      const reason = error instanceof ToolFailure ? error.error : error;
+      if (reason !== undefined && typeof console !== 'undefined') {
+        console.warn(
+          `WebMCP tool execution failed: ${String((reason as Error)?.message ?? reason)}`,
+        );
+      }
+      throw domException('UnknownError', 'Tool was executed but the invocation failed.');
+    }
+    // A string result comes back as it is: the public WPT tests (executeTool-abort,
+    // exposedTo-*) expect that, and Chromium does it, though the spec text would quote it.
+    if (typeof result === 'string') return result;
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(result);
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined)
+      throw domException('UnknownError', 'The tool result cannot be serialized to JSON.');
+    return text;
+  }
+
+  get ontoolchange(): Handler {
+    return this.#getHandler('toolchange');
+  }
+  set ontoolchange(handler: Handler) {
+    this.#setHandler('toolchange', handler);
+  }
+  get ontoolactivated(): Handler {
+    return this.#getHandler('toolactivated');
+  }
+  set ontoolactivated(handler: Handler) {
+    this.#setHandler('toolactivated', handler);
+  }
+  get ontoolcancel(): Handler {
+    return this.#getHandler('toolcancel');
+  }
+  set ontoolcancel(handler: Handler) {
+    this.#setHandler('toolcancel', handler);
+  }
+
+  #getHandler(type: string): Handler {
+    return this.#handlers.get(type)?.handler ?? null;
+  }
+
+  #setHandler(type: string, handler: Handler): void {
+    const current = this.#handlers.get(type);
+    if (current) this.removeEventListener(type, current.listener);
+    if (typeof handler !== 'function') {
+      this.#handlers.delete(type);
+      return;
+    }
+    const listener = (event: Event) => {
+      handler.call(this, event);
+    };
+    this.#handlers.set(type, { handler, listener });
+    this.addEventListener(type, listener);
+  }
+}
+
+function specAnnotations(annotations: object): Required<ModelContextToolAnnotations> {
+  const source = annotations as Record<string, unknown>;
+  const out = {} as Required<ModelContextToolAnnotations>;
+  for (const key of SPEC_ANNOTATIONS) out[key] = source[key] === true;
+  return out;
+}
+
+export { ToolActivatedEvent, ToolCancelEvent };

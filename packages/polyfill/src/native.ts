@@ -1,0 +1,143 @@
+/**
+ * Layering on a browser's own `document.modelContext` (issue 4 "Native layering"): the native
+ * registry is kept; agent-exposed toolManager registrations are mirrored into it (and leave
+ * with their tool); natively registered tools appear in `tools.getTools()` and are called
+ * through the native `executeTool`.
+ */
+import { domException } from './lib/dom.js';
+import { loadLowering, usesWebTypes } from './lib/lowering.js';
+import type { RegistryEntry } from './registry.js';
+import type { ToolCaller } from './tool.js';
+import { entryOf, handleOf, Tool } from './tool.js';
+import { expanded } from './tools.js';
+import type { CallToolOptions } from './types.js';
+
+interface NativeRegisteredTool {
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema?: object | string;
+  origin: string;
+  annotations?: Record<string, boolean>;
+}
+
+export interface NativeModelContext extends EventTarget {
+  registerTool(
+    tool: object,
+    options?: { signal?: AbortSignal; exposedTo?: string[] },
+  ): Promise<void>;
+  getTools(options?: { fromOrigins?: string[] }): Promise<NativeRegisteredTool[]>;
+  executeTool(
+    tool: object,
+    input?: object,
+    options?: { signal?: AbortSignal },
+  ): Promise<string | null>;
+}
+
+const MIRROR = 'native.mirror';
+
+export class NativeLayer {
+  readonly context: NativeModelContext;
+  #handles = new WeakMap<Tool, NativeRegisteredTool>();
+  #byKey = new Map<string, Tool>();
+  #mirrored = new Set<string>();
+
+  constructor(context: NativeModelContext) {
+    this.context = context;
+  }
+
+  onChange(listener: () => void): void {
+    this.context.addEventListener('toolchange', listener);
+  }
+
+  owns(tool: object): boolean {
+    return tool instanceof Tool && this.#handles.has(tool);
+  }
+
+  /** Mirrors an agent-exposed toolManager registration into the native registry. */
+  mirror(entry: RegistryEntry, caller: ToolCaller): void {
+    if (!entry.agentExposed || entry.layer !== 'toolManager') return;
+    const controller = new AbortController();
+    entry.memo.set(MIRROR, controller);
+    this.#mirrored.add(entry.name);
+    void (async () => {
+      const inputSchema =
+        entry.inputSchema && usesWebTypes(JSON.stringify(entry.inputSchema))
+          ? expanded(entry, 'input', await loadLowering())
+          : entry.inputSchema;
+      const handle = handleOf(caller, entry);
+      await this.context.registerTool(
+        {
+          name: entry.name,
+          ...(entry.title !== null ? { title: entry.title } : {}),
+          description: entry.description,
+          ...(inputSchema ? { inputSchema } : {}),
+          ...(entry.annotations ? { annotations: entry.annotations } : {}),
+          // The browser's agent speaks JSON: this is the agent boundary.
+          execute: (input: object, options: { signal: AbortSignal }) =>
+            caller.callTool(handle, input, { signal: options.signal, encoding: 'json' }),
+        },
+        { signal: controller.signal },
+      );
+    })().catch((error: unknown) => {
+      this.#mirrored.delete(entry.name);
+      if (typeof console !== 'undefined') {
+        console.warn(
+          `toolwire: could not mirror "${entry.name}" into the native registry: ${String(error)}`,
+        );
+      }
+    });
+  }
+
+  unmirror(entry: RegistryEntry): void {
+    const controller = entry.memo.get(MIRROR) as AbortController | undefined;
+    if (!controller) return;
+    entry.memo.delete(MIRROR);
+    this.#mirrored.delete(entry.name);
+    controller.abort();
+  }
+
+  /** Natively registered tools (not our mirrors), as Tool handles. */
+  async tools(caller: ToolCaller): Promise<Tool[]> {
+    const registered = await this.context.getTools();
+    const out: Tool[] = [];
+    for (const tool of registered) {
+      if (this.#mirrored.has(tool.name)) continue;
+      const key = `${tool.origin}\n${tool.name}\n${tool.description}`;
+      let handle = this.#byKey.get(key);
+      if (!handle) {
+        const inputSchema =
+          typeof tool.inputSchema === 'string'
+            ? (JSON.parse(tool.inputSchema) as object)
+            : tool.inputSchema;
+        handle = new Tool(caller, {
+          name: tool.name,
+          title: tool.title ?? '',
+          description: tool.description,
+          inputSchema: inputSchema as Record<string, unknown> | undefined,
+          outputSchema: undefined,
+          annotations: tool.annotations,
+          origin: tool.origin,
+          agentExposed: true,
+        });
+        this.#byKey.set(key, handle);
+      }
+      this.#handles.set(handle, tool);
+      out.push(handle);
+    }
+    return out;
+  }
+
+  /** Calls a native tool: its JSON string result comes back parsed. */
+  async call(handle: Tool, input: unknown, options: CallToolOptions): Promise<unknown> {
+    const tool = this.#handles.get(handle);
+    if (!tool || entryOf(handle))
+      throw domException('NotFoundError', `No native tool named "${handle.name}".`);
+    const text = await this.context.executeTool(
+      tool,
+      (input ?? {}) as object,
+      options.signal ? { signal: options.signal } : {},
+    );
+    return text === null ? null : JSON.parse(text);
+  }
+}

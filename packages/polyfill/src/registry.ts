@@ -1,0 +1,212 @@
+/**
+ * One registry per document, shared by `window.toolManager` / `window.tools` and
+ * `document.modelContext` (API.md "Two layers share one registry").
+ *
+ * 1. Names are unique per document; an entry is replaced only by unregistering it.
+ * 2. Exposure: a tool is visible to its own origin, and to origins its `exposedTo` lists
+ *    (or every origin for '*'). Frames (issue 5) ask the same question with their origin.
+ * 3. Changes are coalesced: listeners hear once per microtask checkpoint, never from a
+ *    macrotask, so `await register()` in a loop is not clamped by timers (PERFORMANCE).
+ * 4. Execution (spec "executeTool"): `toolactivated` fires at the owner before `execute` runs;
+ *    each execution has its own AbortController; a caller abort rejects the caller with the
+ *    caller's reason at once, then, in a later task, aborts the tool's signal with a default
+ *    AbortError and fires `toolcancel`. Unregistering does not cancel a running execution.
+ */
+import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+import { abortReason, domException, queueTask } from './lib/dom.js';
+import type {
+  AvailabilityResult,
+  JsonSchema,
+  ToolAnnotations,
+  ToolCaller,
+  ToolExecuteContext,
+  ToolPolicy,
+} from './types.js';
+
+export type ToolLayer = 'toolManager' | 'modelContext';
+
+export interface RegistryEntryInit {
+  name: string;
+  origin: string;
+  exposedTo: readonly string[];
+  layer: ToolLayer;
+  agentExposed: boolean;
+  title: string | null;
+  description: string;
+  annotations: ToolAnnotations | null;
+  inputSchema: JsonSchema | undefined;
+  outputSchema: JsonSchema | undefined;
+  category: string | undefined;
+  keywords: readonly string[];
+  prerequisites: readonly string[];
+  policy: ToolPolicy;
+  availability: (() => AvailabilityResult) | undefined;
+  execute: (input: unknown, context: ToolExecuteContext) => unknown;
+  /** Where `toolactivated` / `toolcancel` fire for this tool. */
+  events: EventTarget;
+}
+
+export interface RegistryEntry extends RegistryEntryInit {
+  /** Unique per registration: a re-registered name is a different entry. */
+  readonly key: number;
+  /** Per-entry memo for the layers (Tool handles, expanded schemas). */
+  readonly memo: Map<string, unknown>;
+}
+
+export interface RegistryChange {
+  /** Did an agent-exposed tool come or go? (document.modelContext listens only to those.) */
+  agent: boolean;
+}
+
+/** A tool's own failure, as opposed to the registry's: the layers report it differently. */
+export class ToolFailure {
+  constructor(readonly error: unknown) {}
+}
+
+export interface ExecuteOptions {
+  signal?: AbortSignal | undefined;
+  caller: ToolCaller;
+}
+
+export class ToolRegistry {
+  readonly origin: string;
+  #entries = new Map<string, RegistryEntry>();
+  #listeners = new Set<(change: RegistryChange) => void>();
+  #pending: RegistryChange | null = null;
+  #nextKey = 1;
+
+  constructor(origin: string) {
+    this.origin = origin;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get(name: string): RegistryEntry | undefined {
+    return this.#entries.get(name);
+  }
+
+  values(): IterableIterator<RegistryEntry> {
+    return this.#entries.values();
+  }
+
+  /** Adds a registration; the caller has checked the name is free. */
+  add(init: RegistryEntryInit): RegistryEntry {
+    if (this.#entries.has(init.name))
+      throw domException('InvalidStateError', `A tool named "${init.name}" is already registered.`);
+    const entry: RegistryEntry = { ...init, key: this.#nextKey++, memo: new Map() };
+    this.#entries.set(entry.name, entry);
+    this.#changed(entry);
+    return entry;
+  }
+
+  /** Removes exactly this registration (not a later one that reused the name). */
+  remove(entry: RegistryEntry): boolean {
+    if (this.#entries.get(entry.name) !== entry) return false;
+    this.#entries.delete(entry.name);
+    this.#changed(entry);
+    return true;
+  }
+
+  isCurrent(entry: RegistryEntry): boolean {
+    return this.#entries.get(entry.name) === entry;
+  }
+
+  static isExposedTo(entry: RegistryEntry, callerOrigin: string): boolean {
+    return (
+      entry.origin === callerOrigin ||
+      entry.exposedTo.includes('*') ||
+      entry.exposedTo.includes(callerOrigin)
+    );
+  }
+
+  /** Tools visible to `callerOrigin`, sorted by name (code units), then origin. */
+  list(callerOrigin: string, filter?: (entry: RegistryEntry) => boolean): RegistryEntry[] {
+    const out: RegistryEntry[] = [];
+    for (const entry of this.#entries.values()) {
+      if (ToolRegistry.isExposedTo(entry, callerOrigin) && (!filter || filter(entry)))
+        out.push(entry);
+    }
+    return out.sort(compareEntries);
+  }
+
+  onChange(listener: (change: RegistryChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(entry: RegistryEntry): void {
+    if (this.#pending) {
+      this.#pending.agent ||= entry.agentExposed;
+      return;
+    }
+    this.#pending = { agent: entry.agentExposed };
+    queueMicrotask(() => {
+      const change = this.#pending as RegistryChange;
+      this.#pending = null;
+      for (const listener of [...this.#listeners]) listener(change);
+    });
+  }
+
+  /**
+   * Runs a tool for a caller (requirement 4). Resolves with what `execute` returned; rejects
+   * with the caller's abort reason, or with a ToolFailure wrapping what the tool threw.
+   */
+  execute(entry: RegistryEntry, input: unknown, options: ExecuteOptions): Promise<unknown> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
+    return new Promise((resolve, reject) => {
+      // The tool's AbortController is made when the tool first reads `signal` (or when it must
+      // abort): most tools never look, and it is a third of a plain call's cost.
+      let controller: AbortController | undefined;
+      const context: ToolExecuteContext = {
+        get signal() {
+          controller ??= new AbortController();
+          return controller.signal;
+        },
+        caller: options.caller,
+      };
+      let settled = false;
+      const onAbort = () => {
+        if (settled) return;
+        settled = true;
+        reject(abortReason(signal as AbortSignal));
+        queueTask(() => {
+          controller ??= new AbortController();
+          controller.abort(domException('AbortError', 'The caller cancelled this tool execution.'));
+          entry.events.dispatchEvent(new ToolCancelEvent('toolcancel', { toolName: entry.name }));
+        });
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const finish = (ok: boolean, value: unknown) => {
+        if (settled) return; // cancelled meanwhile: the late outcome is ignored (spec)
+        settled = true;
+        signal?.removeEventListener('abort', onAbort);
+        if (ok) resolve(value);
+        else reject(new ToolFailure(value));
+      };
+      entry.events.dispatchEvent(new ToolActivatedEvent('toolactivated', { toolName: entry.name }));
+      let returned: unknown;
+      try {
+        returned = entry.execute(input, context);
+      } catch (error) {
+        finish(false, error);
+        return;
+      }
+      if (returned !== null && typeof (returned as PromiseLike<unknown>)?.then === 'function') {
+        (returned as PromiseLike<unknown>).then(
+          (value) => finish(true, value),
+          (error) => finish(false, error),
+        );
+      } else {
+        finish(true, returned);
+      }
+    });
+  }
+}
+
+function compareEntries(a: RegistryEntry, b: RegistryEntry): number {
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+  return a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0;
+}

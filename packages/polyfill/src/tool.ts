@@ -1,0 +1,79 @@
+import type { RegistryEntry } from './registry.js';
+import type { CallToolOptions, JsonSchema, ToolAnnotations } from './types.js';
+
+/** What a Tool handle calls through: the Tools object that handed it out. */
+export interface ToolCaller {
+  callTool(tool: Tool, input?: unknown, options?: CallToolOptions): Promise<unknown>;
+}
+
+/**
+ * A handle on one registration (API.md `Tool`): stable for that registration, so handles can
+ * be compared with ===; once the tool is unregistered, calling it rejects NotFoundError.
+ */
+export class Tool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: JsonSchema | undefined;
+  readonly outputSchema: JsonSchema | undefined;
+  readonly annotations: Readonly<ToolAnnotations> | undefined;
+  readonly origin: string;
+  readonly agentExposed: boolean;
+  #caller: ToolCaller;
+
+  constructor(
+    caller: ToolCaller,
+    fields: {
+      name: string;
+      title: string;
+      description: string;
+      inputSchema: JsonSchema | undefined;
+      outputSchema: JsonSchema | undefined;
+      annotations: ToolAnnotations | undefined;
+      origin: string;
+      agentExposed: boolean;
+    },
+  ) {
+    this.#caller = caller;
+    this.name = fields.name;
+    this.title = fields.title;
+    this.description = fields.description;
+    this.inputSchema = fields.inputSchema;
+    this.outputSchema = fields.outputSchema;
+    this.annotations = fields.annotations ? Object.freeze({ ...fields.annotations }) : undefined;
+    this.origin = fields.origin;
+    this.agentExposed = fields.agentExposed;
+    Object.freeze(this);
+  }
+
+  call(input?: unknown, options?: CallToolOptions): Promise<unknown> {
+    return this.#caller.callTool(this, input, options);
+  }
+}
+
+const HANDLE = 'tools.handle';
+const HANDLES = new WeakMap<Tool, RegistryEntry>();
+
+/** The Tool handle of a registry entry, made once per entry. */
+export function handleOf(caller: ToolCaller, entry: RegistryEntry): Tool {
+  let handle = entry.memo.get(HANDLE) as Tool | undefined;
+  if (!handle) {
+    handle = new Tool(caller, {
+      name: entry.name,
+      title: entry.title ?? '',
+      description: entry.description,
+      inputSchema: entry.inputSchema,
+      outputSchema: entry.outputSchema,
+      annotations: entry.annotations ?? undefined,
+      origin: entry.origin,
+      agentExposed: entry.agentExposed,
+    });
+    entry.memo.set(HANDLE, handle);
+    HANDLES.set(handle, entry);
+  }
+  return handle;
+}
+
+export function entryOf(handle: Tool): RegistryEntry | undefined {
+  return HANDLES.get(handle);
+}

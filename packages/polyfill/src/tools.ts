@@ -1,0 +1,261 @@
+/**
+ * `window.tools` (API.md "Reading and calling"): getTools, callTool, of, and `toolchange`.
+ *
+ * callTool, in order: find the tool (NotFoundError), the permission (NotAllowedError), the
+ * caller's signal (AbortError...), the input (DataError: JSON lifted through inputSchema, or
+ * structured values checked against it), the tool itself (ToolExecutionError with the thrown
+ * value lowered in `.cause`), then the output (OperationError when it fails outputSchema or
+ * cannot be lowered). With `encoding: 'json'` the result comes back lowered to JSON.
+ */
+import { dataError, ToolExecutionError } from './errors.js';
+import { abortReason, domException } from './lib/dom.js';
+import type { LoweringModule } from './lib/lowering.js';
+import { loadLowering, lowerThrown } from './lib/lowering.js';
+import type { NativeLayer } from './native.js';
+import type { RegistryEntry } from './registry.js';
+import { ToolFailure, ToolRegistry } from './registry.js';
+import type { Tool, ToolCaller } from './tool.js';
+import { entryOf, handleOf } from './tool.js';
+import type { CallToolOptions, GetToolsOptions, JsonSchema } from './types.js';
+import type { ValidationIssue } from './validation.js';
+import { loadValidator } from './validation.js';
+
+export interface ToolsHooks {
+  allowed(): boolean;
+  native?: NativeLayer | undefined;
+}
+
+const EXPANDED = 'tools.expanded.';
+
+export class Tools extends EventTarget implements ToolCaller {
+  #registry: ToolRegistry;
+  #hooks: ToolsHooks;
+
+  constructor(registry: ToolRegistry, hooks: ToolsHooks) {
+    super();
+    this.#registry = registry;
+    this.#hooks = hooks;
+    registry.onChange(() => this.dispatchEvent(new Event('toolchange')));
+    hooks.native?.onChange(() => this.dispatchEvent(new Event('toolchange')));
+  }
+
+  /** This document's tools visible to it, plus native ones; sorted by name, then origin. */
+  async getTools(options: GetToolsOptions = {}): Promise<Tool[]> {
+    const agentOnly = options.agentOnly === true;
+    const own = this.#registry
+      .list(this.#registry.origin, agentOnly ? (entry) => entry.agentExposed : undefined)
+      .map((entry) => handleOf(this, entry));
+    const native = this.#hooks.native ? await this.#hooks.native.tools(this) : [];
+    if (native.length === 0) return own;
+    return [...own, ...native].sort((a, b) =>
+      a.name !== b.name
+        ? a.name < b.name
+          ? -1
+          : 1
+        : a.origin < b.origin
+          ? -1
+          : a.origin > b.origin
+            ? 1
+            : 0,
+    );
+  }
+
+  /** Another frame's tools: frames arrive with issue 5; today only this window itself. */
+  of(target: unknown): Tools {
+    if (target === globalThis || target === (globalThis as { window?: unknown }).window)
+      return this;
+    throw domException(
+      'NotSupportedError',
+      'tools.of(frame) needs the frames bridge, which is not built yet.',
+    );
+  }
+
+  callTool(tool: string | Tool, input?: unknown, options: CallToolOptions = {}): Promise<unknown> {
+    try {
+      const native = this.#hooks.native;
+      if (native && typeof tool === 'object' && native.owns(tool))
+        return native.call(tool, input, options);
+      const entry = this.#resolve(tool);
+      if (!this.#hooks.allowed())
+        throw domException('NotAllowedError', 'This document is not allowed to use tools.');
+      const encoding = options.encoding ?? 'structured';
+      if (encoding !== 'structured' && encoding !== 'json')
+        throw new TypeError(`Unknown encoding ${JSON.stringify(encoding)}.`);
+      if (options.signal?.aborted) throw abortReason(options.signal);
+      return this.#run(entry, input === undefined ? {} : input, encoding, options.signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #resolve(tool: string | Tool): RegistryEntry {
+    let entry: RegistryEntry | undefined;
+    if (typeof tool === 'string') entry = this.#registry.get(tool);
+    else if (tool && typeof tool === 'object') entry = entryOf(tool);
+    if (
+      !entry ||
+      !this.#registry.isCurrent(entry) ||
+      !ToolRegistry.isExposedTo(entry, this.#registry.origin)
+    ) {
+      const name = typeof tool === 'string' ? tool : (tool as { name?: unknown })?.name;
+      throw domException(
+        'NotFoundError',
+        `No tool named ${JSON.stringify(String(name))} is available.`,
+      );
+    }
+    return entry;
+  }
+
+  async #run(
+    entry: RegistryEntry,
+    input: unknown,
+    encoding: 'structured' | 'json',
+    signal: AbortSignal | undefined,
+  ) {
+    let value = input;
+    if (entry.inputSchema) {
+      if (encoding === 'json') {
+        const lowering = await this.#loweringFor(entry, 'input');
+        await check(
+          entry.inputSchema,
+          lowering ? expanded(entry, 'input', lowering) : entry.inputSchema,
+          value,
+          'json',
+          'input',
+        );
+        if (lowering) {
+          try {
+            value = await lowering.lift(value, entry.inputSchema);
+          } catch (error) {
+            throw asDataError(error);
+          }
+        }
+      } else {
+        await check(entry.inputSchema, entry.inputSchema, value, 'structured', 'input');
+      }
+    } else if (encoding === 'json') {
+      value = await liftPlain(value);
+    }
+
+    let result: unknown;
+    try {
+      result = await this.#registry.execute(entry, value, {
+        signal,
+        caller: { origin: this.#registry.origin },
+      });
+    } catch (error) {
+      if (error instanceof ToolFailure)
+        throw new ToolExecutionError(entry.name, await lowerThrown(error.error));
+      throw error;
+    }
+
+    if (encoding === 'json') {
+      let lowered: unknown;
+      try {
+        lowered = await (await loadLowering()).lower(result, entry.outputSchema);
+      } catch (error) {
+        throw domException(
+          'OperationError',
+          `The result of "${entry.name}" cannot be lowered to JSON: ${(error as Error).message}`,
+        );
+      }
+      if (entry.outputSchema) {
+        const lowering = await this.#loweringFor(entry, 'output');
+        await check(
+          entry.outputSchema,
+          lowering ? expanded(entry, 'output', lowering) : entry.outputSchema,
+          lowered,
+          'json',
+          'output',
+        );
+      }
+      return lowered;
+    }
+    if (entry.outputSchema)
+      await check(entry.outputSchema, entry.outputSchema, result, 'structured', 'output');
+    return result;
+  }
+
+  /** The lowering module when this schema names web types (memoized per registration). */
+  async #loweringFor(
+    entry: RegistryEntry,
+    which: 'input' | 'output',
+  ): Promise<LoweringModule | undefined> {
+    const key = `${EXPANDED}uses.${which}`;
+    let uses = entry.memo.get(key) as boolean | undefined;
+    if (uses === undefined) {
+      uses = JSON.stringify(which === 'input' ? entry.inputSchema : entry.outputSchema).includes(
+        '"webType"',
+      );
+      entry.memo.set(key, uses);
+    }
+    return uses ? loadLowering() : undefined;
+  }
+}
+
+/** The schema an agent sees (webType expanded), memoized per registration. */
+export function expanded(
+  entry: RegistryEntry,
+  which: 'input' | 'output',
+  lowering: LoweringModule,
+): object {
+  const key = EXPANDED + which;
+  let schema = entry.memo.get(key) as object | undefined;
+  if (!schema) {
+    schema = lowering.expandSchema(
+      (which === 'input' ? entry.inputSchema : entry.outputSchema) as object,
+    );
+    entry.memo.set(key, schema);
+  }
+  return schema;
+}
+
+/** JSON input to a tool without a schema is used as given, as long as it is JSON. */
+async function liftPlain(value: unknown): Promise<unknown> {
+  try {
+    return JSON.parse(JSON.stringify(value));
+  } catch (error) {
+    throw dataError([
+      { path: '', reason: `the input is not JSON: ${(error as Error).message}`, schemaPath: '' },
+    ]);
+  }
+}
+
+function asDataError(error: unknown): DOMException {
+  const { path, schemaPath, message } = error as {
+    path?: string;
+    schemaPath?: string;
+    message?: string;
+  };
+  return dataError([
+    { path: path ?? '', reason: message ?? String(error), schemaPath: schemaPath ?? '' },
+  ]);
+}
+
+/** Validates `value`; DataError for input, OperationError for output. */
+async function check(
+  original: JsonSchema,
+  schema: object,
+  value: unknown,
+  mode: 'structured' | 'json',
+  which: 'input' | 'output',
+): Promise<void> {
+  const validator = await loadValidator();
+  let issues: ValidationIssue[] | null;
+  try {
+    issues = validator.compile(mode === 'json' ? schema : original, mode)(value);
+  } catch (error) {
+    // The schema passed registration's checks but the validator cannot compile it.
+    throw domException(
+      'OperationError',
+      `The ${which} schema cannot be compiled: ${(error as Error).message}`,
+    );
+  }
+  if (!issues) return;
+  if (which === 'input') throw dataError(issues);
+  const first = issues[0];
+  throw domException(
+    'OperationError',
+    `The result does not match outputSchema: ${JSON.stringify({ path: first?.path, reason: first?.reason, schemaPath: first?.schemaPath })}`,
+  );
+}

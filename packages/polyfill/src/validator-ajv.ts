@@ -1,0 +1,85 @@
+/** The ajv engine (JSON Schema 2020-12 + formats), a lazily loaded chunk of its own. */
+
+import { matchesWebType } from './lib/web-type-check.js';
+import type { Check, SchemaValidator } from './validation.js';
+
+interface AjvError {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+type AjvValidate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+interface Ajv {
+  compile(schema: object): AjvValidate;
+  addKeyword(definition: object): unknown;
+}
+
+function unwrapDefault<T>(module: unknown): T {
+  let value = module as { default?: unknown };
+  while (value && typeof value === 'object' && 'default' in value && value.default)
+    value = value.default as { default?: unknown };
+  return value as T;
+}
+
+function pointerSegment(key: string): string {
+  return key.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export async function createValidator(): Promise<SchemaValidator> {
+  const [ajvModule, formatsModule] = await Promise.all([
+    import('ajv/dist/2020.js'),
+    import('ajv-formats'),
+  ]);
+  const AjvClass = unwrapDefault<new (options: object) => Ajv>(ajvModule);
+  const addFormats = unwrapDefault<(ajv: Ajv) => void>(formatsModule);
+  const make = (structured: boolean): Ajv => {
+    const ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: true });
+    addFormats(ajv);
+    ajv.addKeyword(
+      structured
+        ? {
+            keyword: 'webType',
+            schemaType: 'string',
+            errors: false,
+            validate: (webType: string, data: unknown) => matchesWebType(webType, data),
+          }
+        : { keyword: 'webType', schemaType: 'string' },
+    );
+    return ajv;
+  };
+  const instances = { structured: make(true), json: make(false) };
+  const cache = { structured: new Map<string, Check>(), json: new Map<string, Check>() };
+  const byObject = { structured: new WeakMap<object, Check>(), json: new WeakMap<object, Check>() };
+  return {
+    engine: 'ajv',
+    compile(schema, mode) {
+      // A registration hands the same schema object to every call: look it up by identity
+      // first (stringifying it as a key cost more than validating a small input).
+      const known = byObject[mode].get(schema);
+      if (known) return known;
+      const key = JSON.stringify(schema);
+      let check = cache[mode].get(key);
+      if (!check) {
+        const validate = instances[mode].compile(JSON.parse(key) as object);
+        check = (data) =>
+          validate(data)
+            ? null
+            : (validate.errors ?? []).map((error) => {
+                let path = error.instancePath;
+                const property = error.params.missingProperty ?? error.params.additionalProperty;
+                if (typeof property === 'string') path += `/${pointerSegment(property)}`;
+                const reason =
+                  error.keyword === 'webType'
+                    ? `must be a ${String((error.params as { webType?: string }).webType ?? 'web type value')}`
+                    : (error.message ?? error.keyword);
+                return { path, reason, schemaPath: error.schemaPath };
+              });
+        cache[mode].set(key, check);
+      }
+      byObject[mode].set(schema, check);
+      return check;
+    },
+  };
+}

@@ -1,0 +1,740 @@
+/**
+ * The contract suite (issue 4, STYLE 12): behaviour written once and run against
+ * - the polyfill under happy-dom (test/contract.test.ts),
+ * - the polyfill in real Chromium with native WebMCP off (e2e/polyfill-contract.e2e.ts),
+ * - native `document.modelContext` in Chromium with --enable-experimental-web-platform-features,
+ *   with toolManager/tools layered on top (same e2e file, project chromium-native).
+ * `spec` cases follow the WebMCP spec and its WPT tests; they run natively too. Where native
+ * Chromium differs, the case is listed in NATIVE_DIFFERENCES with a reason, and the native run
+ * asserts that it still fails, so the list cannot go stale silently.
+ */
+import { deepEqual, equal, nextTask, ok, rejects, rejectsWith, sleep } from './assert.js';
+
+export interface ContractEnv {
+  win: Window & typeof globalThis;
+  /** document.modelContext: ours, or the browser's own. */
+  mc: any;
+  toolManager: any;
+  tools: any;
+  native: boolean;
+  /** A signal aborted after the case, for registrations that must not outlive it. */
+  signal: AbortSignal;
+}
+
+export interface ContractCase {
+  name: string;
+  /** spec: the WebMCP spec surface (runs natively); generic: toolManager/tools; layering: native + generic. */
+  kind: 'spec' | 'generic' | 'layering';
+  run(env: ContractEnv): Promise<void>;
+}
+
+/** Where native Chromium 156 is known to differ from the spec (and so from the polyfill). */
+export const NATIVE_DIFFERENCES: Readonly<Record<string, string>> = {
+  'executeTool: toolactivated fires before execute runs':
+    'Chromium 156 dispatches toolactivated in a task queued after execute() has started; the spec fires it before calling execute.',
+  'executeTool: a result of undefined is an UnknownError':
+    'Chromium 156 resolves with the string "undefined"; the spec JSON-serializes the result, which throws for undefined.',
+};
+
+const tool = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  description: `The ${name} tool.`,
+  execute: async (input: unknown) => input,
+  ...extra,
+});
+
+async function registerAndGet(env: ContractEnv, definition: object, options: object = {}) {
+  await env.mc.registerTool(definition, { signal: env.signal, ...options });
+  const tools = await env.mc.getTools();
+  const found = tools.find(
+    (entry: { name: string }) => entry.name === (definition as { name: string }).name,
+  );
+  ok(found, `getTools() lists ${(definition as { name: string }).name}`);
+  return found;
+}
+
+export const CASES: ContractCase[] = [
+  // ---- registerTool -------------------------------------------------------------------------
+  {
+    name: 'registerTool: resolves undefined and getTools returns the registered tool',
+    kind: 'spec',
+    async run(env) {
+      const result = await env.mc.registerTool(
+        tool('echo', {
+          title: 'Echo',
+          inputSchema: { type: 'object', properties: { a: { type: 'number' } } },
+          annotations: { readOnlyHint: true },
+        }),
+        { signal: env.signal },
+      );
+      equal(result, undefined, 'registerTool() result');
+      const [registered] = await env.mc.getTools();
+      deepEqual(
+        { ...registered, window: registered.window === env.win },
+        {
+          annotations: {
+            consequentialHint: false,
+            debugging: false,
+            readOnlyHint: true,
+            untrustedContentHint: false,
+          },
+          description: 'The echo tool.',
+          inputSchema: { type: 'object', properties: { a: { type: 'number' } } },
+          name: 'echo',
+          origin: env.win.location.origin,
+          title: 'Echo',
+          window: true,
+        },
+        'RegisteredTool',
+      );
+    },
+  },
+  {
+    name: 'registerTool: no title, schema or annotations gives title "" and no other members',
+    kind: 'spec',
+    async run(env) {
+      const registered = await registerAndGet(env, tool('bare'));
+      deepEqual(
+        Object.keys(registered).sort(),
+        ['description', 'name', 'origin', 'title', 'window'],
+        'members',
+      );
+      equal(registered.title, '', 'title');
+    },
+  },
+  {
+    name: 'registerTool: invalid names are InvalidStateError; 128 characters is fine',
+    kind: 'spec',
+    async run(env) {
+      for (const name of ['', 'a b', 'x'.repeat(129), 'naïve', 'a/b']) {
+        await rejectsWith(
+          env.mc.registerTool(tool(name), { signal: env.signal }),
+          'InvalidStateError',
+          `name ${JSON.stringify(name)}`,
+        );
+      }
+      await env.mc.registerTool(tool('x'.repeat(128)), { signal: env.signal });
+      await env.mc.registerTool(tool('Az09_.-'), { signal: env.signal });
+    },
+  },
+  {
+    name: 'registerTool: a duplicate name is InvalidStateError',
+    kind: 'spec',
+    async run(env) {
+      await env.mc.registerTool(tool('dup'), { signal: env.signal });
+      await rejectsWith(
+        env.mc.registerTool(tool('dup'), { signal: env.signal }),
+        'InvalidStateError',
+        'duplicate',
+      );
+    },
+  },
+  {
+    name: 'registerTool: an empty description is InvalidStateError',
+    kind: 'spec',
+    async run(env) {
+      await rejectsWith(
+        env.mc.registerTool(tool('nodesc', { description: '' }), { signal: env.signal }),
+        'InvalidStateError',
+        'empty description',
+      );
+    },
+  },
+  {
+    name: 'registerTool: an inputSchema that cannot be serialized rejects with the serializer error',
+    kind: 'spec',
+    async run(env) {
+      const undefinedJson = { toJSON: () => undefined };
+      await rejectsWith(
+        env.mc.registerTool(tool('s1', { inputSchema: undefinedJson }), { signal: env.signal }),
+        'TypeError',
+        'toJSON undefined',
+      );
+      const cyclic: Record<string, unknown> = {};
+      cyclic.self = cyclic;
+      await rejectsWith(
+        env.mc.registerTool(tool('s2', { inputSchema: cyclic }), { signal: env.signal }),
+        'TypeError',
+        'cycle',
+      );
+    },
+  },
+  {
+    name: 'registerTool: a pre-aborted signal rejects with its reason',
+    kind: 'spec',
+    async run(env) {
+      const reason = new Error('custom reason');
+      const error = await rejects(
+        env.mc.registerTool(tool('aborted'), { signal: AbortSignal.abort(reason) }),
+        'pre-aborted',
+      );
+      equal(error, reason, 'rejection reason');
+      equal((await env.mc.getTools()).length, 0, 'nothing registered');
+    },
+  },
+  {
+    name: 'registerTool: exposedTo must list potentially trustworthy origins (SecurityError)',
+    kind: 'spec',
+    async run(env) {
+      for (const origin of ['http://example.com', 'not a url', '*']) {
+        await rejectsWith(
+          env.mc.registerTool(tool('exp'), { exposedTo: [origin], signal: env.signal }),
+          'SecurityError',
+          origin,
+        );
+      }
+      await env.mc.registerTool(tool('exp'), {
+        exposedTo: ['https://example.com'],
+        signal: env.signal,
+      });
+    },
+  },
+  {
+    name: 'registerTool: aborting the signal unregisters and fires toolchange',
+    kind: 'spec',
+    async run(env) {
+      const controller = new AbortController();
+      await env.mc.registerTool(tool('temp'), { signal: controller.signal });
+      let changes = 0;
+      env.mc.addEventListener('toolchange', () => changes++);
+      controller.abort();
+      await sleep(20);
+      equal((await env.mc.getTools()).length, 0, 'tools after abort');
+      ok(changes >= 1, 'toolchange after unregistering');
+    },
+  },
+  {
+    name: 'toolchange: a plain, non-bubbling, non-cancelable Event before registerTool resolves',
+    kind: 'spec',
+    async run(env) {
+      const seen: string[] = [];
+      let event: Event | undefined;
+      env.mc.addEventListener('toolchange', (e: Event) => {
+        event = e;
+        seen.push('toolchange');
+      });
+      await env.mc.registerTool(tool('changer'), { signal: env.signal });
+      seen.push('resolved');
+      await sleep(20);
+      equal(seen[0], 'toolchange', 'toolchange comes first');
+      ok(event && !event.bubbles && !event.cancelable, 'not bubbling, not cancelable');
+    },
+  },
+  {
+    name: 'ontoolchange: the event handler attribute works',
+    kind: 'spec',
+    async run(env) {
+      let called = 0;
+      env.mc.ontoolchange = () => called++;
+      ok(typeof env.mc.ontoolchange === 'function', 'getter returns the handler');
+      await env.mc.registerTool(tool('handler'), { signal: env.signal });
+      await sleep(20);
+      env.mc.ontoolchange = null;
+      ok(called >= 1, 'handler called');
+    },
+  },
+  // ---- getTools ------------------------------------------------------------------------------
+  {
+    name: 'getTools: sorted by name in code-unit order',
+    kind: 'spec',
+    async run(env) {
+      for (const name of ['b', 'B', 'a', '_', 'a.b'])
+        await env.mc.registerTool(tool(name), { signal: env.signal });
+      deepEqual(
+        (await env.mc.getTools()).map((t: { name: string }) => t.name),
+        ['B', '_', 'a', 'a.b', 'b'],
+        'order',
+      );
+    },
+  },
+  {
+    name: 'getTools: fromOrigins entries must be potentially trustworthy (SecurityError)',
+    kind: 'spec',
+    async run(env) {
+      await rejectsWith(
+        env.mc.getTools({ fromOrigins: ['http://insecure.example'] }),
+        'SecurityError',
+        'insecure fromOrigins',
+      );
+      await env.mc.getTools({ fromOrigins: ['https://secure.example'] });
+    },
+  },
+  // ---- executeTool ---------------------------------------------------------------------------
+  {
+    name: 'executeTool: resolves the JSON serialization of the result; a string result as it is',
+    kind: 'spec',
+    async run(env) {
+      await env.mc.registerTool(tool('obj', { execute: async () => ({ a: [1, 'b'] }) }), {
+        signal: env.signal,
+      });
+      await env.mc.registerTool(tool('str', { execute: async () => 'hello' }), {
+        signal: env.signal,
+      });
+      await env.mc.registerTool(tool('num', { execute: () => 42 }), { signal: env.signal });
+      const tools = await env.mc.getTools();
+      const byName = (name: string) => tools.find((t: { name: string }) => t.name === name);
+      equal(await env.mc.executeTool(byName('obj'), {}), '{"a":[1,"b"]}', 'object result');
+      // The spec text would JSON-quote it; WPT (executeTool-abort, exposedTo-*) expects it unchanged.
+      equal(await env.mc.executeTool(byName('str'), {}), 'hello', 'string result');
+      equal(await env.mc.executeTool(byName('num'), {}), '42', 'number result');
+    },
+  },
+  {
+    name: 'executeTool: omitted input is {}; arrays are accepted',
+    kind: 'spec',
+    async run(env) {
+      const seen: unknown[] = [];
+      const registered = await registerAndGet(
+        env,
+        tool('inputs', {
+          execute: async (input: unknown) => {
+            seen.push(input);
+            return 'ok';
+          },
+        }),
+      );
+      await env.mc.executeTool(registered);
+      await env.mc.executeTool(registered, undefined);
+      await env.mc.executeTool(registered, [1, 2]);
+      deepEqual(seen, [{}, {}, [1, 2]], 'inputs seen by execute');
+    },
+  },
+  {
+    name: 'executeTool: primitives and null are TypeError; toJSON returning undefined is TypeError',
+    kind: 'spec',
+    async run(env) {
+      const registered = await registerAndGet(env, tool('typed'));
+      for (const input of [null, 5, 'text', true]) {
+        await rejectsWith(
+          env.mc.executeTool(registered, input),
+          'TypeError',
+          `input ${JSON.stringify(input)}`,
+        );
+      }
+      await rejectsWith(
+        env.mc.executeTool(registered, { toJSON: () => undefined }),
+        'TypeError',
+        'toJSON undefined',
+      );
+    },
+  },
+  {
+    name: 'executeTool: a tool that throws or rejects is an UnknownError',
+    kind: 'spec',
+    async run(env) {
+      const throws = await registerAndGet(
+        env,
+        tool('throws', {
+          execute: () => {
+            throw new TypeError('boom');
+          },
+        }),
+      );
+      const rejectsTool = await registerAndGet(
+        env,
+        tool('rejects', {
+          execute: async () => Promise.reject(new DOMException('x', 'DataError')),
+        }),
+      );
+      await rejectsWith(env.mc.executeTool(throws, {}), 'UnknownError', 'throws');
+      await rejectsWith(env.mc.executeTool(rejectsTool, {}), 'UnknownError', 'rejects');
+    },
+  },
+  {
+    name: 'executeTool: an unknown tool is an UnknownError; a missing origin is a TypeError',
+    kind: 'spec',
+    async run(env) {
+      const fake = {
+        name: 'nope',
+        description: 'd',
+        window: env.win,
+        origin: env.win.location.origin,
+      };
+      await rejectsWith(env.mc.executeTool(fake, {}), 'UnknownError', 'unknown tool');
+      await rejectsWith(
+        env.mc.executeTool({ name: 'nope', description: 'd', window: env.win }, {}),
+        'TypeError',
+        'missing origin',
+      );
+    },
+  },
+  {
+    name: 'executeTool: a result of undefined is an UnknownError',
+    kind: 'spec',
+    async run(env) {
+      const registered = await registerAndGet(
+        env,
+        tool('undef', { execute: async () => undefined }),
+      );
+      await rejectsWith(env.mc.executeTool(registered, {}), 'UnknownError', 'undefined result');
+    },
+  },
+  {
+    name: 'executeTool: the input is not validated against inputSchema (the spec leaves that to the tool)',
+    kind: 'spec',
+    async run(env) {
+      const registered = await registerAndGet(
+        env,
+        tool('loose', { inputSchema: { type: 'object', properties: { a: { type: 'number' } } } }),
+      );
+      equal(
+        await env.mc.executeTool(registered, { a: 'not a number' }),
+        '{"a":"not a number"}',
+        'result',
+      );
+    },
+  },
+  {
+    name: 'executeTool: execute gets an AbortSignal that is not aborted',
+    kind: 'spec',
+    async run(env) {
+      let signal: AbortSignal | undefined;
+      const registered = await registerAndGet(
+        env,
+        tool('sig', {
+          execute: async (_: unknown, options: { signal: AbortSignal }) => {
+            signal = options.signal;
+            return 'ok';
+          },
+        }),
+      );
+      await env.mc.executeTool(registered, {});
+      ok(signal instanceof AbortSignal && !signal.aborted, 'a live AbortSignal');
+    },
+  },
+  {
+    name: 'executeTool: toolactivated is a ToolActivatedEvent at modelContext, once, not bubbling or cancelable',
+    kind: 'spec',
+    async run(env) {
+      const events: Event[] = [];
+      env.mc.addEventListener('toolactivated', (e: Event) => events.push(e));
+      const registered = await registerAndGet(env, tool('act'));
+      await env.mc.executeTool(registered, {});
+      await sleep(20);
+      equal(events.length, 1, 'dispatched once');
+      const [event] = events as [Event & { toolName: string }];
+      ok(event instanceof (env.win as any).ToolActivatedEvent, 'a ToolActivatedEvent');
+      equal(event.toolName, 'act', 'toolName');
+      equal(event.target, env.mc, 'target');
+      ok(!event.bubbles && !event.cancelable, 'not bubbling, not cancelable');
+    },
+  },
+  {
+    name: 'executeTool: toolactivated fires before execute runs',
+    kind: 'spec',
+    async run(env) {
+      const order: string[] = [];
+      env.mc.addEventListener('toolactivated', () => order.push('toolactivated'));
+      const registered = await registerAndGet(
+        env,
+        tool('first', {
+          execute: async () => {
+            order.push('execute');
+            return 'ok';
+          },
+        }),
+      );
+      await env.mc.executeTool(registered, {});
+      await sleep(20);
+      deepEqual(order, ['toolactivated', 'execute'], 'order');
+    },
+  },
+  {
+    name: 'executeTool: abort order is toolactivated, caller rejection, target AbortError, toolcancel',
+    kind: 'spec',
+    async run(env) {
+      const order: string[] = [];
+      let targetSignal: AbortSignal | undefined;
+      env.mc.addEventListener('toolactivated', () => order.push('toolactivated'));
+      env.mc.addEventListener('toolcancel', (e: Event & { toolName: string }) => {
+        order.push(`toolcancel:${e.toolName}:${e instanceof (env.win as any).ToolCancelEvent}`);
+      });
+      const registered = await registerAndGet(
+        env,
+        tool('hang', {
+          execute: (_: unknown, options: { signal: AbortSignal }) => {
+            targetSignal = options.signal;
+            options.signal.addEventListener('abort', () =>
+              order.push(`signal:${(options.signal.reason as DOMException).name}`),
+            );
+            return new Promise(() => {});
+          },
+        }),
+      );
+      const controller = new AbortController();
+      const reason = new Error('caller reason');
+      const pending = env.mc.executeTool(registered, {}, { signal: controller.signal });
+      await sleep(20);
+      controller.abort(reason);
+      const error = await rejects(pending, 'aborted call');
+      order.push('rejected');
+      equal(error, reason, "the caller's own reason");
+      await sleep(50);
+      ok(targetSignal?.aborted, 'target signal aborted');
+      ok(targetSignal?.reason !== reason, "the target never sees the caller's reason");
+      deepEqual(
+        order,
+        ['toolactivated', 'rejected', 'signal:AbortError', 'toolcancel:hang:true'],
+        'order',
+      );
+    },
+  },
+  {
+    name: 'executeTool: a pre-aborted signal rejects with its reason within a microtask',
+    kind: 'spec',
+    async run(env) {
+      const registered = await registerAndGet(env, tool('pre'));
+      const reason = new Error('already');
+      let settled: unknown;
+      env.mc
+        .executeTool(registered, {}, { signal: AbortSignal.abort(reason) })
+        .catch((e: unknown) => {
+          settled = e;
+        });
+      await Promise.resolve();
+      await Promise.resolve();
+      equal(settled, reason, 'rejected with the reason');
+    },
+  },
+  {
+    name: 'executeTool: a late result after abort leaves the promise rejected',
+    kind: 'spec',
+    async run(env) {
+      let finish: (value: unknown) => void = () => {};
+      const registered = await registerAndGet(
+        env,
+        tool('late', { execute: () => new Promise((resolve) => (finish = resolve)) }),
+      );
+      const controller = new AbortController();
+      const pending = env.mc.executeTool(registered, {}, { signal: controller.signal });
+      await sleep(10);
+      controller.abort();
+      finish('too late');
+      const error = await rejects(pending, 'late result');
+      equal(error?.name, 'AbortError', 'default reason');
+    },
+  },
+  {
+    name: 'executeTool: concurrent executions get independent signals',
+    kind: 'spec',
+    async run(env) {
+      const signals: AbortSignal[] = [];
+      const resolvers: ((value: string) => void)[] = [];
+      const registered = await registerAndGet(
+        env,
+        tool('twice', {
+          execute: (_: unknown, options: { signal: AbortSignal }) =>
+            new Promise((resolve) => {
+              signals.push(options.signal);
+              resolvers.push(resolve);
+            }),
+        }),
+      );
+      const first = new AbortController();
+      const a = env.mc.executeTool(registered, {}, { signal: first.signal });
+      const b = env.mc.executeTool(registered, {});
+      await sleep(20);
+      equal(signals.length, 2, 'both running');
+      ok(signals[0] !== signals[1], 'different signals');
+      first.abort();
+      await rejects(a, 'aborted one');
+      await sleep(20);
+      ok(signals[0]?.aborted && !signals[1]?.aborted, 'only the aborted one is aborted');
+      resolvers[1]?.('done');
+      equal(await b, 'done', 'the other completes');
+    },
+  },
+  {
+    name: 'executeTool: unregistering during execution does not cancel it',
+    kind: 'spec',
+    async run(env) {
+      const controller = new AbortController();
+      let signal: AbortSignal | undefined;
+      await env.mc.registerTool(
+        tool('self', {
+          execute: async (_: unknown, options: { signal: AbortSignal }) => {
+            signal = options.signal;
+            controller.abort();
+            await sleep(10);
+            return { status: 'resolved' };
+          },
+        }),
+        { signal: controller.signal },
+      );
+      const [registered] = await env.mc.getTools();
+      equal(await env.mc.executeTool(registered, {}), '{"status":"resolved"}', 'result');
+      ok(signal && !signal.aborted, 'not aborted');
+      equal((await env.mc.getTools()).length, 0, 'gone afterwards');
+    },
+  },
+  {
+    name: 'interfaces: ModelContext, ToolActivatedEvent and ToolCancelEvent exist; modelContext is [SameObject]',
+    kind: 'spec',
+    async run(env) {
+      const win = env.win as any;
+      ok(env.mc instanceof win.ModelContext, 'document.modelContext instanceof ModelContext');
+      equal((env.win.document as any).modelContext, env.mc, 'same object');
+      const event = new win.ToolActivatedEvent('toolactivated', { toolName: 'x' });
+      equal(event.toolName, 'x', 'ToolActivatedEvent.toolName');
+      equal(new win.ToolCancelEvent('toolcancel').toolName, '', 'ToolCancelEvent default toolName');
+    },
+  },
+  // ---- the generic layer (toolManager / tools), on top of whichever modelContext -------------
+  {
+    name: 'generic: an agent-exposed toolManager tool is listed and executable through modelContext',
+    kind: 'generic',
+    async run(env) {
+      await env.toolManager.register(
+        {
+          name: 'gen.add',
+          naturalLanguageProperties: {
+            title: 'Add',
+            description: 'Adds two numbers.',
+            inputSchema: {
+              type: 'object',
+              properties: { a: { type: 'number' }, b: { type: 'number' } },
+              required: ['a', 'b'],
+            },
+            annotations: { readOnlyHint: true },
+          },
+          execute: ({ a, b }: { a: number; b: number }) => a + b,
+        },
+        { signal: env.signal },
+      );
+      await env.toolManager.register(
+        { name: 'gen.hidden', execute: () => 1 },
+        { signal: env.signal },
+      );
+      await sleep(50);
+      const listed = await env.mc.getTools();
+      const add = listed.find((t: { name: string }) => t.name === 'gen.add');
+      ok(add, 'gen.add is listed by modelContext');
+      ok(
+        !listed.some((t: { name: string }) => t.name === 'gen.hidden'),
+        'a tool without naturalLanguageProperties is not',
+      );
+      equal(add.title, 'Add', 'title');
+      equal(await env.mc.executeTool(add, { a: 2, b: 3 }), '5', 'executeTool result');
+    },
+  },
+  {
+    name: 'generic: callTool validates, executes and reports errors by kind',
+    kind: 'generic',
+    async run(env) {
+      await env.toolManager.register(
+        {
+          name: 'gen.strict',
+          inputSchema: { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] },
+          outputSchema: { type: 'integer' },
+          execute: ({ n }: { n: number }) =>
+            n < 0 ? Promise.reject(new RangeError('negative')) : n === 0 ? 'zero' : n * 2,
+        },
+        { signal: env.signal },
+      );
+      equal(await env.tools.callTool('gen.strict', { n: 4 }), 8, 'result');
+      const data = await rejectsWith(
+        env.tools.callTool('gen.strict', { n: 1.5 }),
+        'DataError',
+        'bad input',
+      );
+      deepEqual(
+        JSON.parse(data.message),
+        { path: '/n', reason: 'must be integer', schemaPath: '#/properties/n/type' },
+        'DataError message',
+      );
+      const thrown = await rejectsWith(
+        env.tools.callTool('gen.strict', { n: -1 }),
+        'ToolExecutionError',
+        'tool throws',
+      );
+      deepEqual(
+        { name: thrown.cause?.name, message: thrown.cause?.message },
+        { name: 'RangeError', message: 'negative' },
+        'cause',
+      );
+      await rejectsWith(env.tools.callTool('gen.strict', { n: 0 }), 'OperationError', 'bad output');
+      await rejectsWith(env.tools.callTool('gen.missing', {}), 'NotFoundError', 'missing tool');
+    },
+  },
+  {
+    name: 'generic: encoding json lifts Date input and lowers a Map result',
+    kind: 'generic',
+    async run(env) {
+      let received: unknown;
+      await env.toolManager.register(
+        {
+          name: 'gen.dates',
+          inputSchema: {
+            type: 'object',
+            properties: { when: { webType: 'Date' } },
+            required: ['when'],
+          },
+          outputSchema: { webType: 'Map', keys: { type: 'string' }, values: { type: 'number' } },
+          execute: ({ when }: { when: Date }) => {
+            received = when;
+            return new Map([['year', when.getUTCFullYear()]]);
+          },
+        },
+        { signal: env.signal },
+      );
+      const result = await env.tools.callTool(
+        'gen.dates',
+        { when: '2026-11-30T10:00:00.000Z' },
+        { encoding: 'json' },
+      );
+      ok(received instanceof Date, 'execute received a Date');
+      deepEqual(result, { year: 2026 }, 'lowered Map');
+      await rejectsWith(
+        env.tools.callTool('gen.dates', { when: 'yesterday' }, { encoding: 'json' }),
+        'DataError',
+        'not a date-time',
+      );
+      const structured = await env.tools.callTool('gen.dates', { when: new Date(0) });
+      ok(structured instanceof Map, 'structured result stays a Map');
+    },
+  },
+  // ---- layering on native ----------------------------------------------------------------------
+  {
+    name: 'layering: natively registered tools appear in tools.getTools() and are callable',
+    kind: 'layering',
+    async run(env) {
+      await env.mc.registerTool(tool('native.echo'), { signal: env.signal });
+      await sleep(20);
+      const listed = await env.tools.getTools();
+      const handle = listed.find((t: { name: string }) => t.name === 'native.echo');
+      ok(handle, 'listed by tools.getTools()');
+      deepEqual(
+        await env.tools.callTool(handle, { hello: 'world' }),
+        { hello: 'world' },
+        'called through modelContext',
+      );
+    },
+  },
+  {
+    name: 'layering: unregistering a mirrored tool removes it from modelContext',
+    kind: 'layering',
+    async run(env) {
+      const controller = new AbortController();
+      await env.toolManager.register(
+        {
+          name: 'mirror.me',
+          naturalLanguageProperties: { description: 'Mirrored.' },
+          execute: () => 'mirrored',
+        },
+        { signal: controller.signal },
+      );
+      await sleep(50);
+      ok(
+        (await env.mc.getTools()).some((t: { name: string }) => t.name === 'mirror.me'),
+        'listed natively',
+      );
+      controller.abort();
+      await sleep(50);
+      ok(
+        !(await env.mc.getTools()).some((t: { name: string }) => t.name === 'mirror.me'),
+        'gone natively',
+      );
+      await nextTask();
+    },
+  },
+];

@@ -1,0 +1,177 @@
+import { describe, expect, it, vi } from 'vitest';
+import { freshInstall, rejection, tick } from './helpers.js';
+
+const echo = { name: 'echo', execute: (input: unknown) => input };
+
+describe('toolManager.register', () => {
+  it('registers, lists sorted, and unregisters', async () => {
+    const { toolManager, tools } = freshInstall();
+    await toolManager.register({ ...echo, name: 'b.tool' });
+    await toolManager.register({ ...echo, name: 'a.tool' });
+    expect((await tools.getTools()).map((tool) => tool.name)).toEqual(['a.tool', 'b.tool']);
+    await toolManager.unregister('a.tool');
+    expect((await tools.getTools()).map((tool) => tool.name)).toEqual(['b.tool']);
+    expect((await rejection(toolManager.unregister('a.tool'))).name).toBe('NotFoundError');
+  });
+
+  it('refuses bad names, duplicates and agent tools without a description: InvalidStateError', async () => {
+    const { toolManager } = freshInstall();
+    for (const name of ['', 'a b', 'x'.repeat(129), 'ümlaut', 'semi;colon']) {
+      expect((await rejection(toolManager.register({ ...echo, name }))).name, name).toBe(
+        'InvalidStateError',
+      );
+    }
+    await toolManager.register({ ...echo, name: 'x'.repeat(128) });
+    await toolManager.register({ ...echo, name: 'A-z_0.9' });
+    expect((await rejection(toolManager.register({ ...echo, name: 'A-z_0.9' }))).name).toBe(
+      'InvalidStateError',
+    );
+    const noDescription = {
+      ...echo,
+      name: 'agent',
+      naturalLanguageProperties: { description: '' },
+    };
+    expect((await rejection(toolManager.register(noDescription))).name).toBe('InvalidStateError');
+  });
+
+  it('refuses untrustworthy exposedTo entries with SecurityError and accepts origins and *', async () => {
+    const { toolManager } = freshInstall();
+    for (const origin of [
+      'http://example.com',
+      'not a url',
+      'ftp://example.com',
+      'javascript:alert(1)',
+    ]) {
+      const result = await rejection(
+        toolManager.register({ ...echo, name: 'x', exposedTo: [origin] }),
+      );
+      expect(result.name, origin).toBe('SecurityError');
+    }
+    await toolManager.register({
+      ...echo,
+      name: 'ok',
+      exposedTo: ['https://b.example/path', 'http://localhost:8080', '*'],
+    });
+  });
+
+  it('refuses invalid or unserializable schemas with a TypeError naming the path', async () => {
+    const { toolManager } = freshInstall();
+    const cases: [unknown, RegExp][] = [
+      [
+        { type: 'object', properties: { a: { type: 'strin' } } },
+        /inputSchema\/properties\/a\/type/,
+      ],
+      [{ type: 'object', required: 'a' }, /inputSchema\/required/],
+      [{ type: 'string', pattern: '([' }, /inputSchema\/pattern/],
+      [
+        { type: 'object', properties: { d: { default: () => 1 } } },
+        /inputSchema\/properties\/d\/default/,
+      ],
+      [{ type: 'number', maximum: Number.NaN }, /inputSchema\/maximum/],
+      ['not an object', /inputSchema/],
+    ];
+    for (const [schema, path] of cases) {
+      const result = await rejection(
+        toolManager.register({ ...echo, name: 's', inputSchema: schema as never }),
+      );
+      expect(result.name).toBe('TypeError');
+      expect(result.message).toMatch(path);
+    }
+    const cyclic: Record<string, unknown> = { type: 'object' };
+    cyclic.properties = { self: cyclic };
+    expect(
+      (await rejection(toolManager.register({ ...echo, name: 's', inputSchema: cyclic }))).message,
+    ).toMatch(/cycle/);
+  });
+
+  it('accepts schemas at the top level or in naturalLanguageProperties, not two different ones', async () => {
+    const { toolManager, tools } = freshInstall();
+    const schema = { type: 'object', properties: { a: { type: 'number' } } };
+    await toolManager.register({
+      ...echo,
+      name: 'nested',
+      naturalLanguageProperties: { description: 'd', inputSchema: schema },
+    });
+    await toolManager.register({
+      ...echo,
+      name: 'both',
+      inputSchema: schema,
+      naturalLanguageProperties: { description: 'd', inputSchema: { ...schema } },
+    });
+    const differ = {
+      ...echo,
+      name: 'differ',
+      inputSchema: schema,
+      naturalLanguageProperties: { description: 'd', inputSchema: { type: 'object' } },
+    };
+    expect((await rejection(toolManager.register(differ))).name).toBe('TypeError');
+    const [both, nested] = await tools.getTools();
+    expect(nested?.inputSchema).toEqual(schema);
+    expect(both?.inputSchema).toEqual(schema);
+  });
+
+  it('a pre-aborted signal rejects with its reason; aborting later unregisters', async () => {
+    const { toolManager, tools } = freshInstall();
+    const reason = new Error('never mind');
+    expect(
+      await rejection(toolManager.register(echo, { signal: AbortSignal.abort(reason) })),
+    ).toMatchObject({ error: reason });
+    const controller = new AbortController();
+    await toolManager.register(echo, { signal: controller.signal });
+    expect(await tools.getTools()).toHaveLength(1);
+    controller.abort();
+    expect(await tools.getTools()).toHaveLength(0);
+    // The name is free again, and aborting the old signal twice does not touch the new one.
+    await toolManager.register(echo);
+    controller.abort();
+    expect(await tools.getTools()).toHaveLength(1);
+  });
+
+  it('derives policy from annotations unless given', async () => {
+    const { toolManager, registry } = freshInstall();
+    await toolManager.register({
+      ...echo,
+      name: 'r',
+      naturalLanguageProperties: { description: 'd', annotations: { readOnlyHint: true } },
+    });
+    await toolManager.register({
+      ...echo,
+      name: 'c',
+      naturalLanguageProperties: {
+        description: 'd',
+        annotations: { destructiveHint: true, readOnlyHint: true },
+      },
+    });
+    await toolManager.register({ ...echo, name: 'w' });
+    await toolManager.register({ ...echo, name: 'x', policy: 'read' });
+    expect(['r', 'c', 'w', 'x'].map((name) => registry.get(name)?.policy)).toEqual([
+      'read',
+      'critical',
+      'write',
+      'read',
+    ]);
+    expect(
+      (await rejection(toolManager.register({ ...echo, name: 'bad', policy: 'admin' as never })))
+        .name,
+    ).toBe('TypeError');
+  });
+
+  it('register() settles without a macrotask, and change events coalesce', async () => {
+    const { toolManager, tools } = freshInstall();
+    const changes = vi.fn();
+    tools.addEventListener('toolchange', changes);
+    let timerRan = false;
+    setTimeout(() => {
+      timerRan = true;
+    }, 0);
+    for (let i = 0; i < 200; i++) await toolManager.register({ ...echo, name: `t${i}` });
+    expect(timerRan).toBe(false);
+    const before = changes.mock.calls.length;
+    await Promise.all([
+      toolManager.register({ ...echo, name: 'x1' }),
+      toolManager.register({ ...echo, name: 'x2' }),
+    ]);
+    await tick();
+    expect(changes.mock.calls.length - before).toBe(1);
+  });
+});

@@ -1,0 +1,166 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ToolExecutionError } from '../src/index.js';
+import { freshInstall, rejection } from './helpers.js';
+
+const numberInput = {
+  type: 'object',
+  properties: { n: { type: 'number' } },
+  required: ['n'],
+  additionalProperties: false,
+};
+
+describe('tools.callTool', () => {
+  it('calls by name or by handle; handles are stable per registration', async () => {
+    const { toolManager, tools } = freshInstall();
+    await toolManager.register({
+      name: 'double',
+      inputSchema: numberInput,
+      execute: ({ n }: { n: number }) => n * 2,
+    });
+    expect(await tools.callTool('double', { n: 21 })).toBe(42);
+    const [first] = await tools.getTools();
+    const [again] = await tools.getTools();
+    expect(first).toBe(again);
+    expect(await first?.call({ n: 2 })).toBe(4);
+    await toolManager.unregister('double');
+    expect((await rejection(first?.call({ n: 2 }) as Promise<unknown>)).name).toBe('NotFoundError');
+    await toolManager.register({ name: 'double', execute: () => 'new' });
+    // A re-registration is a different tool: the old handle stays dead.
+    expect((await rejection(first?.call({ n: 2 }) as Promise<unknown>)).name).toBe('NotFoundError');
+    expect((await rejection(tools.callTool('nothing'))).name).toBe('NotFoundError');
+  });
+
+  it('passes the signal and the caller origin to execute', async () => {
+    const { toolManager, tools } = freshInstall('https://app.example/page');
+    const execute = vi.fn(() => 'ok');
+    await toolManager.register({ name: 'ctx', execute });
+    await tools.callTool('ctx', { a: 1 });
+    expect(execute).toHaveBeenCalledWith(
+      { a: 1 },
+      { signal: expect.any(AbortSignal), caller: { origin: 'https://app.example' } },
+    );
+  });
+
+  it('input that fails inputSchema is a DataError with JSON {path, reason, schemaPath} and all failures', async () => {
+    const { toolManager, tools } = freshInstall();
+    const execute = vi.fn();
+    await toolManager.register({ name: 'strict', inputSchema: numberInput, execute });
+    const result = await rejection(tools.callTool('strict', { n: 'one', extra: true }));
+    expect(result.name).toBe('DataError');
+    const first = JSON.parse(result.message);
+    expect(Object.keys(first)).toEqual(['path', 'reason', 'schemaPath']);
+    expect(result.error.errors).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ path: '/extra', schemaPath: '#/additionalProperties' }),
+        expect.objectContaining({ path: '/n', schemaPath: '#/properties/n/type' }),
+      ]),
+    );
+    expect(result.error.errors).toHaveLength(2);
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it('a tool that throws gives ToolExecutionError with the lowered cause, distinct from our own errors', async () => {
+    const { toolManager, tools } = freshInstall();
+    await toolManager.register({
+      name: 'fake',
+      execute: () => {
+        // Looks exactly like our validation error, but it is the tool's.
+        throw new DOMException('{"path":"","reason":"x","schemaPath":""}', 'DataError');
+      },
+    });
+    await toolManager.register({
+      name: 'rejects',
+      execute: async () => Promise.reject(new RangeError('out of range')),
+    });
+    const fake = await rejection(tools.callTool('fake', {}));
+    expect(fake.error).toBeInstanceOf(ToolExecutionError);
+    expect(fake.error.toolName).toBe('fake');
+    expect(fake.error.cause).toMatchObject({
+      name: 'DataError',
+      message: '{"path":"","reason":"x","schemaPath":""}',
+    });
+    expect(JSON.stringify(fake.error.cause)).not.toContain('stack');
+    const rejects = await rejection(tools.callTool('rejects', {}));
+    expect(rejects.name).toBe('ToolExecutionError');
+    expect(rejects.error.cause).toMatchObject({ name: 'RangeError', message: 'out of range' });
+  });
+
+  it('a result that fails outputSchema is an OperationError', async () => {
+    const { toolManager, tools } = freshInstall();
+    await toolManager.register({
+      name: 'out',
+      outputSchema: { type: 'number' },
+      execute: () => 'not a number',
+    });
+    const result = await rejection(tools.callTool('out', {}));
+    expect(result.name).toBe('OperationError');
+    expect(result.message).toContain('"schemaPath":"#/type"');
+  });
+
+  it('the caller signal: pre-aborted, aborted mid-call, timed out', async () => {
+    const { toolManager, tools } = freshInstall();
+    let toolSignal: AbortSignal | undefined;
+    await toolManager.register({
+      name: 'slow',
+      execute: (_input: unknown, { signal }: { signal: AbortSignal }) => {
+        toolSignal = signal;
+        return new Promise(() => {});
+      },
+    });
+    const reason = new Error('stop');
+    expect(
+      (await rejection(tools.callTool('slow', {}, { signal: AbortSignal.abort(reason) }))).error,
+    ).toBe(reason);
+    const controller = new AbortController();
+    const pending = tools.callTool('slow', {}, { signal: controller.signal });
+    controller.abort(reason);
+    expect((await rejection(pending)).error).toBe(reason);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(toolSignal?.aborted).toBe(true);
+    expect((toolSignal?.reason as DOMException | undefined)?.name).toBe('AbortError');
+    const timed = await rejection(tools.callTool('slow', {}, { signal: AbortSignal.timeout(10) }));
+    expect(timed.name).toBe('TimeoutError');
+  });
+
+  it('fires toolactivated and toolcancel on toolManager', async () => {
+    const { toolManager, tools } = freshInstall();
+    const events: string[] = [];
+    toolManager.addEventListener('toolactivated', (event) =>
+      events.push(`activated:${(event as Event & { toolName: string }).toolName}`),
+    );
+    toolManager.addEventListener('toolcancel', (event) =>
+      events.push(`cancel:${(event as Event & { toolName: string }).toolName}`),
+    );
+    await toolManager.register({ name: 'hang', execute: () => new Promise(() => {}) });
+    const controller = new AbortController();
+    const pending = tools
+      .callTool('hang', {}, { signal: controller.signal })
+      .catch(() => events.push('rejected'));
+    controller.abort();
+    await pending;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(events).toEqual(['activated:hang', 'rejected', 'cancel:hang']);
+  });
+
+  it('agentOnly lists only tools with naturalLanguageProperties', async () => {
+    const { toolManager, tools } = freshInstall();
+    await toolManager.register({ name: 'internal', execute: () => 1 });
+    await toolManager.register({
+      name: 'public',
+      naturalLanguageProperties: { description: 'For agents.' },
+      execute: () => 1,
+    });
+    expect(
+      (await tools.getTools({ agentOnly: true })).map((tool) => [tool.name, tool.agentExposed]),
+    ).toEqual([['public', true]]);
+    expect((await tools.getTools()).map((tool) => tool.agentExposed)).toEqual([false, true]);
+  });
+
+  it('an unknown encoding is a TypeError', async () => {
+    const { toolManager, tools } = freshInstall();
+    await toolManager.register({ name: 'x', execute: () => 1 });
+    expect((await rejection(tools.callTool('x', {}, { encoding: 'xml' as never }))).name).toBe(
+      'TypeError',
+    );
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * `pnpm size`: builds @toolwire/polyfill, then prints what each part costs a page over the
+ * network, min+gzip (level 9, node:zlib):
+ *
+ * - `polyfill.iife.js`, the core a page pays for up front (PERFORMANCE: <= 12 KB);
+ * - each lazily loaded chunk (ajv validator, cfworker validator, lowering) together with every
+ *   `polyfill-shared-*.js` it imports, statically or with `import()`, transitively: what the
+ *   page downloads the first time it needs that chunk.
+ *
+ * Each file is minified on its own with the oxc minifier that Vite bundles (Vite's ES library
+ * output keeps whitespace), then gzipped on its own, as a browser fetches it. Exits 1 when the
+ * core is over budget, after printing the figure.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { constants, gzipSync } from 'node:zlib';
+
+export const POLYFILL_DIST = fileURLToPath(new URL('../packages/polyfill/dist/', import.meta.url));
+/** PERFORMANCE: "polyfill IIFE, gzip -9: <= 12 KB without the lazily loaded validator". */
+export const CORE_BUDGET_BYTES = 12 * 1024;
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Runs the package's own build script (the one `pnpm --filter @toolwire/polyfill build` runs). */
+export function buildPolyfill(stdio: 'inherit' | 'pipe' = 'inherit'): void {
+  execFileSync('npx', ['-y', 'pnpm@12.4.2', '--filter', '@toolwire/polyfill', 'build'], {
+    cwd: REPO_ROOT,
+    stdio,
+  });
+}
+
+interface Minifier {
+  name: string;
+  minify(filename: string, code: string, module: boolean): string;
+}
+
+/** The oxc minifier re-exported by Vite 8 (`minifySync`), when this Vite has it. */
+async function findMinifier(): Promise<Minifier | undefined> {
+  try {
+    const vite = (await import('vite')) as Partial<typeof import('vite')>;
+    const minifySync = vite.minifySync;
+    if (typeof minifySync !== 'function') return undefined;
+    return {
+      name: `oxc (vite ${vite.version ?? '?'}, rolldown ${vite.rolldownVersion ?? '?'})`,
+      minify(filename, code, module) {
+        const result = minifySync(filename, code, { module, compress: true, mangle: true });
+        if (result.errors.length > 0) {
+          throw new Error(
+            `minifying ${filename} failed: ${result.errors.map((e) => e.message).join('; ')}`,
+          );
+        }
+        return result.code;
+      },
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The relative specifiers a chunk imports: `import ... from`, `export ... from`, `import()`. */
+export async function relativeImports(filename: string, code: string): Promise<string[]> {
+  const { parseSync } = await import('vite');
+  const parsed = parseSync(filename, code, { sourceType: 'module' });
+  if (parsed.errors.length > 0) {
+    throw new Error(`cannot parse ${filename}: ${parsed.errors.map((e) => e.message).join('; ')}`);
+  }
+  const specifiers = new Set<string>();
+  for (const item of parsed.module.staticImports) specifiers.add(item.moduleRequest.value);
+  for (const item of parsed.module.staticExports) {
+    for (const entry of item.entries) {
+      if (entry.moduleRequest) specifiers.add(entry.moduleRequest.value);
+    }
+  }
+  for (const item of parsed.module.dynamicImports) {
+    const text = code.slice(item.moduleRequest.start, item.moduleRequest.end).trim();
+    const literal = /^(["'`])([^"'`$]*)\1$/.exec(text);
+    if (literal) specifiers.add(literal[2] as string);
+    else throw new Error(`${filename}: import(${text}) is not a string literal; cannot size it`);
+  }
+  return [...specifiers].filter((specifier) => specifier.startsWith('./'));
+}
+
+/** The chunk file and every file it imports, transitively, in discovery order. */
+async function closure(dist: string, entry: string): Promise<string[]> {
+  const seen: string[] = [];
+  const queue = [entry];
+  while (queue.length > 0) {
+    const file = queue.shift() as string;
+    if (seen.includes(file)) continue;
+    const path = join(dist, file);
+    if (!existsSync(path)) throw new Error(`${seen.at(-1) ?? entry} imports ./${file}, missing`);
+    seen.push(file);
+    for (const specifier of await relativeImports(file, readFileSync(path, 'utf8'))) {
+      if (specifier.includes('/', 2))
+        throw new Error(`${file} imports ${specifier}: not beside it`);
+      queue.push(specifier.slice(2));
+    }
+  }
+  return seen;
+}
+
+export interface PartSize {
+  part: string;
+  /** Entry file, then its imports; empty when the chunk is not built. */
+  files: string[];
+  rawBytes: number;
+  /** Each file gzipped -9 as the build wrote it. */
+  gzipBytes: number;
+  /** Each file minified, then gzipped -9; undefined without a minifier. */
+  minGzipBytes: number | undefined;
+}
+
+export interface SizeReport {
+  minifier: string | undefined;
+  parts: PartSize[];
+  core: PartSize;
+}
+
+const gzip9 = (text: string) => gzipSync(text, { level: constants.Z_BEST_COMPRESSION }).byteLength;
+
+const PARTS: readonly { part: string; entry: string; module: boolean }[] = [
+  { part: 'core: polyfill.iife.js', entry: 'polyfill.iife.js', module: false },
+  { part: 'ajv validator (lazy)', entry: 'polyfill-validator-ajv.js', module: true },
+  {
+    part: 'cfworker validator (lazy, CSP pages)',
+    entry: 'polyfill-validator-cfworker.js',
+    module: true,
+  },
+  { part: 'lowering (lazy)', entry: 'polyfill-lowering.js', module: true },
+];
+
+/** Sizes of the built dist/ (does not build). Throws when the core itself is missing. */
+export async function measurePolyfillSizes(dist = POLYFILL_DIST): Promise<SizeReport> {
+  const minifier = await findMinifier();
+  const parts: PartSize[] = [];
+  for (const { part, entry, module } of PARTS) {
+    if (!existsSync(join(dist, entry))) {
+      if (!module) throw new Error(`${join(dist, entry)} is missing: the build did not write it`);
+      parts.push({ part, files: [], rawBytes: 0, gzipBytes: 0, minGzipBytes: undefined });
+      continue;
+    }
+    const files = module ? await closure(dist, entry) : [entry];
+    let rawBytes = 0;
+    let gzipBytes = 0;
+    let minGzipBytes = 0;
+    for (const file of files) {
+      const code = readFileSync(join(dist, file), 'utf8');
+      rawBytes += Buffer.byteLength(code);
+      gzipBytes += gzip9(code);
+      if (minifier) {
+        const minified = minifier.minify(file, code, module);
+        if (minified.length === 0 && code.trim().length > 0) {
+          throw new Error(`the minifier turned ${file} into nothing`);
+        }
+        minGzipBytes += gzip9(minified);
+      }
+    }
+    parts.push({
+      part,
+      files,
+      rawBytes,
+      gzipBytes,
+      minGzipBytes: minifier ? minGzipBytes : undefined,
+    });
+  }
+  return { minifier: minifier?.name, parts, core: parts[0] as PartSize };
+}
+
+/** min+gzip when a minifier was found, else gzip of the file as built. */
+export function chargedBytes(size: PartSize): number {
+  return size.minGzipBytes ?? size.gzipBytes;
+}
+
+function bytes(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+export function renderSizeTable(report: SizeReport): string {
+  const sizeTitle = report.minifier ? 'min+gzip -9 B' : 'gzip -9 B (NOT minified)';
+  const header = ['part', 'files', 'raw B', 'gzip -9 as built B', sizeTitle, 'notes'];
+  const rows = report.parts.map((size) => {
+    if (size.files.length === 0) return [size.part, '-', '-', '-', '-', 'not built'];
+    const [entry, ...imports] = size.files;
+    const notes = [
+      imports.length > 0
+        ? `${entry} + ${imports.length} imported: ${imports.map((file) => file.replace(/^polyfill-shared-(.*)\.js$/, 'shared-$1')).join(', ')}`
+        : `${entry}, no imports`,
+      size === report.core
+        ? `budget ${bytes(CORE_BUDGET_BYTES)} B: ${chargedBytes(size) <= CORE_BUDGET_BYTES ? 'met' : 'OVER'}`
+        : '',
+    ]
+      .filter(Boolean)
+      .join('; ');
+    return [
+      size.part,
+      String(size.files.length),
+      bytes(size.rawBytes),
+      bytes(size.gzipBytes),
+      size.minGzipBytes === undefined ? bytes(size.gzipBytes) : bytes(size.minGzipBytes),
+      notes,
+    ];
+  });
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const numeric = [false, true, true, true, true, false];
+  const line = (cells: readonly string[]) =>
+    `| ${cells
+      .map((cell, k) =>
+        numeric[k] ? cell.padStart(widths[k] as number) : cell.padEnd(widths[k] as number),
+      )
+      .join(' | ')} |`;
+  const rule = `|${widths.map((w, k) => `${'-'.repeat(w + 1)}${numeric[k] ? ':' : '-'}`).join('|')}|`;
+  return [line(header), rule, ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  try {
+    buildPolyfill();
+  } catch {
+    console.error('size: the polyfill build failed (see above); nothing to measure.');
+    process.exit(1);
+  }
+  const report = await measurePolyfillSizes();
+  console.log('# @toolwire/polyfill sizes');
+  console.log('');
+  console.log(
+    report.minifier
+      ? `- each file minified with ${report.minifier}, then gzip -9 (node:zlib); a lazy chunk counts every file it imports, transitively, each gzipped on its own as fetched`
+      : '- NO minifier importable from the workspace: sizes are gzip -9 of the files as built, not minified',
+  );
+  console.log('');
+  console.log(renderSizeTable(report));
+  console.log('');
+  const core = chargedBytes(report.core);
+  const verdict = core <= CORE_BUDGET_BYTES ? 'met' : 'MISSED';
+  console.log(
+    `target: polyfill IIFE ${report.minifier ? 'min+gzip' : 'gzip'} -9 <= ${bytes(CORE_BUDGET_BYTES)} B: ${bytes(core)} B, ${verdict}`,
+  );
+  if (core > CORE_BUDGET_BYTES) process.exitCode = 1;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((error: unknown) => {
+    console.error('size:', error instanceof Error ? error.message : error);
+    process.exitCode = 1;
+  });
+}
