@@ -5,8 +5,9 @@
  * is kept and the generic layer is installed on top of it.
  */
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+import { FrameNode } from './frames/node.js';
 import { documentOrigin } from './lib/origins.js';
-import { toolsAllowedByPolicy } from './lib/permissions.js';
+import { policyAnswer } from './lib/permissions.js';
 import { ModelContext } from './model-context.js';
 import type { NativeModelContext } from './native.js';
 import { NativeLayer } from './native.js';
@@ -38,17 +39,34 @@ export function install(options: InstallOptions = {}): Installation {
   const doc = win.document;
   const registry = new ToolRegistry(win === globalThis ? documentOrigin() : win.location.origin);
   // Read once: the policy cannot change for the life of a document.
-  const allowedOnce = toolsAllowedByPolicy(doc);
-  const allowed = () => allowedOnce;
+  const ownPolicy = policyAnswer(doc);
+  const topLevel = win.parent === win || !win.parent;
+  // The generic layer needs the permission only at the top: in frames it decides coalescing.
+  const allowed = () => !topLevel || ownPolicy !== false;
+  let ours: ModelContext | undefined;
+  let tools: Tools | undefined;
+  const frames = new FrameNode({
+    window: win,
+    registry,
+    ownPolicy,
+    runGeneric: (entry, input, encoding, signal, caller) =>
+      (tools as Tools).runFor(entry, input, encoding, signal, caller),
+    runSpec: (entry, input, signal, caller) =>
+      ours
+        ? ours.runFor(entry, input, signal, caller)
+        : Promise.reject(new DOMException('No modelContext polyfill here.', 'UnknownError')),
+    toolsChanged: () => tools?.dispatchEvent(new Event('toolchange')),
+    specChanged: () => ours?.dispatchEvent(new Event('toolchange')),
+  });
 
   const nativeContext = options.ignoreNative
     ? undefined
     : (doc as unknown as { modelContext?: NativeModelContext }).modelContext;
   const native = nativeContext ? new NativeLayer(nativeContext) : undefined;
-  const tools = new Tools(registry, { allowed, native });
+  tools = new Tools(registry, { allowed, native, frames });
   const toolManager = new ToolManager(registry, {
     allowed,
-    onRegister: native ? (entry) => native.mirror(entry, tools) : undefined,
+    onRegister: native ? (entry) => native.mirror(entry, tools as Tools) : undefined,
     onUnregister: native ? (entry) => native.unmirror(entry) : undefined,
   });
 
@@ -56,10 +74,17 @@ export function install(options: InstallOptions = {}): Installation {
   if (nativeContext) {
     modelContext = nativeContext;
   } else {
-    const ours = new ModelContext(registry, { allowed, window: win, tools });
-    modelContext = ours;
+    const context = new ModelContext(registry, {
+      permission: () => frames.allowed,
+      ready: frames.ready,
+      window: win,
+      tools,
+      frames,
+    });
+    ours = context;
+    modelContext = context;
     Object.defineProperty(doc, 'modelContext', {
-      get: () => ours,
+      get: () => context,
       configurable: true,
       enumerable: true,
     });
@@ -69,6 +94,8 @@ export function install(options: InstallOptions = {}): Installation {
   }
   defineGlobal(win, 'toolManager', toolManager, true);
   defineGlobal(win, 'tools', tools, true);
+
+  frames.start(ownPolicy !== false);
 
   const installation: Installation = {
     toolManager,

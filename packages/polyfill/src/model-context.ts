@@ -14,13 +14,14 @@
  *    registrations that carry naturalLanguageProperties (their `webType` schemas expanded).
  */
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+import type { ToolDescriptor } from './frames/messages.js';
+import type { FrameNode } from './frames/node.js';
 import { abortReason, domException } from './lib/dom.js';
 import { loadLowering, usesWebTypes } from './lib/lowering.js';
 import { isValidToolName } from './lib/names.js';
 import { trustworthyOrigin } from './lib/origins.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
-import { handleOf } from './tool.js';
 import { normalizeExposedTo } from './tool-manager.js';
 import type { Tools } from './tools.js';
 import { expanded } from './tools.js';
@@ -53,7 +54,12 @@ export interface RegisteredTool {
 }
 
 export interface ModelContextHooks {
-  allowed(): boolean;
+  /** Is this document allowed to use `tools`? undefined while a frame waits for its parent. */
+  permission(): boolean | undefined;
+  /** Settles once the permission is known. */
+  ready: Promise<boolean>;
+  /** The frames bridge, for tools in other documents of the page. */
+  frames?: FrameNode | undefined;
   window: Window;
   /** The generic layer: toolManager tools called from here take its JSON path. */
   tools: Tools;
@@ -102,7 +108,11 @@ export class ModelContext extends EventTarget {
         );
       const name = String(tool.name);
       const description = String(tool.description);
-      if (!this.#hooks.allowed())
+      const permission = this.#hooks.permission();
+      if (permission === undefined) {
+        return this.#hooks.ready.then(() => this.registerTool(tool, options));
+      }
+      if (!permission)
         throw domException('NotAllowedError', 'This document is not allowed to use tools.');
       if (this.#registry.get(name)) throw domException('InvalidStateError', 'Duplicate tool name');
       if (!isValidToolName(name)) throw domException('InvalidStateError', 'Invalid tool name');
@@ -146,7 +156,8 @@ export class ModelContext extends EventTarget {
   }
 
   async getTools(options: { fromOrigins?: string[] } = {}): Promise<RegisteredTool[]> {
-    if (!this.#hooks.allowed())
+    const permission = this.#hooks.permission() ?? (await this.#hooks.ready);
+    if (!permission)
       throw domException('NotAllowedError', 'This document is not allowed to use tools.');
     const fromOrigins = (options.fromOrigins ?? []).map((entry) => {
       const origin = trustworthyOrigin(entry);
@@ -157,6 +168,17 @@ export class ModelContext extends EventTarget {
         );
       return origin;
     });
+    const frames = this.#hooks.frames;
+    if (frames && (frames.hasChildren || !frames.isTop)) {
+      // Other documents of the page: the top walks the tree (spec "getTools" step 3).
+      const found = await frames.treeList(fromOrigins);
+      const tools = await Promise.all(
+        found.map((descriptor) => this.#fromDescriptor(descriptor, frames)),
+      );
+      return tools
+        .filter((tool): tool is RegisteredTool => tool !== undefined)
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }
     const caller = this.#registry.origin;
     const entries = this.#registry.list(
       caller,
@@ -185,6 +207,28 @@ export class ModelContext extends EventTarget {
     return tool;
   }
 
+  async #fromDescriptor(
+    descriptor: ToolDescriptor,
+    frames: FrameNode,
+  ): Promise<RegisteredTool | undefined> {
+    const window = frames.windowAt(descriptor.route);
+    if (!window) return undefined;
+    const tool = {} as RegisteredTool;
+    if (descriptor.annotations) tool.annotations = specAnnotations(descriptor.annotations);
+    tool.description = descriptor.description;
+    if (descriptor.inputSchema) {
+      const text = JSON.stringify(descriptor.inputSchema);
+      tool.inputSchema = usesWebTypes(text)
+        ? (await loadLowering()).expandSchema(descriptor.inputSchema)
+        : (JSON.parse(text) as object);
+    }
+    tool.name = descriptor.name;
+    tool.origin = descriptor.origin;
+    tool.title = descriptor.title;
+    tool.window = window;
+    return tool;
+  }
+
   executeTool(
     tool: RegisteredTool,
     inputObject?: object,
@@ -200,7 +244,11 @@ export class ModelContext extends EventTarget {
             `Failed to execute 'executeTool': required member ${member} is undefined.`,
           );
       }
-      if (!this.#hooks.allowed())
+      const permission = this.#hooks.permission();
+      if (permission === undefined) {
+        return this.#hooks.ready.then(() => this.executeTool(tool, inputObject, options));
+      }
+      if (!permission)
         throw domException('NotAllowedError', 'This document is not allowed to use tools.');
       let origin: string;
       try {
@@ -223,6 +271,17 @@ export class ModelContext extends EventTarget {
       if (text === undefined) throw new TypeError('The input object cannot be serialized to JSON.');
       inputText = text;
       if (options.signal?.aborted) throw abortReason(options.signal);
+      const frames = this.#hooks.frames;
+      if (frames && tool.window !== this.#hooks.window) {
+        return this.#executeElsewhere(
+          frames,
+          tool.window,
+          String(tool.name),
+          origin,
+          inputText,
+          options.signal,
+        );
+      }
       const entry = this.#registry.get(String(tool.name));
       if (
         !entry ||
@@ -234,29 +293,48 @@ export class ModelContext extends EventTarget {
           domException('UnknownError', `No tool named "${String(tool.name)}" can be executed.`),
         );
       }
-      return this.#execute(entry, inputText, options.signal);
+      // The input crosses to the target as JSON, as it would between documents.
+      return this.runFor(
+        entry,
+        JSON.parse(inputText) as unknown,
+        options.signal,
+        this.#registry.origin,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  async #execute(
-    entry: RegistryEntry,
+  /** A tool in another document of the page: the frames bridge routes the call. */
+  async #executeElsewhere(
+    frames: FrameNode,
+    window: Window,
+    name: string,
+    origin: string,
     inputText: string,
     signal: AbortSignal | undefined,
   ): Promise<string> {
-    // The input crosses to the target as JSON, as it would between documents.
-    const input = JSON.parse(inputText) as unknown;
+    try {
+      return String(await frames.callSpec(window, name, origin, JSON.parse(inputText), signal));
+    } catch (error) {
+      if (signal?.aborted && error === signal.reason) throw error;
+      throw domException('UnknownError', 'Tool was executed but the invocation failed.');
+    }
+  }
+
+  /** @internal Runs one of this document's tools for a caller (here or in another frame). */
+  async runFor(
+    entry: RegistryEntry,
+    input: unknown,
+    signal: AbortSignal | undefined,
+    caller: string,
+  ): Promise<string> {
     let result: unknown;
     try {
       if (entry.layer === 'toolManager') {
-        const handle = handleOf(this.#hooks.tools, entry);
-        result = await this.#hooks.tools.callTool(handle, input, { signal, encoding: 'json' });
+        result = await this.#hooks.tools.runFor(entry, input, 'json', signal, caller);
       } else {
-        result = await this.#registry.execute(entry, input, {
-          signal,
-          caller: { origin: this.#registry.origin },
-        });
+        result = await this.#registry.execute(entry, input, { signal, caller: { origin: caller } });
       }
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;

@@ -56,6 +56,8 @@ export interface RegistryEntry extends RegistryEntryInit {
 export interface RegistryChange {
   /** Did an agent-exposed tool come or go? (document.modelContext listens only to those.) */
   agent: boolean;
+  /** The union of the changed tools' exposedTo lists (frames tell exactly those origins). */
+  exposedTo: Set<string>;
 }
 
 /** A tool's own failure, as opposed to the registry's: the layers report it differently. */
@@ -139,9 +141,10 @@ export class ToolRegistry {
   #changed(entry: RegistryEntry): void {
     if (this.#pending) {
       this.#pending.agent ||= entry.agentExposed;
+      for (const origin of entry.exposedTo) this.#pending.exposedTo.add(origin);
       return;
     }
-    this.#pending = { agent: entry.agentExposed };
+    this.#pending = { agent: entry.agentExposed, exposedTo: new Set(entry.exposedTo) };
     queueMicrotask(() => {
       const change = this.#pending as RegistryChange;
       this.#pending = null;

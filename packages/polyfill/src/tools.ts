@@ -8,6 +8,8 @@
  * cannot be lowered). With `encoding: 'json'` the result comes back lowered to JSON.
  */
 import { dataError, ToolExecutionError } from './errors.js';
+import type { FrameNode } from './frames/node.js';
+import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
 import type { LoweringModule } from './lib/lowering.js';
 import { loadLowering, lowerThrown } from './lib/lowering.js';
@@ -23,6 +25,8 @@ import { loadValidator } from './validation.js';
 export interface ToolsHooks {
   allowed(): boolean;
   native?: NativeLayer | undefined;
+  /** The frames bridge: other frames' tools coalesce in, `of(frame)` reads them directly. */
+  frames?: FrameNode | undefined;
 }
 
 const EXPANDED = 'tools.expanded.';
@@ -39,35 +43,44 @@ export class Tools extends EventTarget implements ToolCaller {
     hooks.native?.onChange(() => this.dispatchEvent(new Event('toolchange')));
   }
 
-  /** This document's tools visible to it, plus native ones; sorted by name, then origin. */
+  #remote = new Map<string, RemoteTools>();
+
+  /**
+   * This document's tools visible to it, those that coalesce up from its frames, and native
+   * ones; sorted by name, then origin.
+   */
   async getTools(options: GetToolsOptions = {}): Promise<Tool[]> {
     const agentOnly = options.agentOnly === true;
     const own = this.#registry
       .list(this.#registry.origin, agentOnly ? (entry) => entry.agentExposed : undefined)
       .map((entry) => handleOf(this, entry));
+    const frames = this.#hooks.frames;
+    const fromFrames = frames?.hasChildren
+      ? (await frames.listSubtree(this.#registry.origin, [], agentOnly, null))
+          .filter((tool) => tool.route.length > 0)
+          .map((tool) => frames.handleFor(this, tool))
+      : [];
     const native = this.#hooks.native ? await this.#hooks.native.tools(this) : [];
-    if (native.length === 0) return own;
-    return [...own, ...native].sort((a, b) =>
-      a.name !== b.name
-        ? a.name < b.name
-          ? -1
-          : 1
-        : a.origin < b.origin
-          ? -1
-          : a.origin > b.origin
-            ? 1
-            : 0,
-    );
+    if (native.length === 0 && fromFrames.length === 0) return own;
+    return [...own, ...fromFrames, ...native].sort(compareTools);
   }
 
-  /** Another frame's tools: frames arrive with issue 5; today only this window itself. */
-  of(target: unknown): Tools {
-    if (target === globalThis || target === (globalThis as { window?: unknown }).window)
-      return this;
-    throw domException(
-      'NotSupportedError',
-      'tools.of(frame) needs the frames bridge, which is not built yet.',
-    );
+  /** Another frame's tools (a descendant iframe element or window), read directly. */
+  of(target: unknown): Tools | RemoteTools {
+    const win = isIframe(target) ? target.contentWindow : target;
+    const frames = this.#hooks.frames;
+    if (win === globalThis || win === frames?.window) return this;
+    const route =
+      frames && win && typeof win === 'object' ? frames.routeTo(win as Window) : undefined;
+    if (!frames || !route)
+      throw domException('NotFoundError', 'tools.of() takes this window or a frame inside it.');
+    const key = route.join('/');
+    let remote = this.#remote.get(key);
+    if (!remote) {
+      remote = new RemoteTools(frames, route, this);
+      this.#remote.set(key, remote);
+    }
+    return remote;
   }
 
   callTool(tool: string | Tool, input?: unknown, options: CallToolOptions = {}): Promise<unknown> {
@@ -75,6 +88,9 @@ export class Tools extends EventTarget implements ToolCaller {
       const native = this.#hooks.native;
       if (native && typeof tool === 'object' && native.owns(tool))
         return native.call(tool, input, options);
+      if (typeof tool === 'object' && this.#hooks.frames?.isRemote(tool)) {
+        return this.#hooks.frames.callRemote(tool, input === undefined ? {} : input, options);
+      }
       const entry = this.#resolve(tool);
       if (!this.#hooks.allowed())
         throw domException('NotAllowedError', 'This document is not allowed to use tools.');
@@ -82,7 +98,13 @@ export class Tools extends EventTarget implements ToolCaller {
       if (encoding !== 'structured' && encoding !== 'json')
         throw new TypeError(`Unknown encoding ${JSON.stringify(encoding)}.`);
       if (options.signal?.aborted) throw abortReason(options.signal);
-      return this.#run(entry, input === undefined ? {} : input, encoding, options.signal);
+      return this.#run(
+        entry,
+        input === undefined ? {} : input,
+        encoding,
+        options.signal,
+        this.#registry.origin,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
@@ -106,11 +128,23 @@ export class Tools extends EventTarget implements ToolCaller {
     return entry;
   }
 
+  /** @internal The frames bridge runs a local tool for a caller in another frame. */
+  runFor(
+    entry: RegistryEntry,
+    input: unknown,
+    encoding: 'structured' | 'json',
+    signal: AbortSignal | undefined,
+    caller: string,
+  ): Promise<unknown> {
+    return this.#run(entry, input, encoding, signal, caller);
+  }
+
   async #run(
     entry: RegistryEntry,
     input: unknown,
     encoding: 'structured' | 'json',
     signal: AbortSignal | undefined,
+    caller: string,
   ) {
     let value = input;
     if (entry.inputSchema) {
@@ -141,7 +175,7 @@ export class Tools extends EventTarget implements ToolCaller {
     try {
       result = await this.#registry.execute(entry, value, {
         signal,
-        caller: { origin: this.#registry.origin },
+        caller: { origin: caller },
       });
     } catch (error) {
       if (error instanceof ToolFailure)
@@ -258,4 +292,15 @@ async function check(
     'OperationError',
     `The result does not match outputSchema: ${JSON.stringify({ path: first?.path, reason: first?.reason, schemaPath: first?.schemaPath })}`,
   );
+}
+
+/** An iframe element? (Never reads a property: `value` may be a cross-origin WindowProxy.) */
+function isIframe(value: unknown): value is HTMLIFrameElement {
+  const type = (globalThis as { HTMLIFrameElement?: typeof HTMLIFrameElement }).HTMLIFrameElement;
+  return type !== undefined && value instanceof type;
+}
+
+function compareTools(a: Tool, b: Tool): number {
+  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
+  return a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0;
 }

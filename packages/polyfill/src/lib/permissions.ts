@@ -11,15 +11,20 @@ interface PolicyApi {
 }
 
 export function toolsAllowedByPolicy(doc: Document | undefined): boolean {
-  if (!doc) return true;
+  return policyAnswer(doc) ?? true;
+}
+
+/** The policy API's own answer for `tools`, or undefined when this browser does not know it. */
+export function policyAnswer(doc: Document | undefined): boolean | undefined {
+  if (!doc) return undefined;
   const policy = ((doc as unknown as { permissionsPolicy?: PolicyApi }).permissionsPolicy ??
     (doc as unknown as { featurePolicy?: PolicyApi }).featurePolicy) as PolicyApi | undefined;
-  if (!policy || typeof policy.allowsFeature !== 'function') return true;
+  if (!policy || typeof policy.allowsFeature !== 'function') return undefined;
   try {
     const known = policy.features?.() ?? [];
-    if (!known.includes('tools')) return true;
+    if (!known.includes('tools')) return undefined;
     return policy.allowsFeature('tools');
   } catch {
-    return true;
+    return undefined;
   }
 }

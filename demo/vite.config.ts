@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { InlineConfig } from 'vite';
+import { defineConfig } from 'vite';
+
+/**
+ * The browser demo's Vite config. The frames page needs two origins, so `demo/serve.ts` starts
+ * this config twice: origin A (`http://localhost:PORT_A`, the top page) and origin B
+ * (`http://127.0.0.1:PORT_B`, the cross-origin frames). `vite --config demo/vite.config.ts`
+ * alone serves one of them, which is enough for same-origin pages only.
+ */
+export const DEMO_ROOT = fileURLToPath(new URL('.', import.meta.url));
+const REPO_ROOT = join(DEMO_ROOT, '..');
+
+export const DEFAULT_PORT_A = 5173;
+export const DEFAULT_PORT_B = 5174;
+
+export function demoPorts(env: NodeJS.ProcessEnv = process.env): { a: number; b: number } {
+  return {
+    a: Number(env.TOOLWIRE_DEMO_PORT_A ?? DEFAULT_PORT_A),
+    b: Number(env.TOOLWIRE_DEMO_PORT_B ?? DEFAULT_PORT_B),
+  };
+}
+
+export function demoOrigins(ports = demoPorts()): { A: string; B: string } {
+  return { A: `http://localhost:${ports.a}`, B: `http://127.0.0.1:${ports.b}` };
+}
+
+export interface DemoServerOptions {
+  /** Which of the two origins this server is. */
+  which: 'A' | 'B';
+  ports?: { a: number; b: number };
+  /** Live reload while editing (off for screenshots: a reload mid-run would blank the matrix). */
+  watch?: boolean;
+}
+
+export function demoConfig({ which, ports = demoPorts(), watch = true }: DemoServerOptions) {
+  const origins = demoOrigins(ports);
+  return {
+    root: DEMO_ROOT,
+    configFile: false,
+    clearScreen: false,
+    logLevel: 'warn',
+    // Two servers on one root must not share the dependency optimizer's cache directory.
+    cacheDir: join(REPO_ROOT, 'node_modules', '.vite', `demo-${which.toLowerCase()}`),
+    define: { __TOOLWIRE_DEMO_ORIGINS__: JSON.stringify(origins) },
+    server: {
+      host: which === 'A' ? 'localhost' : '127.0.0.1',
+      port: which === 'A' ? ports.a : ports.b,
+      strictPort: true,
+      // Pages import the polyfill's source from ../packages/polyfill/src.
+      fs: { allow: [REPO_ROOT] },
+      hmr: watch,
+      watch: watch ? {} : null,
+    },
+    // Crawl the pages at startup so ajv & co. are pre-bundled before the first load, not
+    // discovered mid-run (which reloads the page and its frames).
+    optimizeDeps: { entries: ['frames/*.html'] },
+  } satisfies InlineConfig;
+}
+
+export default defineConfig(demoConfig({ which: 'A' }));

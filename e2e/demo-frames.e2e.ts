@@ -1,0 +1,48 @@
+import { expect, test } from '@playwright/test';
+import { type DemoServers, startDemoServers } from '../demo/serve.js';
+
+// The demo's frames page (issue 5): its live matrix, on two real origins, must agree with
+// API.md in every cell. The page computes the expected values itself (demo/frames/expectations.ts);
+// this test holds it to "no red cell, no failed call".
+
+let servers: DemoServers;
+
+test.beforeAll(async () => {
+  servers = await startDemoServers({ ports: { a: 5193, b: 5194 }, watch: false });
+});
+
+test.afterAll(async () => {
+  await servers?.close();
+});
+
+test('the frames page matrix matches API.md in every cell', async ({ page }) => {
+  test.setTimeout(90_000);
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(servers.framesUrl);
+  await page.waitForSelector('#matrix[data-ready="true"]', { timeout: 60_000 });
+  // Frames keep arriving (and re-rendering the matrix) for a moment; wait until it is quiet.
+  let renders: string | null = null;
+  for (let i = 0; i < 30; i++) {
+    const now = await page.getAttribute('#matrix', 'data-renders');
+    if (now === renders) break;
+    renders = now;
+    await page.waitForTimeout(1000);
+  }
+  const counts = await page.evaluate(() => {
+    const cells = [...document.querySelectorAll<HTMLElement>('#matrix [data-cell]')];
+    return {
+      cells: cells.length,
+      mismatch: cells
+        .filter((cell) => cell.dataset.match === 'mismatch')
+        .map((cell) => cell.title || cell.dataset.cell),
+      error: cells
+        .filter((cell) => cell.dataset.match === 'error')
+        .map((cell) => cell.title || cell.dataset.cell),
+    };
+  });
+  expect(counts.cells).toBeGreaterThan(100);
+  expect(counts.mismatch).toEqual([]);
+  expect(counts.error).toEqual([]);
+  expect(problems).toEqual([]);
+});

@@ -1,0 +1,501 @@
+import { expect, type Frame, type Page, test } from '@playwright/test';
+import { E2E_PORT } from '../playwright.config.js';
+
+// Frames in real Chromium over two real origins: the top page on http://localhost:PORT,
+// "cross" frames on http://127.0.0.1:PORT. Every row of API.md's scenario table, for both
+// layers, plus calls, aborts and frame removal across origins.
+
+const TOP = `http://localhost:${E2E_PORT}`;
+const CROSS = `http://127.0.0.1:${E2E_PORT}`;
+
+interface ToolSpec {
+  name: string;
+  exposedTo?: string[];
+  agent?: boolean;
+  spec?: boolean;
+  specExposedTo?: string[];
+}
+interface FrameSpec {
+  id: string;
+  origin?: 'same' | 'cross';
+  allow?: string;
+  tools?: ToolSpec[];
+  frames?: FrameSpec[];
+}
+
+/** The usual four exposures of a frame's tools, plus one agent-exposed tool. */
+function toolsOf(id: string, other = 'https://other.example'): ToolSpec[] {
+  return [
+    { name: `${id}.own` },
+    { name: `${id}.top`, exposedTo: [TOP] },
+    { name: `${id}.star`, exposedTo: ['*'] },
+    { name: `${id}.other`, exposedTo: [other] },
+    { name: `${id}.agent`, exposedTo: ['*'], agent: true },
+  ];
+}
+
+async function open(page: Page, spec: FrameSpec): Promise<void> {
+  await page.goto(`/e2e/pages/frames/top.html#${encodeURIComponent(JSON.stringify(spec))}`);
+  await page.waitForFunction(() => (window as any).frameReady === true);
+}
+
+/** The frame whose own scenario node has this id (the top's URL mentions every id). */
+function specId(url: string): string | undefined {
+  try {
+    return (JSON.parse(decodeURIComponent(new URL(url).hash.slice(1))) as { id?: string }).id;
+  } catch {
+    return undefined;
+  }
+}
+
+function frame(page: Page, id: string): Frame {
+  const found = page.frames().find((f) => specId(f.url()) === id);
+  if (!found) throw new Error(`no frame ${id}`);
+  return found;
+}
+
+async function waitFrame(page: Page, id: string): Promise<Frame> {
+  await expect.poll(() => page.frames().some((f) => specId(f.url()) === id)).toBe(true);
+  const found = frame(page, id);
+  await found.waitForFunction(() => (window as any).frameReady === true);
+  return found;
+}
+
+interface NamesQuery {
+  view: 'tools' | 'of' | 'modelContext';
+  agentOnly?: boolean;
+  path?: string[];
+  fromOrigins?: string[];
+}
+
+/** The sorted names one view of the top page lists (see namesOf in pages/frames/scenario.ts). */
+async function names(page: Page, query: NamesQuery): Promise<string[]> {
+  return page.evaluate((q) => (window as any).namesOf(q), query);
+}
+
+const TOOLS: NamesQuery = { view: 'tools' };
+const AGENTS: NamesQuery = { view: 'tools', agentOnly: true };
+const of = (...path: string[]): NamesQuery => ({ view: 'of', path });
+const mc = (fromOrigins?: string[]): NamesQuery => ({
+  view: 'modelContext',
+  ...(fromOrigins ? { fromOrigins } : {}),
+});
+
+/** Waits until the frames' handshakes are done, by reading each one directly. */
+async function settle(page: Page, ...ids: string[]): Promise<void> {
+  for (const id of ids) await waitFrame(page, id);
+  await page.evaluate(async () => {
+    for (const iframe of Array.from(document.querySelectorAll('iframe')))
+      await (window as any).tools.of(iframe).getTools();
+  });
+}
+
+test.describe('generic layer: the scenario table', () => {
+  test('row 1: same-origin iframe, no allow: coalesced; of() sees it', async ({ page }) => {
+    await open(page, { id: 'top', frames: [{ id: 'f1', origin: 'same', tools: toolsOf('f1') }] });
+    await settle(page, 'f1');
+    // Same origin as the top: every tool is the top's origin's own, whatever else exposedTo lists.
+    expect(await names(page, TOOLS)).toEqual([
+      'f1.agent',
+      'f1.other',
+      'f1.own',
+      'f1.star',
+      'f1.top',
+    ]);
+    expect(await names(page, AGENTS)).toEqual(['f1.agent']);
+    expect(await names(page, of('#f1'))).toEqual([
+      'f1.agent',
+      'f1.other',
+      'f1.own',
+      'f1.star',
+      'f1.top',
+    ]);
+  });
+
+  test('row 2: cross-origin iframe, no allow: not coalesced; of() sees what is exposed to top', async ({
+    page,
+  }) => {
+    await open(page, { id: 'top', frames: [{ id: 'f2', origin: 'cross', tools: toolsOf('f2') }] });
+    await settle(page, 'f2');
+    expect(await names(page, TOOLS)).toEqual([]);
+    expect(await names(page, AGENTS)).toEqual([]);
+    expect(await names(page, of('#f2'))).toEqual(['f2.agent', 'f2.star', 'f2.top']);
+  });
+
+  test('row 3: cross-origin iframe with allow="tools": tools exposed to top coalesce', async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      frames: [{ id: 'f3', origin: 'cross', allow: 'tools', tools: toolsOf('f3') }],
+    });
+    await settle(page, 'f3');
+    expect(await names(page, TOOLS)).toEqual(['f3.agent', 'f3.star', 'f3.top']);
+    expect(await names(page, AGENTS)).toEqual(['f3.agent']);
+    expect(await names(page, of('#f3'))).toEqual(['f3.agent', 'f3.star', 'f3.top']);
+  });
+
+  test('row 4: allow="tools \'none\'": never coalesced, even same-origin', async ({ page }) => {
+    await open(page, {
+      id: 'top',
+      frames: [{ id: 'f4', origin: 'same', allow: "tools 'none'", tools: toolsOf('f4') }],
+    });
+    await settle(page, 'f4');
+    expect(await names(page, TOOLS)).toEqual([]);
+    expect(await names(page, of('#f4'))).toEqual([
+      'f4.agent',
+      'f4.other',
+      'f4.own',
+      'f4.star',
+      'f4.top',
+    ]);
+  });
+
+  test('row 5: a granted grandchild in a granted child coalesces transitively', async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      frames: [
+        {
+          id: 'c5',
+          origin: 'cross',
+          allow: 'tools',
+          tools: toolsOf('c5'),
+          frames: [{ id: 'g5', origin: 'same', allow: 'tools', tools: toolsOf('g5') }],
+        },
+      ],
+    });
+    await waitFrame(page, 'g5');
+    await expect
+      .poll(() => names(page, TOOLS))
+      .toEqual(['c5.agent', 'c5.star', 'c5.top', 'g5.agent', 'g5.star', 'g5.top']);
+    expect(await names(page, of('#c5', 'frames:0'))).toEqual(['g5.agent', 'g5.star', 'g5.top']);
+  });
+
+  test('row 6: a granted grandchild under a refused child: coalescing stops at the refusal', async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      frames: [
+        {
+          id: 'c6',
+          origin: 'cross',
+          tools: toolsOf('c6'),
+          frames: [{ id: 'g6', origin: 'same', allow: 'tools', tools: toolsOf('g6') }],
+        },
+      ],
+    });
+    await waitFrame(page, 'g6');
+    await settle(page, 'c6');
+    expect(await names(page, TOOLS)).toEqual([]);
+    // The grandchild's embedding grants tools, so it coalesces into its parent (not further).
+    expect(await names(page, of('#c6'))).toEqual([
+      'c6.agent',
+      'c6.star',
+      'c6.top',
+      'g6.agent',
+      'g6.star',
+      'g6.top',
+    ]);
+    expect(await names(page, of('#c6', 'frames:0'))).toEqual(['g6.agent', 'g6.star', 'g6.top']);
+  });
+});
+
+test.describe('generic layer: calls across origins', () => {
+  const spec: FrameSpec = {
+    id: 'top',
+    frames: [{ id: 'f3', origin: 'cross', allow: 'tools', tools: toolsOf('f3') }],
+  };
+
+  test('a coalesced cross-origin tool is called with structured values and the caller origin', async ({
+    page,
+  }) => {
+    await open(page, spec);
+    await settle(page, 'f3');
+    const result = await page.evaluate(async () => {
+      const tools = (window as any).tools;
+      const handle = (await tools.getTools()).find((t: { name: string }) => t.name === 'f3.top');
+      const value = await tools.callTool(handle, { n: 1, blob: new Blob(['hi']) });
+      const byName = await tools.of(document.getElementById('f3')).callTool('f3.star', { n: 2 });
+      return { value, byName, origin: handle.origin };
+    });
+    expect(result.value).toMatchObject({ from: 'f3', tool: 'f3.top', blob: true });
+    expect(result.byName).toMatchObject({ from: 'f3', tool: 'f3.star', echo: { n: 2 } });
+    expect(result.origin).toBe(CROSS);
+    const log = await frame(page, 'f3').evaluate(() => (window as any).frameLog);
+    expect(log).toEqual([
+      { tool: 'f3.top', caller: TOP },
+      { tool: 'f3.star', caller: TOP },
+    ]);
+  });
+
+  test('a tool not exposed to the caller cannot be called by name either', async ({ page }) => {
+    await open(page, spec);
+    await settle(page, 'f3');
+    const error = await page.evaluate(() =>
+      (window as any).tools
+        .of(document.getElementById('f3'))
+        .callTool('f3.own', {})
+        .then(
+          () => 'resolved',
+          (e: Error) => e.name,
+        ),
+    );
+    expect(error).toBe('NotFoundError');
+  });
+
+  test('abort crosses origins: the caller rejects with its reason, the tool sees AbortError and toolcancel', async ({
+    page,
+  }) => {
+    await open(page, spec);
+    await settle(page, 'f3');
+    const outcome = await page.evaluate(async () => {
+      const tools = (window as any).tools;
+      const controller = new AbortController();
+      const pending = tools
+        .of(document.getElementById('f3'))
+        .callTool('f3.top', { hang: true }, { signal: controller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      controller.abort(new Error('caller reason'));
+      return pending.then(
+        () => 'resolved',
+        (e: Error) => e.message,
+      );
+    });
+    expect(outcome).toBe('caller reason');
+    const child = frame(page, 'f3');
+    await expect.poll(() => child.evaluate(() => (window as any).toolcancels)).toEqual(['f3.top']);
+    expect(await child.evaluate(() => (window as any).frameLog.at(-1))).toEqual({
+      aborted: 'f3.top',
+      reason: 'AbortError',
+    });
+  });
+
+  test('removing the target frame mid-call rejects the caller', async ({ page }) => {
+    await open(page, spec);
+    await settle(page, 'f3');
+    const outcome = await page.evaluate(async () => {
+      const pending = (window as any).tools
+        .of(document.getElementById('f3'))
+        .callTool('f3.top', { hang: true });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      document.getElementById('f3')?.remove();
+      return pending.then(
+        () => 'resolved',
+        (e: Error) => e.name,
+      );
+    });
+    expect(outcome).toBe('NotFoundError');
+    expect(await names(page, TOOLS)).toEqual([]);
+  });
+
+  test('toolchange fires in the top when a coalesced frame registers a tool', async ({ page }) => {
+    await open(page, spec);
+    await settle(page, 'f3');
+    await page.evaluate(() => {
+      (window as any).changes = 0;
+      (window as any).tools.addEventListener('toolchange', () => (window as any).changes++);
+    });
+    await frame(page, 'f3').evaluate(() =>
+      (window as any).toolManager.register({ name: 'late', exposedTo: ['*'], execute: () => 1 }),
+    );
+    await expect.poll(() => page.evaluate(() => (window as any).changes)).toBeGreaterThan(0);
+    expect(await names(page, TOOLS)).toContain('late');
+  });
+});
+
+test.describe('document.modelContext across frames (the spec)', () => {
+  test('double opt-in: a cross-origin child tool is seen only with fromOrigins, and runs', async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      frames: [
+        {
+          id: 'm1',
+          origin: 'cross',
+          allow: 'tools',
+          tools: [
+            { name: 'm1.exposed', spec: true, specExposedTo: [TOP] },
+            { name: 'm1.private', spec: true },
+          ],
+        },
+      ],
+    });
+    await settle(page, 'm1');
+    await expect.poll(() => names(page, mc([CROSS]))).toEqual(['m1.exposed']);
+    expect(await names(page, mc())).toEqual([]);
+    const result = await page.evaluate(async (cross) => {
+      const mc = (document as any).modelContext;
+      const [tool] = await mc.getTools({ fromOrigins: [cross] });
+      return {
+        result: await mc.executeTool(tool, { a: 1 }),
+        window: tool.window === (document.getElementById('m1') as HTMLIFrameElement).contentWindow,
+      };
+    }, CROSS);
+    expect(result.window).toBe(true);
+    expect(JSON.parse(result.result)).toMatchObject({
+      from: 'm1',
+      tool: 'm1.exposed',
+      echo: { a: 1 },
+    });
+  });
+
+  test('a cross-origin frame without allow gets NotAllowedError and is skipped', async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      tools: [{ name: 'top.tool', spec: true, specExposedTo: [CROSS] }],
+      frames: [{ id: 'm2', origin: 'cross' }],
+    });
+    const child = await waitFrame(page, 'm2');
+    const errors = await child.evaluate(async () => {
+      const mc = (document as any).modelContext;
+      const name = (p: Promise<unknown>) =>
+        p.then(
+          () => 'ok',
+          (e: Error) => e.name,
+        );
+      return [
+        await name(mc.getTools()),
+        await name(mc.registerTool({ name: 'x', description: 'x', execute: () => 1 })),
+      ];
+    });
+    expect(errors).toEqual(['NotAllowedError', 'NotAllowedError']);
+  });
+
+  test('a child sees and runs the parent tool exposed to it (upward), with fromOrigins', async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      tools: [
+        { name: 'top.for-child', spec: true, specExposedTo: [CROSS] },
+        { name: 'top.private', spec: true },
+      ],
+      frames: [{ id: 'm3', origin: 'cross', allow: 'tools' }],
+    });
+    const child = await waitFrame(page, 'm3');
+    const outcome = await child.evaluate(async (top) => {
+      const mc = (document as any).modelContext;
+      const plain = (await mc.getTools()).map((t: { name: string }) => t.name);
+      const tools = await mc.getTools({ fromOrigins: [top] });
+      const result = await mc.executeTool(tools[0], { up: true });
+      return {
+        plain,
+        names: tools.map((t: { name: string }) => t.name),
+        result,
+        topWindow: tools[0].window === window.top,
+      };
+    }, TOP);
+    expect(outcome.plain).toEqual([]);
+    expect(outcome.names).toEqual(['top.for-child']);
+    expect(outcome.topWindow).toBe(true);
+    expect(JSON.parse(outcome.result)).toMatchObject({ from: 'top', echo: { up: true } });
+    // A modelContext tool's execute gets only {signal} (spec): no caller origin to log.
+    expect(await page.evaluate(() => (window as any).frameLog)).toEqual([
+      { tool: 'top.for-child', caller: null },
+    ]);
+  });
+
+  test('aborting a cross-origin executeTool: caller rejects with its reason; target AbortError and toolcancel', async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      frames: [
+        {
+          id: 'm4',
+          origin: 'cross',
+          allow: 'tools',
+          tools: [{ name: 'm4.slow', spec: true, specExposedTo: [TOP] }],
+        },
+      ],
+    });
+    await settle(page, 'm4');
+    const outcome = await page.evaluate(async (cross) => {
+      const mc = (document as any).modelContext;
+      let tools: { name: string }[] = [];
+      for (let i = 0; i < 50 && tools.length === 0; i++) {
+        tools = await mc.getTools({ fromOrigins: [cross] });
+        if (tools.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const controller = new AbortController();
+      const pending = mc.executeTool(tools[0], { hang: true }, { signal: controller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const reason = new Error('stop');
+      controller.abort(reason);
+      return pending.then(
+        () => 'resolved',
+        (e: unknown) => (e === reason ? 'own reason' : String(e)),
+      );
+    }, CROSS);
+    expect(outcome).toBe('own reason');
+    const child = frame(page, 'm4');
+    await expect.poll(() => child.evaluate(() => (window as any).toolcancels)).toEqual(['m4.slow']);
+    expect(await child.evaluate(() => (window as any).frameLog.at(-1))).toEqual({
+      aborted: 'm4.slow',
+      reason: 'AbortError',
+    });
+  });
+
+  test('a caller frame that navigates away cancels its call in the target', async ({ page }) => {
+    await open(page, {
+      id: 'top',
+      tools: [{ name: 'top.slow', spec: true, specExposedTo: [CROSS] }],
+      frames: [{ id: 'm5', origin: 'cross', allow: 'tools' }],
+    });
+    const child = await waitFrame(page, 'm5');
+    await child.evaluate(async (top) => {
+      const mc = (document as any).modelContext;
+      const [tool] = await mc.getTools({ fromOrigins: [top] });
+      void mc.executeTool(tool, { hang: true }).catch(() => {});
+    }, TOP);
+    await expect.poll(() => page.evaluate(() => (window as any).frameLog.length)).toBe(1);
+    await child.evaluate(() => {
+      location.href = 'about:blank';
+    });
+    await expect.poll(() => page.evaluate(() => (window as any).toolcancels)).toEqual(['top.slow']);
+  });
+
+  test('a revoked exposure makes a stale tool reject UnknownError', async ({ page }) => {
+    await open(page, {
+      id: 'top',
+      frames: [
+        {
+          id: 'm6',
+          origin: 'cross',
+          allow: 'tools',
+          tools: [{ name: 'm6.tool', spec: true, specExposedTo: [TOP] }],
+        },
+      ],
+    });
+    await settle(page, 'm6');
+    await expect.poll(() => names(page, mc([CROSS]))).toEqual(['m6.tool']);
+    await page.evaluate(async (cross) => {
+      (window as any).stale = (
+        await (document as any).modelContext.getTools({ fromOrigins: [cross] })
+      )[0];
+    }, CROSS);
+    // Unregister, then register the same name again with no exposure.
+    await frame(page, 'm6').evaluate(async () => {
+      const w = window as any;
+      w.registrations['m6.tool'].abort();
+      await (document as any).modelContext.registerTool({
+        name: 'm6.tool',
+        description: 'now private',
+        execute: () => 'x',
+      });
+    });
+    const outcome = await page.evaluate(() =>
+      (document as any).modelContext.executeTool((window as any).stale, {}).then(
+        () => 'resolved',
+        (e: Error) => e.name,
+      ),
+    );
+    expect(outcome).toBe('UnknownError');
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * The frames bridge's message vocabulary (issue 5). Window messages carry only the handshake;
+ * everything after it travels on the MessagePort the parent hands over, which no other frame
+ * can reach. Every message is checked for shape before anything reads it: frames are hostile
+ * until proven otherwise.
+ */
+
+export const FRAMES_TAG = 'toolwire.frames/1';
+
+/** child -> parent, by window.postMessage: "I run toolwire; give me a port". */
+export interface HelloMessage {
+  tag: typeof FRAMES_TAG;
+  kind: 'hello';
+}
+
+/** parent -> child, by window.postMessage with one transferred port. */
+export interface WelcomeMessage {
+  tag: typeof FRAMES_TAG;
+  kind: 'welcome';
+  /** The parent vouches: does this child's embedding grant the `tools` feature? */
+  allowed: boolean;
+}
+
+/** Tool metadata as one frame reports it to another. */
+export interface ToolDescriptor {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown> | undefined;
+  outputSchema: Record<string, unknown> | undefined;
+  annotations: Record<string, boolean> | undefined;
+  origin: string;
+  agentExposed: boolean;
+  /** The registration, so a stale handle is told apart from a re-registration. */
+  key: number;
+  /** Frame indices from the frame that asked down to the owner ([] = the asked frame). */
+  route: number[];
+}
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  /** DataError's failures. */
+  errors?: unknown;
+  /** ToolExecutionError's lowered cause and tool name. */
+  cause?: unknown;
+  toolName?: string;
+}
+
+/** A tool call travelling down a route. `key` -1 means "whatever is registered under the name". */
+export interface CallRequest {
+  op: 'call';
+  route: number[];
+  caller: string;
+  via: string[];
+  callId: string;
+  name: string;
+  key: number;
+  /** document.modelContext calls: the owner's origin must match, the result is a JSON string. */
+  origin: string | null;
+  input: unknown;
+  encoding: 'structured' | 'json';
+}
+
+export type FrameRequest =
+  | {
+      op: 'list';
+      route: number[];
+      caller: string;
+      via: string[];
+      agentOnly: boolean;
+      /** document.modelContext listings: the caller's fromOrigins (double opt-in); null otherwise. */
+      fromOrigins: string[] | null;
+    }
+  | CallRequest
+  /** document.modelContext from a descendant: forwarded up to the top, which walks the tree. */
+  | { op: 'tree-list'; caller: string; via: string[]; fromOrigins: string[] }
+  | (Omit<CallRequest, 'op'> & { op: 'tree-call' });
+
+export type PortMessage =
+  | { tag: typeof FRAMES_TAG; kind: 'req'; id: number; request: FrameRequest }
+  | { tag: typeof FRAMES_TAG; kind: 'res'; id: number; ok: true; value: unknown }
+  | { tag: typeof FRAMES_TAG; kind: 'res'; id: number; ok: false; error: SerializedError }
+  | { tag: typeof FRAMES_TAG; kind: 'abort'; callId: string }
+  | { tag: typeof FRAMES_TAG; kind: 'changed'; origin: string; exposedTo: string[]; agent: boolean }
+  | { tag: typeof FRAMES_TAG; kind: 'bye' };
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isHello(data: unknown): data is HelloMessage {
+  return isRecord(data) && data.tag === FRAMES_TAG && data.kind === 'hello';
+}
+
+export function isWelcome(data: unknown): data is WelcomeMessage {
+  return (
+    isRecord(data) &&
+    data.tag === FRAMES_TAG &&
+    data.kind === 'welcome' &&
+    typeof data.allowed === 'boolean'
+  );
+}
+
+const isRoute = (value: unknown): value is number[] =>
+  Array.isArray(value) &&
+  value.length <= 32 &&
+  value.every((step) => Number.isInteger(step) && step >= 0 && step < 10_000);
+const isOrigins = (value: unknown): value is string[] =>
+  Array.isArray(value) &&
+  value.length <= 64 &&
+  value.every((origin) => typeof origin === 'string' && origin.length < 2048);
+
+/** Validates a request's shape; anything else is dropped by the receiver. */
+export function isFrameRequest(value: unknown): value is FrameRequest {
+  if (!isRecord(value) || typeof value.caller !== 'string' || !isOrigins(value.via)) return false;
+  switch (value.op) {
+    case 'list':
+      return (
+        isRoute(value.route) &&
+        typeof value.agentOnly === 'boolean' &&
+        (value.fromOrigins === null || isOrigins(value.fromOrigins))
+      );
+    case 'call':
+    case 'tree-call':
+      return (
+        isRoute(value.route) &&
+        typeof value.callId === 'string' &&
+        value.callId.length <= 128 &&
+        typeof value.name === 'string' &&
+        typeof value.key === 'number' &&
+        (value.origin === null || typeof value.origin === 'string') &&
+        (value.encoding === 'structured' || value.encoding === 'json')
+      );
+    case 'tree-list':
+      return isOrigins(value.fromOrigins);
+    default:
+      return false;
+  }
+}
+
+export function isPortMessage(value: unknown): value is PortMessage {
+  if (!isRecord(value) || value.tag !== FRAMES_TAG) return false;
+  switch (value.kind) {
+    case 'req':
+      return typeof value.id === 'number' && isFrameRequest(value.request);
+    case 'res':
+      return (
+        typeof value.id === 'number' &&
+        typeof value.ok === 'boolean' &&
+        (value.ok || isRecord(value.error))
+      );
+    case 'abort':
+      return typeof value.callId === 'string';
+    case 'changed':
+      return (
+        typeof value.origin === 'string' &&
+        isOrigins(value.exposedTo) &&
+        typeof value.agent === 'boolean'
+      );
+    case 'bye':
+      return true;
+    default:
+      return false;
+  }
+}

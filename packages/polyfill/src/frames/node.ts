@@ -1,0 +1,764 @@
+/**
+ * The frames bridge (issue 5): one FrameNode per document links it to its parent and its
+ * children over MessageChannels, so the registry spans the frame tree.
+ *
+ * 1. Handshake: a child says `hello` to `window.parent`; the parent answers only windows that
+ *    are its own iframes, decides whether the embedding grants `tools` (allow.ts), and hands
+ *    over a port with its `welcome`, posted to the child's exact origin. The child accepts one
+ *    welcome, from `window.parent`, from the origin `location.ancestorOrigins` names. After that
+ *    nothing travels by window.postMessage.
+ * 2. Origins are attested, not claimed: every request gets the origin of the link it arrived on
+ *    appended to `via`, and a tool is listed or run only when it is exposed to the caller and to
+ *    every origin in `via` (what passes through a frame is limited to what that frame may see).
+ * 3. Coalescing (the generic layer, API.md's table): a frame's listing is its own tools plus
+ *    those of children whose embedding grants `tools`, recursively; it stops at the first
+ *    refusal, so a granted grandchild under a refused child coalesces into the child only.
+ *    document.modelContext follows permissions-policy inheritance instead: a frame is allowed
+ *    only if every embedding above it grants `tools`, and a frame not allowed is skipped.
+ *    Direct reads (`of(frame)`) go through any frame, granted or not, subject to exposure.
+ * 4. Deadlines bound the handshake and discovery, never tool execution. Aborts follow a call's
+ *    route; a frame that leaves (pagehide -> bye) fails the calls routed through it and cancels
+ *    the calls it made.
+ */
+import { domException } from '../lib/dom.js';
+import { trustworthyOrigin } from '../lib/origins.js';
+import type { RegistryEntry } from '../registry.js';
+import { ToolRegistry } from '../registry.js';
+import type { ToolCaller } from '../tool.js';
+import { Tool } from '../tool.js';
+import { allowGrantsTools } from './allow.js';
+import { FrameLink } from './link.js';
+import type { CallRequest, FrameRequest, ToolDescriptor } from './messages.js';
+import { FRAMES_TAG, isHello, isWelcome } from './messages.js';
+
+export const HANDSHAKE_MS = 2000;
+export const DISCOVERY_MS = 1500;
+
+export interface FrameNodeDeps {
+  window: Window & typeof globalThis;
+  registry: ToolRegistry;
+  /** The document's own permissions-policy answer when the browser knows `tools`, else undefined. */
+  ownPolicy: boolean | undefined;
+  /** Runs a local tool for a remote caller through the generic layer. */
+  runGeneric(
+    entry: RegistryEntry,
+    input: unknown,
+    encoding: 'structured' | 'json',
+    signal: AbortSignal,
+    caller: string,
+  ): Promise<unknown>;
+  /** Runs a local tool for a remote document.modelContext caller; resolves a JSON string. */
+  runSpec(
+    entry: RegistryEntry,
+    input: unknown,
+    signal: AbortSignal,
+    caller: string,
+  ): Promise<string>;
+  /** The subtree `window.tools` sees changed. */
+  toolsChanged(): void;
+  /** A tool exposed to this document came or went somewhere in the tree. */
+  specChanged(): void;
+}
+
+interface RemoteRef {
+  route: number[];
+  name: string;
+  key: number;
+}
+
+interface Change {
+  origin: string;
+  exposedTo: string[];
+  agent: boolean;
+}
+
+export class FrameNode {
+  readonly origin: string;
+  #deps: FrameNodeDeps;
+  #win: Window & typeof globalThis;
+  #parent: FrameLink | undefined;
+  #children = new Map<Window, FrameLink>();
+  #allowed: boolean | undefined;
+  #ready: Promise<boolean>;
+  #resolveReady: (allowed: boolean) => void = () => {};
+  /** Calls running here for remote callers: callId -> their AbortController. */
+  #inbound = new Map<string, { controller: AbortController; link: FrameLink }>();
+  /** Calls passing through: callId -> the link they went down. */
+  #forwarded = new Map<string, FrameLink>();
+  #handles = new WeakMap<Tool, RemoteRef>();
+  #handleCache = new Map<string, Tool>();
+  #waiters = new Map<Window, ((link: FrameLink | undefined) => void)[]>();
+  #remoteListeners = new Set<{ route: number[]; fire(): void }>();
+  #pendingChanges: Change[] | null = null;
+
+  constructor(deps: FrameNodeDeps) {
+    this.#deps = deps;
+    this.#win = deps.window;
+    this.origin = deps.registry.origin;
+    this.#ready = new Promise((resolve) => {
+      this.#resolveReady = resolve;
+    });
+  }
+
+  get window(): Window & typeof globalThis {
+    return this.#win;
+  }
+
+  get isTop(): boolean {
+    return this.#win.parent === this.#win || !this.#win.parent;
+  }
+
+  /** Is this document allowed to use `tools`? undefined until the parent has answered. */
+  get allowed(): boolean | undefined {
+    return this.#allowed;
+  }
+
+  get ready(): Promise<boolean> {
+    return this.#ready;
+  }
+
+  get hasChildren(): boolean {
+    return this.#children.size > 0;
+  }
+
+  start(topAllowed: boolean): void {
+    this.#win.addEventListener('message', this.#onWindowMessage);
+    this.#win.addEventListener('pagehide', this.#onPageHide);
+    this.#deps.registry.onChange((change) => {
+      this.#broadcast(
+        { origin: this.origin, exposedTo: [...change.exposedTo], agent: change.agent },
+        undefined,
+      );
+    });
+    if (this.isTop) {
+      this.#decide(topAllowed);
+      return;
+    }
+    const expected = this.#expectedParentOrigin();
+    try {
+      this.#win.parent.postMessage({ tag: FRAMES_TAG, kind: 'hello' }, expected ?? '*');
+    } catch {
+      // A parent we cannot post to is a parent without toolwire.
+    }
+    setTimeout(() => {
+      if (this.#allowed === undefined) this.#decide(this.#fallbackAllowed(expected));
+    }, HANDSHAKE_MS);
+  }
+
+  // ---- handshake --------------------------------------------------------------------------
+
+  #expectedParentOrigin(): string | undefined {
+    const ancestors = (this.#win.location as Location & { ancestorOrigins?: DOMStringList })
+      .ancestorOrigins;
+    const first = ancestors && ancestors.length > 0 ? ancestors[0] : undefined;
+    return first && first !== 'null' ? first : undefined;
+  }
+
+  /** No polyfilled parent answered: same-origin children keep the 'self' default; others fail closed. */
+  #fallbackAllowed(parentOrigin: string | undefined): boolean {
+    let origin = parentOrigin;
+    if (origin === undefined) {
+      try {
+        origin = this.#win.parent.location.origin;
+      } catch {
+        origin = undefined;
+      }
+    }
+    return origin === this.origin;
+  }
+
+  #decide(vouched: boolean): void {
+    const own = this.#deps.ownPolicy;
+    this.#allowed = own === undefined ? vouched : own;
+    this.#resolveReady(this.#allowed);
+  }
+
+  #onWindowMessage = (event: MessageEvent): void => {
+    // Who sent it, and from where, before anything reads the data (STYLE 2).
+    const source = event.source as Window | null;
+    if (!source) return;
+    if (source === this.#win.parent && !this.isTop) {
+      this.#onParentMessage(event);
+      return;
+    }
+    const iframe = this.#iframeOf(source);
+    if (!iframe || !isHello(event.data)) return;
+    void this.#welcome(source, iframe, event.origin);
+  };
+
+  #onParentMessage(event: MessageEvent): void {
+    if (this.#parent || !isWelcome(event.data) || event.ports.length !== 1) return;
+    const expected = this.#expectedParentOrigin();
+    if (expected !== undefined && event.origin !== expected) return;
+    const port = event.ports[0] as MessagePort;
+    this.#parent = new FrameLink(port, event.origin, this.#handlers, {
+      grant: true,
+      allowed: true,
+    });
+    if (this.#allowed === undefined) this.#decide(event.data.allowed);
+    else if (this.#deps.ownPolicy === undefined) this.#allowed = event.data.allowed;
+    // Tell the parent what we hold, so it can fire toolchange for tools registered before now.
+    this.#parent.changed({ origin: this.origin, exposedTo: this.#allExposures(), agent: true });
+  }
+
+  #iframeOf(source: Window): HTMLIFrameElement | undefined {
+    const doc = this.#win.document;
+    for (const frame of Array.from(doc.querySelectorAll('iframe'))) {
+      if (frame.contentWindow === source) return frame;
+    }
+    return undefined;
+  }
+
+  async #welcome(source: Window, iframe: HTMLIFrameElement, childOrigin: string): Promise<void> {
+    // An opaque-origin child cannot be posted to by origin; it gets no port.
+    if (childOrigin === 'null') return;
+    const allowed = await this.#ready;
+    this.#children.get(source)?.close();
+    let srcOrigin: string | undefined;
+    const src = iframe.getAttribute('src');
+    if (src) {
+      try {
+        srcOrigin = new URL(src, this.#win.location.href).origin;
+      } catch {
+        srcOrigin = undefined;
+      }
+    }
+    const grant = allowGrantsTools(iframe.getAttribute('allow'), {
+      childOrigin,
+      parentOrigin: this.origin,
+      srcOrigin,
+    });
+    const channel = new MessageChannel();
+    const link = new FrameLink(channel.port1, childOrigin, this.#handlers, {
+      window: source,
+      grant,
+      allowed: allowed && grant,
+    });
+    this.#children.set(source, link);
+    source.postMessage(
+      { tag: FRAMES_TAG, kind: 'welcome', allowed: allowed && grant },
+      childOrigin,
+      [channel.port2],
+    );
+    for (const waiter of this.#waiters.get(source) ?? []) waiter(link);
+    this.#waiters.delete(source);
+  }
+
+  #onPageHide = (event: PageTransitionEvent): void => {
+    if (event.persisted) return;
+    this.#parent?.bye();
+    for (const link of this.#children.values()) link.bye();
+  };
+
+  // ---- routing helpers ----------------------------------------------------------------------
+
+  #childAt(index: number): FrameLink | undefined {
+    const win = this.#win.frames[index];
+    return win ? this.#children.get(win) : undefined;
+  }
+
+  #indexOf(link: FrameLink): number {
+    const frames = this.#win.frames;
+    for (let i = 0; i < frames.length; i++) if (frames[i] === link.window) return i;
+    return -1;
+  }
+
+  /** Waits (up to the discovery deadline) for a child frame's handshake. */
+  #whenChild(win: Window): Promise<FrameLink | undefined> {
+    const link = this.#children.get(win);
+    if (link && !link.closed) return Promise.resolve(link);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), DISCOVERY_MS);
+      const list = this.#waiters.get(win) ?? [];
+      list.push((found) => {
+        clearTimeout(timer);
+        resolve(found);
+      });
+      this.#waiters.set(win, list);
+    });
+  }
+
+  /** Frame indices from this window down to `target`, or undefined when it is not a descendant. */
+  routeTo(target: Window): number[] | undefined {
+    const search = (win: Window, depth: number): number[] | undefined => {
+      if (depth > 16) return undefined;
+      for (let i = 0; i < win.frames.length; i++) {
+        const child = win.frames[i] as Window;
+        if (child === target) return [i];
+        const deeper = search(child, depth + 1);
+        if (deeper) return [i, ...deeper];
+      }
+      return undefined;
+    };
+    return search(this.#win, 0);
+  }
+
+  windowAt(routeFromTop: number[]): Window | undefined {
+    let win: Window | undefined = this.#win.top ?? undefined;
+    for (const index of routeFromTop) win = win?.frames[index] as Window | undefined;
+    return win;
+  }
+
+  // ---- listings -------------------------------------------------------------------------------
+
+  #visible(
+    entry: RegistryEntry,
+    caller: string,
+    via: string[],
+    agentOnly: boolean,
+    fromOrigins: string[] | null,
+  ): boolean {
+    if (!ToolRegistry.isExposedTo(entry, caller)) return false;
+    for (const origin of via) if (!ToolRegistry.isExposedTo(entry, origin)) return false;
+    if (agentOnly && !entry.agentExposed) return false;
+    if (fromOrigins !== null) {
+      if (!entry.agentExposed) return false;
+      if (entry.origin !== caller && !fromOrigins.includes(entry.origin)) return false;
+    }
+    return true;
+  }
+
+  #describe(entry: RegistryEntry): ToolDescriptor {
+    return {
+      name: entry.name,
+      title: entry.title ?? '',
+      description: entry.description,
+      inputSchema: entry.inputSchema,
+      outputSchema: entry.outputSchema,
+      annotations: entry.annotations
+        ? { ...(entry.annotations as Record<string, boolean>) }
+        : undefined,
+      origin: entry.origin,
+      agentExposed: entry.agentExposed,
+      key: entry.key,
+      route: [],
+    };
+  }
+
+  /** This frame's visible tools plus those that coalesce up from granted children. */
+  async listSubtree(
+    caller: string,
+    via: string[],
+    agentOnly: boolean,
+    fromOrigins: string[] | null,
+  ): Promise<ToolDescriptor[]> {
+    const spec = fromOrigins !== null;
+    // The spec skips documents that may not use tools, own tools and all.
+    if (spec && this.#allowed !== true) return [];
+    const own = [...this.#deps.registry.values()]
+      .filter((entry) => this.#visible(entry, caller, via, agentOnly, fromOrigins))
+      .map((entry) => this.#describe(entry));
+    if (this.#children.size === 0) return own;
+    const lists = await Promise.all(
+      [...this.#children.values()]
+        .filter((link) => (spec ? link.allowed : link.grant) && !link.closed)
+        .map(async (link) => {
+          const index = this.#indexOf(link);
+          if (index < 0) return [];
+          try {
+            const found = (await link.request(
+              { op: 'list', route: [], caller, via, agentOnly, fromOrigins },
+              DISCOVERY_MS,
+            )) as ToolDescriptor[];
+            return sanitize(found).map((tool) => ({ ...tool, route: [index, ...tool.route] }));
+          } catch {
+            return [];
+          }
+        }),
+    );
+    return own.concat(...lists);
+  }
+
+  /** A direct read of the subtree at `route` (tools.of(frame)): no grant needed on the way. */
+  async listAt(route: number[], agentOnly: boolean): Promise<ToolDescriptor[]> {
+    if (route.length === 0) return this.listSubtree(this.origin, [], agentOnly, null);
+    const [first, ...rest] = route as [number, ...number[]];
+    const win = this.#win.frames[first];
+    const link = win ? await this.#whenChild(win) : undefined;
+    if (!link) return [];
+    try {
+      const found = (await link.request(
+        { op: 'list', route: rest, caller: this.origin, via: [], agentOnly, fromOrigins: null },
+        DISCOVERY_MS,
+      )) as ToolDescriptor[];
+      return sanitize(found).map((tool) => ({ ...tool, route: [first, ...tool.route] }));
+    } catch {
+      return [];
+    }
+  }
+
+  /** document.modelContext.getTools() across the whole tree: asked of the top, routes from it. */
+  async treeList(fromOrigins: string[]): Promise<ToolDescriptor[]> {
+    if (!this.#parent) return this.listSubtree(this.origin, [], true, fromOrigins);
+    try {
+      const found = (await this.#parent.request(
+        { op: 'tree-list', caller: this.origin, via: [], fromOrigins },
+        DISCOVERY_MS * 2,
+      )) as ToolDescriptor[];
+      return sanitize(found);
+    } catch {
+      return [];
+    }
+  }
+
+  /** A stable Tool handle for a remote descriptor (per route, origin, name and registration). */
+  handleFor(caller: ToolCaller, tool: ToolDescriptor): Tool {
+    const cacheKey = `${tool.route.join('/')}|${tool.origin}|${tool.name}|${tool.key}`;
+    let handle = this.#handleCache.get(cacheKey);
+    if (!handle) {
+      handle = new Tool(caller, {
+        name: tool.name,
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations,
+        origin: tool.origin,
+        agentExposed: tool.agentExposed,
+      });
+      this.#handleCache.set(cacheKey, handle);
+      this.#handles.set(handle, { route: tool.route, name: tool.name, key: tool.key });
+    }
+    return handle;
+  }
+
+  isRemote(handle: object): boolean {
+    return handle instanceof Tool && this.#handles.has(handle);
+  }
+
+  // ---- calls ------------------------------------------------------------------------------------
+
+  /** Calls a remote tool by its handle, or by name under a route (tools.of(frame).callTool). */
+  callRemote(
+    target: Tool | { route: number[]; name: string },
+    input: unknown,
+    options: { signal?: AbortSignal; encoding?: 'structured' | 'json' },
+  ): Promise<unknown> {
+    const ref = target instanceof Tool ? this.#handles.get(target) : { ...target, key: -1 };
+    if (!ref) return Promise.reject(domException('NotFoundError', 'Unknown tool handle.'));
+    return this.#callDown(
+      {
+        op: 'call',
+        route: ref.route,
+        caller: this.origin,
+        via: [],
+        callId: newCallId(),
+        name: ref.name,
+        key: ref.key,
+        origin: null,
+        input,
+        encoding: options.encoding ?? 'structured',
+      },
+      options.signal,
+    );
+  }
+
+  /** document.modelContext.executeTool of a tool in another frame: routed through the top. */
+  callSpec(
+    window: Window,
+    name: string,
+    origin: string,
+    input: unknown,
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    const request: Omit<CallRequest, 'op' | 'route'> = {
+      caller: this.origin,
+      via: [],
+      callId: newCallId(),
+      name,
+      key: -1,
+      origin,
+      input,
+      encoding: 'json',
+    };
+    if (this.isTop) {
+      const route = this.routeTo(window);
+      if (!route)
+        return Promise.reject(domException('UnknownError', 'The tool is not in this page.'));
+      return this.#callDown({ ...request, op: 'call', route }, signal);
+    }
+    // From a descendant: the top knows every route; compute ours from the top's point of view.
+    const top = this.#win.top as Window;
+    let route: number[] | undefined;
+    try {
+      route = routeFrom(top, window);
+    } catch {
+      route = undefined;
+    }
+    if (!route || !this.#parent)
+      return Promise.reject(domException('UnknownError', 'The tool is not in this page.'));
+    return this.#send(this.#parent, { ...request, op: 'tree-call', route }, signal);
+  }
+
+  #callDown(request: CallRequest, signal: AbortSignal | undefined): Promise<unknown> {
+    const [first, ...rest] = request.route;
+    const link = first === undefined ? undefined : this.#childAt(first);
+    if (!link)
+      return Promise.reject(
+        domException('NotFoundError', 'The frame that owned this tool is gone.'),
+      );
+    return this.#send(link, { ...request, route: rest }, signal);
+  }
+
+  /** Sends a call over a link; the caller's abort rejects at once and travels down the route. */
+  #send(
+    link: FrameLink,
+    request: FrameRequest & { callId: string },
+    signal: AbortSignal | undefined,
+  ): Promise<unknown> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        reject(signal?.reason);
+        link.abort(request.callId);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      link.request(request).then(
+        (value) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  // ---- serving requests from other frames ----------------------------------------------------------
+
+  #handlers = {
+    request: (request: FrameRequest, link: FrameLink): Promise<unknown> =>
+      this.#serve(request, link),
+    abort: (callId: string): void => {
+      this.#inbound.get(callId)?.controller.abort();
+      this.#forwarded.get(callId)?.abort(callId);
+    },
+    changed: (change: Change, link: FrameLink): void => this.#receiveChange(change, link),
+    closed: (link: FrameLink): void => this.#linkClosed(link),
+  };
+
+  async #serve(request: FrameRequest, link: FrameLink): Promise<unknown> {
+    const via = [...request.via, link.origin];
+    const fromParent = link === this.#parent;
+    switch (request.op) {
+      case 'list': {
+        // Lists and calls come down from the parent only; a child asks with tree-list.
+        if (!fromParent)
+          throw domException('NotAllowedError', 'Listings come from the parent frame.');
+        if (request.route.length === 0)
+          return this.listSubtree(request.caller, via, request.agentOnly, request.fromOrigins);
+        const [first, ...rest] = request.route as [number, ...number[]];
+        const child = this.#childAt(first);
+        if (!child) return [];
+        const found = (await child.request(
+          { ...request, route: rest, via },
+          DISCOVERY_MS,
+        )) as ToolDescriptor[];
+        return sanitize(found).map((tool) => ({ ...tool, route: [first, ...tool.route] }));
+      }
+      case 'call':
+        if (!fromParent)
+          throw domException('NotAllowedError', 'Calls come down from the parent frame.');
+        return this.#serveCall({ ...request, via: request.via }, via, link);
+      case 'tree-list':
+        if (fromParent) throw domException('NotAllowedError', 'tree-list goes up, not down.');
+        if (this.#allowed !== true) return [];
+        if (this.#parent) return this.#parent.request({ ...request, via }, DISCOVERY_MS * 2);
+        return this.listSubtree(request.caller, via, true, request.fromOrigins);
+      case 'tree-call': {
+        if (fromParent) throw domException('NotAllowedError', 'tree-call goes up, not down.');
+        if (this.#allowed !== true)
+          throw domException('UnknownError', 'This frame may not use tools.');
+        if (this.#parent) return this.#relay(this.#parent, { ...request, via }, request.callId);
+        // The top: the route starts here.
+        return this.#serveCall({ ...request, op: 'call' }, via, link);
+      }
+    }
+  }
+
+  async #serveCall(request: CallRequest, via: string[], from: FrameLink): Promise<unknown> {
+    const spec = request.origin !== null;
+    if (request.route.length > 0) {
+      const [first, ...rest] = request.route as [number, ...number[]];
+      const child = this.#childAt(first);
+      if (!child)
+        throw domException(
+          spec ? 'UnknownError' : 'NotFoundError',
+          'The frame that owned this tool is gone.',
+        );
+      return this.#relay(child, { ...request, route: rest, via }, request.callId);
+    }
+    const entry = this.#deps.registry.get(request.name);
+    const gone = () =>
+      domException(
+        spec ? 'UnknownError' : 'NotFoundError',
+        `No tool named "${request.name}" is available here.`,
+      );
+    if (!entry || (request.key !== -1 && entry.key !== request.key)) throw gone();
+    if (!this.#visible(entry, request.caller, via, spec, null)) throw gone();
+    if (spec && (entry.origin !== request.origin || this.#allowed !== true)) throw gone();
+    const controller = new AbortController();
+    this.#inbound.set(request.callId, { controller, link: from });
+    try {
+      return spec
+        ? await this.#deps.runSpec(entry, request.input, controller.signal, request.caller)
+        : await this.#deps.runGeneric(
+            entry,
+            request.input,
+            request.encoding,
+            controller.signal,
+            request.caller,
+          );
+    } finally {
+      this.#inbound.delete(request.callId);
+    }
+  }
+
+  /** Passes a call one hop further, remembering where its abort must follow. */
+  async #relay(to: FrameLink, request: FrameRequest, callId: string): Promise<unknown> {
+    this.#forwarded.set(callId, to);
+    try {
+      return await to.request(request);
+    } finally {
+      this.#forwarded.delete(callId);
+    }
+  }
+
+  #linkClosed(link: FrameLink): void {
+    for (const [callId, call] of this.#inbound) {
+      if (call.link === link) {
+        call.controller.abort();
+        this.#inbound.delete(callId);
+      }
+    }
+    if (link === this.#parent) {
+      this.#parent = undefined;
+      return;
+    }
+    for (const [win, child] of this.#children) if (child === link) this.#children.delete(win);
+    this.#deps.toolsChanged();
+    this.#broadcast({ origin: link.origin, exposedTo: ['*'], agent: true }, link);
+    for (const listener of this.#remoteListeners) listener.fire();
+  }
+
+  // ---- change notices ----------------------------------------------------------------------------
+
+  #allExposures(): string[] {
+    const origins = new Set<string>();
+    for (const entry of this.#deps.registry.values())
+      for (const origin of entry.exposedTo) origins.add(origin);
+    return [...origins];
+  }
+
+  #receiveChange(change: Change, from: FrameLink): void {
+    const fromChild = from !== this.#parent;
+    if (fromChild && from.grant) this.#deps.toolsChanged();
+    if (fromChild) {
+      const index = this.#indexOf(from);
+      for (const listener of this.#remoteListeners)
+        if (listener.route[0] === index) listener.fire();
+    }
+    this.#broadcast(change, from);
+  }
+
+  /** Floods a change through the tree (never back where it came from), coalesced per tick. */
+  #broadcast(change: Change, from: FrameLink | undefined): void {
+    const exposed =
+      change.origin === this.origin ||
+      change.exposedTo.includes('*') ||
+      change.exposedTo.includes(this.origin);
+    if (from !== undefined && change.agent && exposed && this.#allowed === true)
+      this.#deps.specChanged();
+    const targets = [this.#parent, ...this.#children.values()].filter(
+      (link): link is FrameLink => link !== undefined && link !== from && !link.closed,
+    );
+    if (targets.length === 0) return;
+    if (!this.#pendingChanges) {
+      this.#pendingChanges = [];
+      queueMicrotask(() => this.#flushChanges(targets));
+    }
+    if (this.#pendingChanges.length < 16) this.#pendingChanges.push(change);
+  }
+
+  #flushChanges(targets: FrameLink[]): void {
+    const changes = this.#pendingChanges ?? [];
+    this.#pendingChanges = null;
+    // Many changes in one tick travel as one wildcard notice.
+    const merged =
+      changes.length === 1 ? changes : [{ origin: this.origin, exposedTo: ['*'], agent: true }];
+    for (const link of targets) for (const change of merged) link.changed(change);
+  }
+
+  /** tools.of(frame) objects hear about changes in their subtree. */
+  watch(route: number[], fire: () => void): void {
+    this.#remoteListeners.add({ route, fire });
+  }
+}
+
+let callCounter = 0;
+function newCallId(): string {
+  callCounter = (callCounter + 1) % Number.MAX_SAFE_INTEGER;
+  const random =
+    typeof crypto !== 'undefined' && 'randomUUID' in crypto
+      ? crypto.randomUUID()
+      : String(Math.random());
+  return `${random}:${callCounter}`;
+}
+
+/** Route from `from` down to `target` through `frames`, or undefined. */
+function routeFrom(from: Window, target: Window): number[] | undefined {
+  if (from === target) return [];
+  const search = (win: Window, depth: number): number[] | undefined => {
+    if (depth > 16) return undefined;
+    for (let i = 0; i < win.frames.length; i++) {
+      const child = win.frames[i] as Window;
+      if (child === target) return [i];
+      const deeper = search(child, depth + 1);
+      if (deeper) return [i, ...deeper];
+    }
+    return undefined;
+  };
+  return search(from, 0);
+}
+
+/** Descriptors from another frame are untrusted: keep only well-formed ones, with fresh routes. */
+function sanitize(value: unknown): ToolDescriptor[] {
+  if (!Array.isArray(value)) return [];
+  const out: ToolDescriptor[] = [];
+  for (const item of value.slice(0, 10_000)) {
+    if (typeof item !== 'object' || item === null) continue;
+    const tool = item as Record<string, unknown>;
+    const route = tool.route;
+    if (
+      typeof tool.name !== 'string' ||
+      typeof tool.origin !== 'string' ||
+      (trustworthyOrigin(tool.origin) === undefined && tool.origin !== 'null') ||
+      typeof tool.key !== 'number' ||
+      !Array.isArray(route) ||
+      !route.every((step) => Number.isInteger(step) && step >= 0)
+    ) {
+      continue;
+    }
+    out.push({
+      name: tool.name,
+      title: typeof tool.title === 'string' ? tool.title : '',
+      description: typeof tool.description === 'string' ? tool.description : '',
+      inputSchema: isPlain(tool.inputSchema) ? tool.inputSchema : undefined,
+      outputSchema: isPlain(tool.outputSchema) ? tool.outputSchema : undefined,
+      annotations: isPlain(tool.annotations)
+        ? (tool.annotations as Record<string, boolean>)
+        : undefined,
+      origin: tool.origin,
+      agentExposed: tool.agentExposed === true,
+      key: tool.key,
+      route: route as number[],
+    });
+  }
+  return out;
+}
+
+function isPlain(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,50 @@
+/**
+ * `tools.of(frame)`: one frame's subtree read directly (API.md "Reading and calling"): no
+ * permission needed, subject to each tool's `exposedTo`. Calls go to that frame; `toolchange`
+ * fires when that subtree reports a change.
+ */
+import { domException } from '../lib/dom.js';
+import type { Tool, ToolCaller } from '../tool.js';
+import type { CallToolOptions, GetToolsOptions } from '../types.js';
+import type { FrameNode } from './node.js';
+
+export interface FramesOwner {
+  of(target: unknown): EventTarget;
+}
+
+export class RemoteTools extends EventTarget implements ToolCaller {
+  readonly #node: FrameNode;
+  readonly #route: number[];
+  readonly #owner: FramesOwner;
+
+  constructor(node: FrameNode, route: number[], owner: FramesOwner) {
+    super();
+    this.#node = node;
+    this.#route = route;
+    this.#owner = owner;
+    node.watch(route, () => this.dispatchEvent(new Event('toolchange')));
+  }
+
+  async getTools(options: GetToolsOptions = {}): Promise<Tool[]> {
+    const found = await this.#node.listAt(this.#route, options.agentOnly === true);
+    return found.map((tool) => this.#node.handleFor(this, tool));
+  }
+
+  callTool(tool: string | Tool, input?: unknown, options: CallToolOptions = {}): Promise<unknown> {
+    if (typeof tool === 'string') {
+      return this.#node.callRemote(
+        { route: this.#route, name: tool },
+        input === undefined ? {} : input,
+        options,
+      );
+    }
+    if (!this.#node.isRemote(tool))
+      return Promise.reject(domException('NotFoundError', `No tool ${tool?.name} in that frame.`));
+    return this.#node.callRemote(tool, input === undefined ? {} : input, options);
+  }
+
+  /** A frame below this one (for example `of(child).of(child.contentWindow.frames[0])`). */
+  of(target: unknown): EventTarget {
+    return this.#owner.of(target);
+  }
+}
