@@ -53,9 +53,11 @@ export function demoConfig({ which, ports = demoPorts(), watch = true }: DemoSer
       hmr: watch,
       watch: watch ? {} : null,
     },
-    // Crawl the pages at startup so ajv & co. are pre-bundled before the first load, not
-    // discovered mid-run (which reloads the page and its frames).
-    optimizeDeps: { entries: ['frames/*.html'] },
+    // Bundled once at startup, no discovery mid-run (a discovery reloads the page).
+    optimizeDeps: {
+      include: ['ajv/dist/2020.js', 'ajv-formats', 'fflate', '@cfworker/json-schema'],
+      noDiscovery: true,
+    },
   } satisfies InlineConfig;
 }
 

@@ -18,7 +18,25 @@ import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
 import type { Tool, ToolCaller } from './tool.js';
 import { entryOf, handleOf } from './tool.js';
-import type { CallToolOptions, GetToolsOptions, JsonSchema } from './types.js';
+import type {
+  AvailabilityResult,
+  CallToolOptions,
+  GetToolsOptions,
+  JsonSchema,
+  ToolPolicy,
+} from './types.js';
+
+/** Wire metadata of a tool (see Tools.wireInfo). */
+export interface ToolWireInfo {
+  policy: ToolPolicy;
+  category: string | undefined;
+  keywords: string[];
+  prerequisites: string[];
+  /** Evaluated now for this document's tools; the owner's last report for other frames'. */
+  availability: () => AvailabilityResult;
+  local: boolean;
+}
+
 import type { ValidationIssue } from './validation.js';
 import { loadValidator } from './validation.js';
 
@@ -126,6 +144,36 @@ export class Tools extends EventTarget implements ToolCaller {
       );
     }
     return entry;
+  }
+
+  /**
+   * What a remote-tool endpoint needs beyond the handle (policy, category, keywords,
+   * prerequisites, availability): from the registry for this document's tools, from the owner
+   * frame's last report for tools in other frames. Undefined for handles it does not know.
+   */
+  wireInfo(tool: Tool): ToolWireInfo | undefined {
+    const entry = entryOf(tool);
+    if (entry) {
+      return {
+        policy: entry.policy,
+        category: entry.category,
+        keywords: [...entry.keywords],
+        prerequisites: [...entry.prerequisites],
+        availability: entry.availability ?? (() => true),
+        local: true,
+      };
+    }
+    const descriptor = this.#hooks.frames?.descriptorOf(tool);
+    if (!descriptor) return undefined;
+    const runtime = descriptor.runtime;
+    return {
+      policy: descriptor.policy,
+      category: descriptor.category,
+      keywords: descriptor.keywords,
+      prerequisites: descriptor.prerequisites,
+      availability: () => (runtime ? (runtime as Exclude<AvailabilityResult, true>) : true),
+      local: false,
+    };
   }
 
   /** @internal The frames bridge runs a local tool for a caller in another frame. */

@@ -31,6 +31,13 @@ export interface ToolDescriptor {
   annotations: Record<string, boolean> | undefined;
   origin: string;
   agentExposed: boolean;
+  /** Wire metadata (the endpoint's catalog): policy, category, keywords, prerequisites. */
+  policy: 'read' | 'write' | 'critical';
+  category: string | undefined;
+  keywords: string[];
+  prerequisites: string[];
+  /** availability() as the owner evaluated it when listing; null when available. */
+  runtime: Record<string, unknown> | null;
   /** The registration, so a stale handle is told apart from a re-registration. */
   key: number;
   /** Frame indices from the frame that asked down to the owner ([] = the asked frame). */

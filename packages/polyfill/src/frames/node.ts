@@ -64,6 +64,7 @@ interface RemoteRef {
   route: number[];
   name: string;
   key: number;
+  descriptor?: ToolDescriptor;
 }
 
 interface Change {
@@ -330,6 +331,11 @@ export class FrameNode {
         : undefined,
       origin: entry.origin,
       agentExposed: entry.agentExposed,
+      policy: entry.policy,
+      category: entry.category,
+      keywords: [...entry.keywords],
+      prerequisites: [...entry.prerequisites],
+      runtime: runtimeOf(entry),
       key: entry.key,
       route: [],
     };
@@ -417,9 +423,23 @@ export class FrameNode {
         agentExposed: tool.agentExposed,
       });
       this.#handleCache.set(cacheKey, handle);
-      this.#handles.set(handle, { route: tool.route, name: tool.name, key: tool.key });
+      this.#handles.set(handle, {
+        route: tool.route,
+        name: tool.name,
+        key: tool.key,
+        descriptor: tool,
+      });
+    } else {
+      // Same registration, fresher metadata (availability moves).
+      const ref = this.#handles.get(handle);
+      if (ref) ref.descriptor = tool;
     }
     return handle;
+  }
+
+  /** What the owner frame reported about a remote tool when it was last listed. */
+  descriptorOf(handle: Tool): ToolDescriptor | undefined {
+    return this.#handles.get(handle)?.descriptor;
   }
 
   isRemote(handle: object): boolean {
@@ -752,11 +772,37 @@ function sanitize(value: unknown): ToolDescriptor[] {
         : undefined,
       origin: tool.origin,
       agentExposed: tool.agentExposed === true,
+      policy: tool.policy === 'read' || tool.policy === 'critical' ? tool.policy : 'write',
+      category: typeof tool.category === 'string' ? tool.category : undefined,
+      keywords: strings(tool.keywords),
+      prerequisites: strings(tool.prerequisites),
+      runtime: isPlain(tool.runtime) ? tool.runtime : null,
       key: tool.key,
       route: route as number[],
     });
   }
   return out;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string').slice(0, 64)
+    : [];
+}
+
+/** An entry's availability() now, as a plain record; null when available (a throw is unavailable). */
+function runtimeOf(entry: RegistryEntry): Record<string, unknown> | null {
+  if (!entry.availability) return null;
+  try {
+    const result = entry.availability();
+    return result === true || result === undefined || result === null ? null : { ...result };
+  } catch (error) {
+    return {
+      available: false,
+      code: 'tool_unavailable',
+      reason: `availability check failed: ${String((error as Error)?.message ?? error)}`,
+    };
+  }
 }
 
 function isPlain(value: unknown): value is Record<string, unknown> {

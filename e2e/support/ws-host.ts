@@ -1,0 +1,95 @@
+/**
+ * A minimal real host for endpoint tests: a `ws` server on 127.0.0.1 whose every connection
+ * gets a @toolwire/protocol client. (The full host, with tokens and grants, is issue 7's.)
+ */
+import type { AddressInfo } from 'node:net';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { ToolClient, Transport } from '../../packages/protocol/src/index.js';
+import { createToolClient } from '../../packages/protocol/src/index.js';
+
+export interface HostConnection {
+  socket: WebSocket;
+  client: ToolClient;
+  /** Frames the client did not correlate: session.open, tool.catalog.changed, anything else. */
+  messages: any[];
+  closed: Promise<{ code: number; reason: string }>;
+}
+
+function transportOf(socket: WebSocket): Transport {
+  const transport: Transport = {
+    send: (frame) => socket.send(frame),
+    close: () => socket.close(1000),
+  };
+  socket.on('message', (data, isBinary) => {
+    if (!isBinary) transport.onmessage?.(data.toString());
+  });
+  socket.on('close', (code, reason) => transport.onclose?.({ code, reason: reason.toString() }));
+  return transport;
+}
+
+export class TestHost {
+  server: WebSocketServer | undefined;
+  port = 0;
+  connections: HostConnection[] = [];
+  #waiters: ((connection: HostConnection) => void)[] = [];
+
+  async start(port = 0): Promise<this> {
+    const server = new WebSocketServer({ host: '127.0.0.1', port, maxPayload: 64 * 1024 * 1024 });
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', () => resolve());
+      server.once('error', reject);
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+    server.on('connection', (socket) => {
+      const messages: any[] = [];
+      const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+        socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+      );
+      const client = createToolClient(transportOf(socket), {
+        sessionId: `s-${this.connections.length + 1}`,
+        onMessage: (message) => messages.push(message),
+      });
+      const connection = { socket, client, messages, closed };
+      this.connections.push(connection);
+      for (const waiter of this.#waiters.splice(0)) waiter(connection);
+    });
+    return this;
+  }
+
+  get url(): string {
+    return `ws://127.0.0.1:${this.port}/toolwire`;
+  }
+
+  /** The next connection (or the latest one, if it already came). */
+  nextConnection(after = this.connections.length): Promise<HostConnection> {
+    const existing = this.connections[after];
+    if (existing) return Promise.resolve(existing);
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    for (const client of server.clients) client.terminate();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+/** Waits until `messages` holds one matching `predicate`. */
+export async function waitForMessage(
+  messages: any[],
+  predicate: (message: any) => boolean,
+  timeoutMs = 5000,
+): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = messages.find(predicate);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error('timed out waiting for a host-side message');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export { WebSocket };

@@ -1,0 +1,45 @@
+/**
+ * Builds @toolwire/endpoint:
+ * - dist/index.js: the ES module (dependencies external);
+ * - dist/endpoint.iife.js: polyfill + protocol + endpoint in one classic script that installs
+ *   the globals and exposes window.toolwire.connect; its lazy parts (validator engines,
+ *   lowering) are the polyfill's chunks, copied beside it and fetched by URL on first use.
+ */
+import { copyFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { build } from 'vite';
+import { libraryBuild } from '../../../vite.config.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const dist = `${root}dist`;
+const polyfillDist = fileURLToPath(new URL('../../polyfill/dist/', import.meta.url));
+const quiet = { logLevel: 'warn' as const, configFile: false as const, root };
+
+await build({
+  ...quiet,
+  build: libraryBuild(new URL('../package.json', import.meta.url).href, { index: 'src/index.ts' }),
+});
+
+const stub = `${root}src/lib-stub-ajv.ts`;
+await build({
+  ...quiet,
+  define: { __TOOLWIRE_IIFE__: 'true' },
+  resolve: { alias: { 'ajv/dist/2020.js': stub, 'ajv-formats': stub } },
+  build: {
+    outDir: dist,
+    emptyOutDir: false,
+    minify: true,
+    target: 'es2022',
+    lib: {
+      entry: `${root}src/iife.ts`,
+      formats: ['iife'],
+      name: 'toolwireEndpoint',
+      fileName: () => 'endpoint.iife.js',
+    },
+  },
+});
+
+// The lazy chunks the IIFE asks for by URL (built by the polyfill package, which builds first).
+for (const file of readdirSync(polyfillDist)) {
+  if (/^polyfill-.*\.js$/.test(file)) copyFileSync(`${polyfillDist}${file}`, `${dist}/${file}`);
+}
