@@ -4,6 +4,7 @@ export type { ToolEventInit } from './events.js';
 export { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 export type { Installation, InstallOptions } from './install.js';
 export { install } from './install.js';
+export { loadLowering } from './lib/lowering.js';
 export type {
   ModelContextTool,
   ModelContextToolAnnotations,
@@ -17,5 +18,4 @@ export type { ToolWireInfo } from './tools.js';
 export { Tools } from './tools.js';
 export type * from './types.js';
 export type { SchemaValidator, ValidationIssue } from './validation.js';
-export { loadLowering } from './lib/lowering.js';
 export { canEval, loadValidator } from './validation.js';
