@@ -31,6 +31,7 @@ await build({
       entry: {
         'polyfill-validator-ajv': `${root}src/validator-ajv.ts`,
         'polyfill-validator-cfworker': `${root}src/validator-cfworker.ts`,
+        'polyfill-native': `${root}src/native.ts`,
         'polyfill-lowering': fileURLToPath(new URL('../../lowering/src/index.ts', import.meta.url)),
       },
       formats: ['es'],

@@ -10,7 +10,7 @@ import { documentOrigin } from './lib/origins.js';
 import { policyAnswer } from './lib/permissions.js';
 import { ModelContext } from './model-context.js';
 import type { NativeModelContext } from './native.js';
-import { NativeLayer } from './native.js';
+import { lazyNative } from './native-proxy.js';
 import { ToolRegistry } from './registry.js';
 import { ToolManager } from './tool-manager.js';
 import { Tools } from './tools.js';
@@ -62,7 +62,7 @@ export function install(options: InstallOptions = {}): Installation {
   const nativeContext = options.ignoreNative
     ? undefined
     : (doc as unknown as { modelContext?: NativeModelContext }).modelContext;
-  const native = nativeContext ? new NativeLayer(nativeContext) : undefined;
+  const native = nativeContext ? lazyNative(nativeContext) : undefined;
   tools = new Tools(registry, { allowed, native, frames });
   const toolManager = new ToolManager(registry, {
     allowed,

@@ -5,12 +5,33 @@
  * through the native `executeTool`.
  */
 import { domException } from './lib/dom.js';
-import { loadLowering, usesWebTypes } from './lib/lowering.js';
 import type { RegistryEntry } from './registry.js';
-import type { ToolCaller } from './tool.js';
-import { entryOf, handleOf, Tool } from './tool.js';
-import { expanded } from './tools.js';
-import type { CallToolOptions } from './types.js';
+import type { Tool, ToolCaller } from './tool.js';
+import type { CallToolOptions, JsonSchema, ToolAnnotations } from './types.js';
+
+/**
+ * What this lazily loaded chunk borrows from the core: the core's own Tool class and handle
+ * table (a copy bundled here would make handles the core does not recognise).
+ */
+export interface NativeDeps {
+  handleOf(caller: ToolCaller, entry: RegistryEntry): Tool;
+  entryOf(handle: Tool): RegistryEntry | undefined;
+  makeTool(
+    caller: ToolCaller,
+    fields: {
+      name: string;
+      title: string;
+      description: string;
+      inputSchema: JsonSchema | undefined;
+      outputSchema: JsonSchema | undefined;
+      annotations: ToolAnnotations | undefined;
+      origin: string;
+      agentExposed: boolean;
+    },
+  ): Tool;
+  /** The agent-facing input schema of an entry (webType expanded). */
+  agentInputSchema(entry: RegistryEntry): Promise<object | undefined>;
+}
 
 interface NativeRegisteredTool {
   name: string;
@@ -38,12 +59,15 @@ const MIRROR = 'native.mirror';
 
 export class NativeLayer {
   readonly context: NativeModelContext;
-  #handles = new WeakMap<Tool, NativeRegisteredTool>();
+  #handles = new WeakMap<object, NativeRegisteredTool>();
   #byKey = new Map<string, Tool>();
   #mirrored = new Set<string>();
 
-  constructor(context: NativeModelContext) {
+  #deps: NativeDeps;
+
+  constructor(context: NativeModelContext, deps: NativeDeps) {
     this.context = context;
+    this.#deps = deps;
   }
 
   onChange(listener: () => void): void {
@@ -51,7 +75,7 @@ export class NativeLayer {
   }
 
   owns(tool: object): boolean {
-    return tool instanceof Tool && this.#handles.has(tool);
+    return this.#handles.has(tool as Tool);
   }
 
   /** Mirrors an agent-exposed toolManager registration into the native registry. */
@@ -61,11 +85,8 @@ export class NativeLayer {
     entry.memo.set(MIRROR, controller);
     this.#mirrored.add(entry.name);
     void (async () => {
-      const inputSchema =
-        entry.inputSchema && usesWebTypes(JSON.stringify(entry.inputSchema))
-          ? expanded(entry, 'input', await loadLowering())
-          : entry.inputSchema;
-      const handle = handleOf(caller, entry);
+      const inputSchema = await this.#deps.agentInputSchema(entry);
+      const handle = this.#deps.handleOf(caller, entry);
       await this.context.registerTool(
         {
           name: entry.name,
@@ -110,7 +131,7 @@ export class NativeLayer {
           typeof tool.inputSchema === 'string'
             ? (JSON.parse(tool.inputSchema) as object)
             : tool.inputSchema;
-        handle = new Tool(caller, {
+        handle = this.#deps.makeTool(caller, {
           name: tool.name,
           title: tool.title ?? '',
           description: tool.description,
@@ -131,7 +152,7 @@ export class NativeLayer {
   /** Calls a native tool: its JSON string result comes back parsed. */
   async call(handle: Tool, input: unknown, options: CallToolOptions): Promise<unknown> {
     const tool = this.#handles.get(handle);
-    if (!tool || entryOf(handle))
+    if (!tool || this.#deps.entryOf(handle))
       throw domException('NotFoundError', `No native tool named "${handle.name}".`);
     const text = await this.context.executeTool(
       tool,

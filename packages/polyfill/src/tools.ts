@@ -13,7 +13,7 @@ import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
 import type { LoweringModule } from './lib/lowering.js';
 import { loadLowering, lowerThrown } from './lib/lowering.js';
-import type { NativeLayer } from './native.js';
+import type { NativeHooks } from './native-proxy.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
 import type { Tool, ToolCaller } from './tool.js';
@@ -42,7 +42,7 @@ import { loadValidator } from './validation.js';
 
 export interface ToolsHooks {
   allowed(): boolean;
-  native?: NativeLayer | undefined;
+  native?: NativeHooks | undefined;
   /** The frames bridge: other frames' tools coalesce in, `of(frame)` reads them directly. */
   frames?: FrameNode | undefined;
 }

@@ -12,6 +12,7 @@ interface ValidatorChunk {
 }
 
 interface Chunks {
+  native: typeof import('../native.js');
   'validator-ajv': ValidatorChunk;
   'validator-cfworker': ValidatorChunk;
   lowering: LoweringModule;
@@ -37,6 +38,8 @@ export function loadChunk<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
       return import('../validator-ajv.js') as Promise<Chunks[K]>;
     case 'validator-cfworker':
       return import('../validator-cfworker.js') as Promise<Chunks[K]>;
+    case 'native':
+      return import('../native.js') as Promise<Chunks[K]>;
     default:
       return import('@toolwire/lowering') as unknown as Promise<Chunks[K]>;
   }

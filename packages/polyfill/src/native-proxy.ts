@@ -1,0 +1,46 @@
+/**
+ * The native layer, loaded only on browsers that ship `document.modelContext` (the chunk is
+ * `polyfill-native.js`): elsewhere it costs nothing. Until it arrives there are no native
+ * handles to own, and mirroring waits its turn (in order) behind the load.
+ */
+import { loadChunk } from './lib/chunks.js';
+import { loadLowering, usesWebTypes } from './lib/lowering.js';
+import type { NativeLayer, NativeModelContext } from './native.js';
+import type { RegistryEntry } from './registry.js';
+import type { ToolCaller } from './tool.js';
+import { entryOf, handleOf, Tool } from './tool.js';
+import { expanded } from './tools.js';
+import type { CallToolOptions } from './types.js';
+
+export interface NativeHooks {
+  onChange(listener: () => void): void;
+  owns(tool: object): boolean;
+  call(tool: Tool, input: unknown, options: CallToolOptions): Promise<unknown>;
+  tools(caller: ToolCaller): Promise<Tool[]>;
+  mirror(entry: RegistryEntry, caller: ToolCaller): void;
+  unmirror(entry: RegistryEntry): void;
+}
+
+export function lazyNative(context: NativeModelContext): NativeHooks {
+  let layer: NativeLayer | undefined;
+  const loading = loadChunk('native').then((chunk) => {
+    layer = new chunk.NativeLayer(context, {
+      handleOf,
+      entryOf,
+      makeTool: (caller, fields) => new Tool(caller, fields),
+      agentInputSchema: async (entry) =>
+        entry.inputSchema && usesWebTypes(JSON.stringify(entry.inputSchema))
+          ? expanded(entry, 'input', await loadLowering())
+          : entry.inputSchema,
+    });
+    return layer;
+  });
+  return {
+    onChange: (listener) => context.addEventListener('toolchange', listener),
+    owns: (tool) => layer?.owns(tool) ?? false,
+    call: async (tool, input, options) => (await loading).call(tool, input, options),
+    tools: async (caller) => (await loading).tools(caller),
+    mirror: (entry, caller) => void loading.then((loaded) => loaded.mirror(entry, caller)),
+    unmirror: (entry) => void loading.then((loaded) => loaded.unmirror(entry)),
+  };
+}
