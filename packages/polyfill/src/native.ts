@@ -6,8 +6,8 @@
  */
 import { domException } from './lib/dom.js';
 import type { RegistryEntry } from './registry.js';
-import type { Tool, ToolCaller } from './tool.js';
-import type { CallToolOptions, JsonSchema, ToolAnnotations } from './types.js';
+import type { Tool, ToolCaller, ToolFields } from './tool.js';
+import type { CallToolOptions } from './types.js';
 
 /**
  * What this lazily loaded chunk borrows from the core: the core's own Tool class and handle
@@ -16,19 +16,7 @@ import type { CallToolOptions, JsonSchema, ToolAnnotations } from './types.js';
 export interface NativeDeps {
   handleOf(caller: ToolCaller, entry: RegistryEntry): Tool;
   entryOf(handle: Tool): RegistryEntry | undefined;
-  makeTool(
-    caller: ToolCaller,
-    fields: {
-      name: string;
-      title: string;
-      description: string;
-      inputSchema: JsonSchema | undefined;
-      outputSchema: JsonSchema | undefined;
-      annotations: ToolAnnotations | undefined;
-      origin: string;
-      agentExposed: boolean;
-    },
-  ): Tool;
+  makeTool(caller: ToolCaller, fields: ToolFields): Tool;
   /** The agent-facing input schema of an entry (webType expanded). */
   agentInputSchema(entry: RegistryEntry): Promise<object | undefined>;
 }

@@ -6,6 +6,18 @@ export interface ToolCaller {
   callTool(tool: Tool, input?: unknown, options?: CallToolOptions): Promise<unknown>;
 }
 
+/** What a Tool handle shows. */
+export interface ToolFields {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema | undefined;
+  outputSchema: JsonSchema | undefined;
+  annotations: ToolAnnotations | undefined;
+  origin: string;
+  agentExposed: boolean;
+}
+
 /**
  * A handle on one registration (API.md `Tool`): stable for that registration, so handles can
  * be compared with ===; once the tool is unregistered, calling it rejects NotFoundError.
@@ -21,19 +33,7 @@ export class Tool {
   readonly agentExposed: boolean;
   #caller: ToolCaller;
 
-  constructor(
-    caller: ToolCaller,
-    fields: {
-      name: string;
-      title: string;
-      description: string;
-      inputSchema: JsonSchema | undefined;
-      outputSchema: JsonSchema | undefined;
-      annotations: ToolAnnotations | undefined;
-      origin: string;
-      agentExposed: boolean;
-    },
-  ) {
+  constructor(caller: ToolCaller, fields: ToolFields) {
     this.#caller = caller;
     this.name = fields.name;
     this.title = fields.title;

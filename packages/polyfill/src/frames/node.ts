@@ -281,17 +281,8 @@ export class FrameNode {
 
   /** Frame indices from this window down to `target`, or undefined when it is not a descendant. */
   routeTo(target: Window): number[] | undefined {
-    const search = (win: Window, depth: number): number[] | undefined => {
-      if (depth > 16) return undefined;
-      for (let i = 0; i < win.frames.length; i++) {
-        const child = win.frames[i] as Window;
-        if (child === target) return [i];
-        const deeper = search(child, depth + 1);
-        if (deeper) return [i, ...deeper];
-      }
-      return undefined;
-    };
-    return search(this.#win, 0);
+    const route = routeFrom(this.#win, target);
+    return route && route.length > 0 ? route : undefined;
   }
 
   windowAt(routeFromTop: number[]): Window | undefined {
