@@ -227,8 +227,8 @@ export class Session extends EventTarget {
   async #serve(socket: WebSocket, frame: string): Promise<void> {
     try {
       if (this.#refreshing) await this.#refreshing;
-      const peek = frame.length < 4096 ? safeParse(frame) : undefined;
-      if (peek) this.dispatchEvent(new CustomEvent('request', { detail: peek }));
+      // The request event's detail parses the frame only if a listener reads it.
+      this.dispatchEvent(new CustomEvent('request', { detail: lazyPeek(frame) }));
       const response = await this.#bridge.handle(frame);
       if (!response) return;
       if (socket.readyState !== 1 || this.#socket !== socket) {
@@ -347,18 +347,44 @@ export class Session extends EventTarget {
   }
 }
 
-function safeParse(frame: string): { type?: unknown; id?: unknown; toolId?: unknown } | undefined {
-  try {
-    const value = JSON.parse(frame) as {
-      type?: unknown;
-      id?: unknown;
-      payload?: { toolId?: unknown };
-    };
-    if (typeof value !== 'object' || value === null) return undefined;
-    return { type: value.type, id: value.id, toolId: value.payload?.toolId };
-  } catch {
-    return undefined;
-  }
+interface RequestPeek {
+  type?: unknown;
+  id?: unknown;
+  toolId?: unknown;
+}
+
+/** {type, id, toolId} of a request frame, parsed on first access (most pages never look). */
+function lazyPeek(frame: string): RequestPeek {
+  let parsed: RequestPeek | undefined;
+  const read = (): RequestPeek => {
+    if (parsed) return parsed;
+    parsed = {};
+    if (frame.length > 65_536) return parsed;
+    try {
+      const value = JSON.parse(frame) as {
+        type?: unknown;
+        id?: unknown;
+        payload?: { toolId?: unknown };
+      };
+      if (typeof value === 'object' && value !== null) {
+        parsed = { type: value.type, id: value.id, toolId: value.payload?.toolId };
+      }
+    } catch {
+      // Not JSON: nothing to show.
+    }
+    return parsed;
+  };
+  return {
+    get type() {
+      return read().type;
+    },
+    get id() {
+      return read().id;
+    },
+    get toolId() {
+      return read().toolId;
+    },
+  };
 }
 
 /** Connects this page to a host; see ConnectOptions. */

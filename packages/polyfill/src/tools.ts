@@ -292,15 +292,49 @@ export function expanded(
   return schema;
 }
 
-/** JSON input to a tool without a schema is used as given, as long as it is JSON. */
+/**
+ * JSON input to a tool without a schema is used as given, as long as it is JSON: checked by a
+ * walk rather than copied (a stringify/parse round trip cost more than the rest of a small
+ * call). Anything JSON cannot hold (undefined, functions, non-finite numbers, class
+ * instances, cycles, nesting past 128) is a DataError naming the path.
+ */
 async function liftPlain(value: unknown): Promise<unknown> {
-  try {
-    return JSON.parse(JSON.stringify(value));
-  } catch (error) {
-    throw dataError([
-      { path: '', reason: `the input is not JSON: ${(error as Error).message}`, schemaPath: '' },
-    ]);
+  const problem = jsonProblem(value, '', 0, new Set());
+  if (problem) throw dataError([{ path: problem.path, reason: problem.reason, schemaPath: '' }]);
+  return value;
+}
+
+function jsonProblem(
+  value: unknown,
+  path: string,
+  depth: number,
+  open: Set<object>,
+): { path: string; reason: string } | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? undefined : { path, reason: `${value} is not a JSON number` };
+  if (typeof value !== 'object') return { path, reason: `a ${typeof value} is not JSON` };
+  if (depth >= 128) return { path, reason: 'nests deeper than 128 levels' };
+  if (open.has(value)) return { path, reason: 'refers back to itself (a cycle)' };
+  const isArray = Array.isArray(value);
+  if (!isArray) {
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null)
+      return { path, reason: 'is not a plain object' };
   }
+  open.add(value);
+  const entries = isArray ? (value as unknown[]).entries() : Object.entries(value as object);
+  for (const [key, item] of entries) {
+    const problem = jsonProblem(
+      item,
+      `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`,
+      depth + 1,
+      open,
+    );
+    if (problem) return problem;
+  }
+  open.delete(value);
+  return undefined;
 }
 
 function asDataError(error: unknown): DOMException {

@@ -89,8 +89,11 @@ export class FrameNode {
   #handles = new WeakMap<Tool, RemoteRef>();
   #handleCache = new Map<string, Tool>();
   #waiters = new Map<Window, ((link: FrameLink | undefined) => void)[]>();
+  /** Children whose welcome is being prepared (a flood of hellos makes one). */
+  #welcoming = new Set<Window>();
   #remoteListeners = new Set<{ route: number[]; fire(): void }>();
   #pendingChanges: Change[] | null = null;
+  #queued = new Set<'tools' | 'spec'>();
 
   constructor(deps: FrameNodeDeps) {
     this.#deps = deps;
@@ -213,8 +216,14 @@ export class FrameNode {
   async #welcome(source: Window, iframe: HTMLIFrameElement, childOrigin: string): Promise<void> {
     // An opaque-origin child cannot be posted to by origin; it gets no port.
     if (childOrigin === 'null') return;
+    // One live link per child: a child that navigates says bye first (pagehide), so a hello over
+    // a live link is a replay or a flood, and rebuilding on each would be a denial of service.
+    const live = this.#children.get(source);
+    if (live && !live.closed) return;
+    if (this.#welcoming.has(source)) return;
+    this.#welcoming.add(source);
     const allowed = await this.#ready;
-    this.#children.get(source)?.close();
+    this.#welcoming.delete(source);
     let srcOrigin: string | undefined;
     const src = iframe.getAttribute('src');
     if (src) {
@@ -357,7 +366,10 @@ export class FrameNode {
               { op: 'list', route: [], caller, via, agentOnly, fromOrigins },
               DISCOVERY_MS,
             )) as ToolDescriptor[];
-            return sanitize(found).map((tool) => ({ ...tool, route: [index, ...tool.route] }));
+            return sanitize(found, link.origin, this.origin).map((tool) => ({
+              ...tool,
+              route: [index, ...tool.route],
+            }));
           } catch {
             return [];
           }
@@ -378,7 +390,10 @@ export class FrameNode {
         { op: 'list', route: rest, caller: this.origin, via: [], agentOnly, fromOrigins: null },
         DISCOVERY_MS,
       )) as ToolDescriptor[];
-      return sanitize(found).map((tool) => ({ ...tool, route: [first, ...tool.route] }));
+      return sanitize(found, link.origin, this.origin).map((tool) => ({
+        ...tool,
+        route: [first, ...tool.route],
+      }));
     } catch {
       return [];
     }
@@ -392,7 +407,8 @@ export class FrameNode {
         { op: 'tree-list', caller: this.origin, via: [], fromOrigins },
         DISCOVERY_MS * 2,
       )) as ToolDescriptor[];
-      return sanitize(found);
+      // Routes from the top: their origins were checked hop by hop on the way up.
+      return sanitize(found, undefined, this.origin);
     } catch {
       return [];
     }
@@ -550,8 +566,14 @@ export class FrameNode {
     closed: (link: FrameLink): void => this.#linkClosed(link),
   };
 
-  async #serve(request: FrameRequest, link: FrameLink): Promise<unknown> {
-    const via = [...request.via, link.origin];
+  async #serve(incoming: FrameRequest, link: FrameLink): Promise<unknown> {
+    const via = [...incoming.via, link.origin];
+    // From a child, only its own origin is attested; a different claim (a grandchild's, or a
+    // lie) becomes the child's. From the parent, the claim stands: via still binds it.
+    const request: FrameRequest =
+      link !== this.#parent && incoming.caller !== link.origin
+        ? { ...incoming, caller: link.origin }
+        : incoming;
     const fromParent = link === this.#parent;
     switch (request.op) {
       case 'list': {
@@ -567,7 +589,10 @@ export class FrameNode {
           { ...request, route: rest, via },
           DISCOVERY_MS,
         )) as ToolDescriptor[];
-        return sanitize(found).map((tool) => ({ ...tool, route: [first, ...tool.route] }));
+        return sanitize(found, child.origin, this.origin).map((tool) => ({
+          ...tool,
+          route: [first, ...tool.route],
+        }));
       }
       case 'call':
         if (!fromParent)
@@ -575,13 +600,17 @@ export class FrameNode {
         return this.#serveCall({ ...request, via: request.via }, via, link);
       case 'tree-list':
         if (fromParent) throw domException('NotAllowedError', 'tree-list goes up, not down.');
-        if (this.#allowed !== true) return [];
+        // Both ends must be allowed: this frame, and the child by its own embedding.
+        if (this.#allowed !== true || !link.allowed) return [];
         if (this.#parent) return this.#parent.request({ ...request, via }, DISCOVERY_MS * 2);
         return this.listSubtree(request.caller, via, true, request.fromOrigins);
       case 'tree-call': {
         if (fromParent) throw domException('NotAllowedError', 'tree-call goes up, not down.');
-        if (this.#allowed !== true)
+        // document.modelContext only (an honest frame always names the owner's origin): the
+        // generic layer has no upward calls.
+        if (request.origin === null || this.#allowed !== true || !link.allowed) {
           throw domException('UnknownError', 'This frame may not use tools.');
+        }
         if (this.#parent) return this.#relay(this.#parent, { ...request, via }, request.callId);
         // The top: the route starts here.
         return this.#serveCall({ ...request, op: 'call' }, via, link);
@@ -649,7 +678,7 @@ export class FrameNode {
       return;
     }
     for (const [win, child] of this.#children) if (child === link) this.#children.delete(win);
-    this.#deps.toolsChanged();
+    this.#notify('tools');
     this.#broadcast({ origin: link.origin, exposedTo: ['*'], agent: true }, link);
     for (const listener of this.#remoteListeners) listener.fire();
   }
@@ -665,7 +694,7 @@ export class FrameNode {
 
   #receiveChange(change: Change, from: FrameLink): void {
     const fromChild = from !== this.#parent;
-    if (fromChild && from.grant) this.#deps.toolsChanged();
+    if (fromChild && from.grant) this.#notify('tools');
     if (fromChild) {
       const index = this.#indexOf(from);
       for (const listener of this.#remoteListeners)
@@ -681,7 +710,7 @@ export class FrameNode {
       change.exposedTo.includes('*') ||
       change.exposedTo.includes(this.origin);
     if (from !== undefined && change.agent && exposed && this.#allowed === true)
-      this.#deps.specChanged();
+      this.#notify('spec');
     const targets = [this.#parent, ...this.#children.values()].filter(
       (link): link is FrameLink => link !== undefined && link !== from && !link.closed,
     );
@@ -700,6 +729,21 @@ export class FrameNode {
     const merged =
       changes.length === 1 ? changes : [{ origin: this.origin, exposedTo: ['*'], agent: true }];
     for (const link of targets) for (const change of merged) link.changed(change);
+  }
+
+  /** Change events, at most one of each kind per microtask (a flood of notices is one event). */
+  #notify(kind: 'tools' | 'spec'): void {
+    const first = this.#queued.size === 0;
+    this.#queued.add(kind);
+    if (!first) return;
+    queueMicrotask(() => {
+      const kinds = [...this.#queued];
+      this.#queued.clear();
+      for (const queued of kinds) {
+        if (queued === 'tools') this.#deps.toolsChanged();
+        else this.#deps.specChanged();
+      }
+    });
   }
 
   /** tools.of(frame) objects hear about changes in their subtree. */
@@ -734,8 +778,18 @@ function routeFrom(from: Window, target: Window): number[] | undefined {
   return search(from, 0);
 }
 
-/** Descriptors from another frame are untrusted: keep only well-formed ones, with fresh routes. */
-function sanitize(value: unknown): ToolDescriptor[] {
+/**
+ * Descriptors from another frame are untrusted: keep only well-formed ones. A tool the answering
+ * frame owns (route []) must carry that frame's attested origin; a tool from deeper down may not
+ * claim the asking frame's origin unless the answering frame has it too (it cannot pass its
+ * subtree off as same-origin with us). Duplicates are dropped.
+ */
+function sanitize(
+  value: unknown,
+  peerOrigin: string | undefined,
+  ownOrigin: string,
+): ToolDescriptor[] {
+  const seen = new Set<string>();
   if (!Array.isArray(value)) return [];
   const out: ToolDescriptor[] = [];
   for (const item of value.slice(0, 10_000)) {
@@ -752,6 +806,13 @@ function sanitize(value: unknown): ToolDescriptor[] {
     ) {
       continue;
     }
+    if (peerOrigin !== undefined) {
+      if (route.length === 0 && tool.origin !== peerOrigin) continue;
+      if (route.length > 0 && tool.origin === ownOrigin && peerOrigin !== ownOrigin) continue;
+    }
+    const identity = `${route.join('/')}|${tool.origin}|${tool.name}`;
+    if (seen.has(identity)) continue;
+    seen.add(identity);
     out.push({
       name: tool.name,
       title: typeof tool.title === 'string' ? tool.title : '',
