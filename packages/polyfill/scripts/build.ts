@@ -32,6 +32,7 @@ await build({
         'polyfill-validator-ajv': `${root}src/validator-ajv.ts`,
         'polyfill-validator-cfworker': `${root}src/validator-cfworker.ts`,
         'polyfill-native': `${root}src/native.ts`,
+        'polyfill-frames': `${root}src/frames/node.ts`,
         'polyfill-lowering': fileURLToPath(new URL('../../lowering/src/index.ts', import.meta.url)),
       },
       formats: ['es'],

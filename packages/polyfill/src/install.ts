@@ -4,14 +4,17 @@
  * the IIFE build calls install() on load. Native wins: an existing `document.modelContext`
  * is kept and the generic layer is installed on top of it.
  */
+
+import { dataError, ToolExecutionError } from './errors.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
-import { FrameNode } from './frames/node.js';
+import { FramesGate } from './frames/gate.js';
 import { documentOrigin } from './lib/origins.js';
 import { policyAnswer } from './lib/permissions.js';
 import { ModelContext } from './model-context.js';
 import type { NativeModelContext } from './native.js';
 import { lazyNative } from './native-proxy.js';
 import { ToolRegistry } from './registry.js';
+import { Tool } from './tool.js';
 import { ToolManager } from './tool-manager.js';
 import { Tools } from './tools.js';
 
@@ -45,7 +48,7 @@ export function install(options: InstallOptions = {}): Installation {
   const allowed = () => !topLevel || ownPolicy !== false;
   let ours: ModelContext | undefined;
   let tools: Tools | undefined;
-  const frames = new FrameNode({
+  const frames = new FramesGate({
     window: win,
     registry,
     ownPolicy,
@@ -57,6 +60,12 @@ export function install(options: InstallOptions = {}): Installation {
         : Promise.reject(new DOMException('No modelContext polyfill here.', 'UnknownError')),
     toolsChanged: () => tools?.dispatchEvent(new Event('toolchange')),
     specChanged: () => ours?.dispatchEvent(new Event('toolchange')),
+    makeTool: (caller, fields) => new Tool(caller, fields),
+    rebuildError: {
+      toolExecutionError: (toolName: string, cause: unknown) =>
+        new ToolExecutionError(toolName, cause),
+      dataError,
+    },
   });
 
   const nativeContext = options.ignoreNative

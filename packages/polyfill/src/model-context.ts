@@ -14,8 +14,8 @@
  *    registrations that carry naturalLanguageProperties (their `webType` schemas expanded).
  */
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+import type { FramesGate } from './frames/gate.js';
 import type { ToolDescriptor } from './frames/messages.js';
-import type { FrameNode } from './frames/node.js';
 import { abortReason, domException } from './lib/dom.js';
 import { loadLowering, usesWebTypes } from './lib/lowering.js';
 import { isValidToolName } from './lib/names.js';
@@ -59,7 +59,7 @@ export interface ModelContextHooks {
   /** Settles once the permission is known. */
   ready: Promise<boolean>;
   /** The frames bridge, for tools in other documents of the page. */
-  frames?: FrameNode | undefined;
+  frames?: FramesGate | undefined;
   window: Window;
   /** The generic layer: toolManager tools called from here take its JSON path. */
   tools: Tools;
@@ -209,7 +209,7 @@ export class ModelContext extends EventTarget {
 
   async #fromDescriptor(
     descriptor: ToolDescriptor,
-    frames: FrameNode,
+    frames: FramesGate,
   ): Promise<RegisteredTool | undefined> {
     const window = frames.windowAt(descriptor.route);
     if (!window) return undefined;
@@ -307,7 +307,7 @@ export class ModelContext extends EventTarget {
 
   /** A tool in another document of the page: the frames bridge routes the call. */
   async #executeElsewhere(
-    frames: FrameNode,
+    frames: FramesGate,
     window: Window,
     name: string,
     origin: string,

@@ -8,7 +8,7 @@
  * cannot be lowered). With `encoding: 'json'` the result comes back lowered to JSON.
  */
 import { dataError, ToolExecutionError } from './errors.js';
-import type { FrameNode } from './frames/node.js';
+import type { FramesGate } from './frames/gate.js';
 import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
 import type { LoweringModule } from './lib/lowering.js';
@@ -44,7 +44,7 @@ export interface ToolsHooks {
   allowed(): boolean;
   native?: NativeHooks | undefined;
   /** The frames bridge: other frames' tools coalesce in, `of(frame)` reads them directly. */
-  frames?: FrameNode | undefined;
+  frames?: FramesGate | undefined;
 }
 
 const EXPANDED = 'tools.expanded.';

@@ -3,18 +3,24 @@
  * properties (DataError's `errors`) and turns unknown Error subclasses into plain Errors, so
  * errors cross as records and are rebuilt on the caller's side with their kind intact.
  */
-import { dataError, ToolExecutionError } from '../errors.js';
 import type { ValidationIssue } from '../validation.js';
 import type { SerializedError } from './messages.js';
 import { isRecord } from './messages.js';
 
+/** The core's error constructors (in the IIFE build this module is a chunk with no copies of its own). */
+export interface ErrorFactories {
+  toolExecutionError(toolName: string, cause: unknown): Error;
+  dataError(issues: ValidationIssue[]): Error;
+}
+
 export function serializeError(error: unknown): SerializedError {
-  if (error instanceof ToolExecutionError) {
+  if (error instanceof Error && error.name === 'ToolExecutionError') {
+    const { toolName, cause } = error as Error & { toolName?: unknown };
     return {
       name: error.name,
       message: error.message,
-      cause: safeClone(error.cause),
-      toolName: error.toolName,
+      cause: safeClone(cause),
+      toolName: String(toolName ?? ''),
     };
   }
   if (error instanceof DOMException || error instanceof Error) {
@@ -26,13 +32,13 @@ export function serializeError(error: unknown): SerializedError {
   return { name: 'Error', message: String(error) };
 }
 
-export function deserializeError(value: unknown): Error {
+export function deserializeError(value: unknown, make: ErrorFactories): Error {
   if (!isRecord(value))
     return new DOMException('A frame answered with an unreadable error.', 'OperationError');
   const name = typeof value.name === 'string' ? value.name : 'Error';
   const message = typeof value.message === 'string' ? value.message : '';
   if (name === 'ToolExecutionError') {
-    return new ToolExecutionError(
+    return make.toolExecutionError(
       typeof value.toolName === 'string' ? value.toolName : '',
       value.cause,
     );
@@ -45,7 +51,7 @@ export function deserializeError(value: unknown): Error {
         typeof issue.reason === 'string' &&
         typeof issue.schemaPath === 'string',
     );
-    if (issues.length > 0) return dataError(issues);
+    if (issues.length > 0) return make.dataError(issues);
   }
   if (name === 'TypeError') return new TypeError(message);
   return new DOMException(message, /^[A-Za-z]{1,64}$/.test(name) ? name : 'OperationError');

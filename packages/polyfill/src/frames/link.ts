@@ -4,7 +4,7 @@
  * request fails with a coded error and every timer is cleared.
  */
 import { domException } from '../lib/dom.js';
-import { deserializeError, serializeError } from './errors.js';
+import { serializeError } from './errors.js';
 import type { FrameRequest, PortMessage } from './messages.js';
 import { FRAMES_TAG, isPortMessage } from './messages.js';
 
@@ -16,6 +16,8 @@ export interface LinkHandlers {
   abort(callId: string, link: FrameLink): void;
   changed(change: { origin: string; exposedTo: string[]; agent: boolean }, link: FrameLink): void;
   closed(link: FrameLink): void;
+  /** Rebuilds an error record from the peer into an Error of the right kind. */
+  error(value: unknown): Error;
 }
 
 interface Pending {
@@ -131,7 +133,7 @@ export class FrameLink {
         this.#pending.delete(data.id);
         clearTimeout(pending.timer);
         if (data.ok) pending.resolve(data.value);
-        else pending.reject(deserializeError(data.error));
+        else pending.reject(this.#handlers.error(data.error));
         return;
       }
       case 'req':

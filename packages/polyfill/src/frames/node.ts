@@ -24,14 +24,15 @@ import { domException } from '../lib/dom.js';
 import { trustworthyOrigin } from '../lib/origins.js';
 import type { RegistryEntry } from '../registry.js';
 import { ToolRegistry } from '../registry.js';
-import type { ToolCaller } from '../tool.js';
-import { Tool } from '../tool.js';
+import type { Tool, ToolCaller, ToolFields } from '../tool.js';
 import { allowGrantsTools } from './allow.js';
+import type { ErrorFactories } from './errors.js';
+import { deserializeError } from './errors.js';
 import { FrameLink } from './link.js';
 import type { CallRequest, FrameRequest, ToolDescriptor } from './messages.js';
-import { FRAMES_TAG, isHello, isWelcome } from './messages.js';
+import { FRAMES_TAG } from './messages.js';
+import { routeFrom } from './route.js';
 
-export const HANDSHAKE_MS = 2000;
 export const DISCOVERY_MS = 1500;
 
 export interface FrameNodeDeps {
@@ -58,6 +59,21 @@ export interface FrameNodeDeps {
   toolsChanged(): void;
   /** A tool exposed to this document came or went somewhere in the tree. */
   specChanged(): void;
+  /**
+   * The core's own constructors: in the IIFE build this module is a separate chunk, and its
+   * own copies of Tool or ToolExecutionError would make objects the core does not recognise.
+   */
+  makeTool(caller: ToolCaller, fields: ToolFields): Tool;
+  rebuildError: ErrorFactories;
+}
+
+/** What the node needs from the always-loaded gate (gate.ts): the permission state. */
+export interface GateState {
+  readonly allowed: boolean | undefined;
+  readonly ready: Promise<boolean>;
+  decide(vouched: boolean): void;
+  /** A welcome after the fallback decided: the parent's word wins unless the policy API spoke. */
+  update(vouched: boolean): void;
 }
 
 interface RemoteRef {
@@ -79,9 +95,7 @@ export class FrameNode {
   #win: Window & typeof globalThis;
   #parent: FrameLink | undefined;
   #children = new Map<Window, FrameLink>();
-  #allowed: boolean | undefined;
-  #ready: Promise<boolean>;
-  #resolveReady: (allowed: boolean) => void = () => {};
+  #gate: GateState;
   /** Calls running here for remote callers: callId -> their AbortController. */
   #inbound = new Map<string, { controller: AbortController; link: FrameLink }>();
   /** Calls passing through: callId -> the link they went down. */
@@ -95,12 +109,16 @@ export class FrameNode {
   #pendingChanges: Change[] | null = null;
   #queued = new Set<'tools' | 'spec'>();
 
-  constructor(deps: FrameNodeDeps) {
+  constructor(deps: FrameNodeDeps, gate: GateState) {
     this.#deps = deps;
+    this.#gate = gate;
     this.#win = deps.window;
     this.origin = deps.registry.origin;
-    this.#ready = new Promise((resolve) => {
-      this.#resolveReady = resolve;
+    deps.registry.onChange((change) => {
+      this.#broadcast(
+        { origin: this.origin, exposedTo: [...change.exposedTo], agent: change.agent },
+        undefined,
+      );
     });
   }
 
@@ -112,108 +130,28 @@ export class FrameNode {
     return this.#win.parent === this.#win || !this.#win.parent;
   }
 
-  /** Is this document allowed to use `tools`? undefined until the parent has answered. */
-  get allowed(): boolean | undefined {
-    return this.#allowed;
-  }
-
-  get ready(): Promise<boolean> {
-    return this.#ready;
-  }
-
   get hasChildren(): boolean {
     return this.#children.size > 0;
   }
 
-  start(topAllowed: boolean): void {
-    this.#win.addEventListener('message', this.#onWindowMessage);
-    this.#win.addEventListener('pagehide', this.#onPageHide);
-    this.#deps.registry.onChange((change) => {
-      this.#broadcast(
-        { origin: this.origin, exposedTo: [...change.exposedTo], agent: change.agent },
-        undefined,
-      );
-    });
-    if (this.isTop) {
-      this.#decide(topAllowed);
-      return;
-    }
-    const expected = this.#expectedParentOrigin();
-    try {
-      this.#win.parent.postMessage({ tag: FRAMES_TAG, kind: 'hello' }, expected ?? '*');
-    } catch {
-      // A parent we cannot post to is a parent without toolwire.
-    }
-    setTimeout(() => {
-      if (this.#allowed === undefined) this.#decide(this.#fallbackAllowed(expected));
-    }, HANDSHAKE_MS);
-  }
+  // ---- handshake (the gate checked source, origin and shape) ----------------------------------
 
-  // ---- handshake --------------------------------------------------------------------------
-
-  #expectedParentOrigin(): string | undefined {
-    const ancestors = (this.#win.location as Location & { ancestorOrigins?: DOMStringList })
-      .ancestorOrigins;
-    const first = ancestors && ancestors.length > 0 ? ancestors[0] : undefined;
-    return first && first !== 'null' ? first : undefined;
-  }
-
-  /** No polyfilled parent answered: same-origin children keep the 'self' default; others fail closed. */
-  #fallbackAllowed(parentOrigin: string | undefined): boolean {
-    let origin = parentOrigin;
-    if (origin === undefined) {
-      try {
-        origin = this.#win.parent.location.origin;
-      } catch {
-        origin = undefined;
-      }
-    }
-    return origin === this.origin;
-  }
-
-  #decide(vouched: boolean): void {
-    const own = this.#deps.ownPolicy;
-    this.#allowed = own === undefined ? vouched : own;
-    this.#resolveReady(this.#allowed);
-  }
-
-  #onWindowMessage = (event: MessageEvent): void => {
-    // Who sent it, and from where, before anything reads the data (STYLE 2).
-    const source = event.source as Window | null;
-    if (!source) return;
-    if (source === this.#win.parent && !this.isTop) {
-      this.#onParentMessage(event);
-      return;
-    }
-    const iframe = this.#iframeOf(source);
-    if (!iframe || !isHello(event.data)) return;
-    void this.#welcome(source, iframe, event.origin);
-  };
-
-  #onParentMessage(event: MessageEvent): void {
-    if (this.#parent || !isWelcome(event.data) || event.ports.length !== 1) return;
-    const expected = this.#expectedParentOrigin();
-    if (expected !== undefined && event.origin !== expected) return;
+  /** The parent's welcome: the port becomes our link up. One welcome per document. */
+  acceptWelcome(event: MessageEvent<{ allowed: boolean }>): void {
+    if (this.#parent) return;
     const port = event.ports[0] as MessagePort;
     this.#parent = new FrameLink(port, event.origin, this.#handlers, {
       grant: true,
       allowed: true,
     });
-    if (this.#allowed === undefined) this.#decide(event.data.allowed);
-    else if (this.#deps.ownPolicy === undefined) this.#allowed = event.data.allowed;
+    if (this.#gate.allowed === undefined) this.#gate.decide(event.data.allowed);
+    else this.#gate.update(event.data.allowed);
     // Tell the parent what we hold, so it can fire toolchange for tools registered before now.
     this.#parent.changed({ origin: this.origin, exposedTo: this.#allExposures(), agent: true });
   }
 
-  #iframeOf(source: Window): HTMLIFrameElement | undefined {
-    const doc = this.#win.document;
-    for (const frame of Array.from(doc.querySelectorAll('iframe'))) {
-      if (frame.contentWindow === source) return frame;
-    }
-    return undefined;
-  }
-
-  async #welcome(source: Window, iframe: HTMLIFrameElement, childOrigin: string): Promise<void> {
+  /** A child's hello: hand it a port, with our word on whether its embedding grants `tools`. */
+  async acceptHello(source: Window, iframe: HTMLIFrameElement, childOrigin: string): Promise<void> {
     // An opaque-origin child cannot be posted to by origin; it gets no port.
     if (childOrigin === 'null') return;
     // One live link per child: a child that navigates says bye first (pagehide), so a hello over
@@ -222,7 +160,7 @@ export class FrameNode {
     if (live && !live.closed) return;
     if (this.#welcoming.has(source)) return;
     this.#welcoming.add(source);
-    const allowed = await this.#ready;
+    const allowed = await this.#gate.ready;
     this.#welcoming.delete(source);
     let srcOrigin: string | undefined;
     const src = iframe.getAttribute('src');
@@ -254,11 +192,11 @@ export class FrameNode {
     this.#waiters.delete(source);
   }
 
-  #onPageHide = (event: PageTransitionEvent): void => {
-    if (event.persisted) return;
+  /** The document is going away (pagehide): tell every neighbour. */
+  leave(): void {
     this.#parent?.bye();
     for (const link of this.#children.values()) link.bye();
-  };
+  }
 
   // ---- routing helpers ----------------------------------------------------------------------
 
@@ -286,18 +224,6 @@ export class FrameNode {
       });
       this.#waiters.set(win, list);
     });
-  }
-
-  /** Frame indices from this window down to `target`, or undefined when it is not a descendant. */
-  routeTo(target: Window): number[] | undefined {
-    const route = routeFrom(this.#win, target);
-    return route && route.length > 0 ? route : undefined;
-  }
-
-  windowAt(routeFromTop: number[]): Window | undefined {
-    let win: Window | undefined = this.#win.top ?? undefined;
-    for (const index of routeFromTop) win = win?.frames[index] as Window | undefined;
-    return win;
   }
 
   // ---- listings -------------------------------------------------------------------------------
@@ -350,7 +276,7 @@ export class FrameNode {
   ): Promise<ToolDescriptor[]> {
     const spec = fromOrigins !== null;
     // The spec skips documents that may not use tools, own tools and all.
-    if (spec && this.#allowed !== true) return [];
+    if (spec && this.#gate.allowed !== true) return [];
     const own = [...this.#deps.registry.values()]
       .filter((entry) => this.#visible(entry, caller, via, agentOnly, fromOrigins))
       .map((entry) => this.#describe(entry));
@@ -419,7 +345,7 @@ export class FrameNode {
     const cacheKey = `${tool.route.join('/')}|${tool.origin}|${tool.name}|${tool.key}`;
     let handle = this.#handleCache.get(cacheKey);
     if (!handle) {
-      handle = new Tool(caller, {
+      handle = this.#deps.makeTool(caller, {
         name: tool.name,
         title: tool.title,
         description: tool.description,
@@ -450,7 +376,7 @@ export class FrameNode {
   }
 
   isRemote(handle: object): boolean {
-    return handle instanceof Tool && this.#handles.has(handle);
+    return this.#handles.has(handle as Tool);
   }
 
   // ---- calls ------------------------------------------------------------------------------------
@@ -461,7 +387,8 @@ export class FrameNode {
     input: unknown,
     options: { signal?: AbortSignal; encoding?: 'structured' | 'json' },
   ): Promise<unknown> {
-    const ref = target instanceof Tool ? this.#handles.get(target) : { ...target, key: -1 };
+    const ref =
+      this.#handles.get(target as Tool) ?? ('route' in target ? { ...target, key: -1 } : undefined);
     if (!ref) return Promise.reject(domException('NotFoundError', 'Unknown tool handle.'));
     return this.#callDown(
       {
@@ -499,8 +426,8 @@ export class FrameNode {
       encoding: 'json',
     };
     if (this.isTop) {
-      const route = this.routeTo(window);
-      if (!route)
+      const route = routeFrom(this.#win, window);
+      if (!route || route.length === 0)
         return Promise.reject(domException('UnknownError', 'The tool is not in this page.'));
       return this.#callDown({ ...request, op: 'call', route }, signal);
     }
@@ -564,6 +491,7 @@ export class FrameNode {
     },
     changed: (change: Change, link: FrameLink): void => this.#receiveChange(change, link),
     closed: (link: FrameLink): void => this.#linkClosed(link),
+    error: (value: unknown): Error => deserializeError(value, this.#deps.rebuildError),
   };
 
   async #serve(incoming: FrameRequest, link: FrameLink): Promise<unknown> {
@@ -601,14 +529,14 @@ export class FrameNode {
       case 'tree-list':
         if (fromParent) throw domException('NotAllowedError', 'tree-list goes up, not down.');
         // Both ends must be allowed: this frame, and the child by its own embedding.
-        if (this.#allowed !== true || !link.allowed) return [];
+        if (this.#gate.allowed !== true || !link.allowed) return [];
         if (this.#parent) return this.#parent.request({ ...request, via }, DISCOVERY_MS * 2);
         return this.listSubtree(request.caller, via, true, request.fromOrigins);
       case 'tree-call': {
         if (fromParent) throw domException('NotAllowedError', 'tree-call goes up, not down.');
         // document.modelContext only (an honest frame always names the owner's origin): the
         // generic layer has no upward calls.
-        if (request.origin === null || this.#allowed !== true || !link.allowed) {
+        if (request.origin === null || this.#gate.allowed !== true || !link.allowed) {
           throw domException('UnknownError', 'This frame may not use tools.');
         }
         if (this.#parent) return this.#relay(this.#parent, { ...request, via }, request.callId);
@@ -638,7 +566,7 @@ export class FrameNode {
       );
     if (!entry || (request.key !== -1 && entry.key !== request.key)) throw gone();
     if (!this.#visible(entry, request.caller, via, spec, null)) throw gone();
-    if (spec && (entry.origin !== request.origin || this.#allowed !== true)) throw gone();
+    if (spec && (entry.origin !== request.origin || this.#gate.allowed !== true)) throw gone();
     const controller = new AbortController();
     this.#inbound.set(request.callId, { controller, link: from });
     try {
@@ -709,7 +637,7 @@ export class FrameNode {
       change.origin === this.origin ||
       change.exposedTo.includes('*') ||
       change.exposedTo.includes(this.origin);
-    if (from !== undefined && change.agent && exposed && this.#allowed === true)
+    if (from !== undefined && change.agent && exposed && this.#gate.allowed === true)
       this.#notify('spec');
     const targets = [this.#parent, ...this.#children.values()].filter(
       (link): link is FrameLink => link !== undefined && link !== from && !link.closed,
@@ -760,22 +688,6 @@ function newCallId(): string {
       ? crypto.randomUUID()
       : String(Math.random());
   return `${random}:${callCounter}`;
-}
-
-/** Route from `from` down to `target` through `frames`, or undefined. */
-function routeFrom(from: Window, target: Window): number[] | undefined {
-  if (from === target) return [];
-  const search = (win: Window, depth: number): number[] | undefined => {
-    if (depth > 16) return undefined;
-    for (let i = 0; i < win.frames.length; i++) {
-      const child = win.frames[i] as Window;
-      if (child === target) return [i];
-      const deeper = search(child, depth + 1);
-      if (deeper) return [i, ...deeper];
-    }
-    return undefined;
-  };
-  return search(from, 0);
 }
 
 /**

@@ -6,18 +6,18 @@
 import { domException } from '../lib/dom.js';
 import type { Tool, ToolCaller } from '../tool.js';
 import type { CallToolOptions, GetToolsOptions } from '../types.js';
-import type { FrameNode } from './node.js';
+import type { FramesGate } from './gate.js';
 
 export interface FramesOwner {
   of(target: unknown): EventTarget;
 }
 
 export class RemoteTools extends EventTarget implements ToolCaller {
-  readonly #node: FrameNode;
+  readonly #node: FramesGate;
   readonly #route: number[];
   readonly #owner: FramesOwner;
 
-  constructor(node: FrameNode, route: number[], owner: FramesOwner) {
+  constructor(node: FramesGate, route: number[], owner: FramesOwner) {
     super();
     this.#node = node;
     this.#route = route;

@@ -12,6 +12,7 @@ interface ValidatorChunk {
 }
 
 interface Chunks {
+  frames: typeof import('../frames/node.js');
   native: typeof import('../native.js');
   'validator-ajv': ValidatorChunk;
   'validator-cfworker': ValidatorChunk;
@@ -40,6 +41,8 @@ export function loadChunk<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
       return import('../validator-cfworker.js') as Promise<Chunks[K]>;
     case 'native':
       return import('../native.js') as Promise<Chunks[K]>;
+    case 'frames':
+      return import('../frames/node.js') as Promise<Chunks[K]>;
     default:
       return import('@toolwire/lowering') as unknown as Promise<Chunks[K]>;
   }
