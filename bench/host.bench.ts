@@ -1,0 +1,504 @@
+/**
+ * `pnpm bench:host`: a tool call from the toolwire host to a real page (issue 7; PERFORMANCE.md
+ * rows "host -> page tool call" and "calls/s with 64 in flight").
+ *
+ * Builds the endpoint, serves a page that loads only the built `endpoint.iife.js` from
+ * 127.0.0.1, and drives Debian's Chromium. The page registers one echo tool and connects to a
+ * @toolwire/host in this process (through the `#toolwire=` URL `host.pageUrl` makes). The same
+ * page also opens a second, plain WebSocket to a bare `ws` server in this process and echoes
+ * every JSON message it gets: that JSON request/response over one WebSocket to the same page
+ * is the baseline every row is divided by, timed in lockstep with the host call.
+ *
+ * - p50 of one awaited call at 100 B, 10 KiB and 1 MiB of JSON (the echo returns its input,
+ *   so as many bytes come back; at 1 MiB the page gzips its answer, as the wire says);
+ * - calls/s with 64 calls in flight at 100 B;
+ * - for information: the same 100 B call entering through the MCP stdio bridge (in-process
+ *   streams), which is what an MCP client adds on top of the host.
+ *
+ * Answers are checked outside the timed regions (a wrong answer exits 1); times are printed
+ * against their targets, never asserted.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { WebSocketServer, type WebSocket as WsSocket } from 'ws';
+import type { HostSession } from '../packages/host/src/index.js';
+import { createHost, createMcpBridge, socketTransport } from '../packages/host/src/index.js';
+import type { JsonObject, ToolClient } from '../packages/protocol/src/index.js';
+import { createToolClient } from '../packages/protocol/src/index.js';
+import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
+import { makeRecordsPayload } from './lib/fixtures.js';
+import type { Timing } from './lib/harness.js';
+import {
+  BenchFailure,
+  expect,
+  formatBytes,
+  formatMs,
+  formatRatio,
+  measureInterleaved,
+  median,
+  renderTable,
+} from './lib/harness.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ENDPOINT_DIST = join(ROOT, 'packages/endpoint/dist');
+const IN_FLIGHT = 64;
+const THROUGHPUT_CALLS = 6_400;
+const THROUGHPUT_ROUNDS = 5;
+
+/** PERFORMANCE's ~100 B input (the polyfill bench uses the same shape). */
+const SMALL = {
+  id: 4217,
+  query: 'weather in Lisbon',
+  units: 'metric',
+  limit: 10,
+  tags: ['forecast', 'today'],
+};
+
+// ---- the page ----------------------------------------------------------------------------
+
+const PAGE_HTML = `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8" /><title>toolwire: host benchmark</title></head>
+  <body>
+    <p id="status">loading</p>
+    <!-- The endpoint as a site ships it; it connects by itself from #toolwire=... -->
+    <script src="/dist/endpoint.iife.js"></script>
+    <script>
+      toolManager.register({
+        name: 'bench.echo',
+        naturalLanguageProperties: {
+          description: 'Returns its input.',
+          annotations: { readOnlyHint: true },
+        },
+        execute: (input) => input,
+      });
+      const fragment = new URLSearchParams(location.hash.slice(1));
+      // A second session of the same endpoint, to a bare @toolwire/protocol client: the host's
+      // own cost is the difference between the two.
+      toolwire.connect({ url: fragment.get('client') });
+      // The baseline: a plain JSON request/response over its own WebSocket.
+      const baseline = new WebSocket(fragment.get('baseline'));
+      baseline.onmessage = (event) => {
+        const message = JSON.parse(event.data);
+        baseline.send(JSON.stringify({ replyTo: message.id, payload: message.payload }));
+      };
+      baseline.onopen = () => { document.getElementById('status').textContent = 'ready'; };
+    </script>
+  </body>
+</html>`;
+
+interface StaticServer {
+  origin: string;
+  missing: string[];
+  close(): Promise<void>;
+}
+
+async function serveEndpoint(): Promise<StaticServer> {
+  const missing: string[] = [];
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const send = (status: number, type: string, body: string | Buffer) => {
+      response.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+      response.end(body);
+    };
+    if (path === '/bench/host.html') return send(200, 'text/html; charset=utf-8', PAGE_HTML);
+    const file = /^\/dist\/([\w.-]+\.js)$/.exec(path)?.[1];
+    if (file && existsSync(join(ENDPOINT_DIST, file))) {
+      return send(200, 'text/javascript', readFileSync(join(ENDPOINT_DIST, file)));
+    }
+    if (path !== '/favicon.ico') missing.push(path);
+    return send(404, 'text/plain', 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    missing,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+// ---- the baseline: JSON over one WebSocket ------------------------------------------------
+
+interface Baseline {
+  url: string;
+  roundTrip(payload: unknown): Promise<unknown>;
+  close(): Promise<void>;
+}
+
+/**
+ * A `ws` server with the host's settings (no per-message deflate, a 64 MiB frame limit) for
+ * one connection from the page.
+ */
+async function listenOnce(): Promise<{
+  url: string;
+  socket: Promise<WsSocket>;
+  close(): Promise<void>;
+}> {
+  const server = new WebSocketServer({
+    host: '127.0.0.1',
+    port: 0,
+    maxPayload: 64 * 1024 * 1024,
+    perMessageDeflate: false,
+  });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    socket: new Promise((resolve) => server.once('connection', resolve)),
+    close: () =>
+      new Promise((resolve) => {
+        for (const client of server.clients) client.terminate();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function startBaseline(): Promise<Baseline & { connected: Promise<void> }> {
+  const listener = await listenOnce();
+  const pending = new Map<number, (payload: unknown) => void>();
+  let socket: WsSocket | undefined;
+  let nextId = 0;
+  const connected = listener.socket.then((ws) => {
+    socket = ws;
+    ws.on('message', (data) => {
+      const message = JSON.parse(data.toString());
+      pending.get(message.replyTo)?.(message.payload);
+      pending.delete(message.replyTo);
+    });
+  });
+  return {
+    url: listener.url,
+    connected,
+    roundTrip(payload) {
+      const id = ++nextId;
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        socket?.send(JSON.stringify({ id, payload }));
+      });
+    },
+    close: listener.close,
+  };
+}
+
+// ---- the MCP bridge, in process -----------------------------------------------------------
+
+function mcpClient(host: Parameters<typeof createMcpBridge>[0]) {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const bridge = createMcpBridge(host, { input, output });
+  const pending = new Map<number, (message: any) => void>();
+  createInterface({ input: output }).on('line', (line) => {
+    const message = JSON.parse(line);
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  });
+  let nextId = 0;
+  const rpc = (method: string, params: object): Promise<any> => {
+    const id = ++nextId;
+    return new Promise((resolve) => {
+      pending.set(id, resolve);
+      input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  };
+  return { rpc, close: () => bridge.close() };
+}
+
+// ---- checks and rows ----------------------------------------------------------------------
+
+function sameJson(a: unknown, b: unknown, label: string): void {
+  expect(JSON.stringify(a) === JSON.stringify(b), `${label}: the echo came back different`);
+}
+
+type Row = string[];
+const rows: Row[] = [];
+
+function addRow(
+  label: string,
+  subject: Timing,
+  base: Timing,
+  target: number,
+  peer: string,
+  notes = '',
+): number {
+  const ratio = subject.medianMs / base.medianMs;
+  rows.push([
+    label,
+    String(subject.runs),
+    formatMs(subject.medianMs),
+    formatMs(base.medianMs),
+    formatRatio(ratio),
+    `<= ${formatRatio(target)}`,
+    ratio <= target ? 'met' : 'MISSED',
+    peer,
+    notes,
+  ]);
+  return ratio;
+}
+
+async function throughput(call: () => Promise<unknown>): Promise<number> {
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (started < THROUGHPUT_CALLS) {
+        started++;
+        await call();
+      }
+    }),
+  );
+  return THROUGHPUT_CALLS / ((performance.now() - t0) / 1000);
+}
+
+function buildEndpoint(): void {
+  // The polyfill builds first: the endpoint's IIFE ships the polyfill's lazy chunks.
+  execFileSync('npx', ['-y', 'pnpm@12.4.2', '--filter', '@toolwire/endpoint...', 'build'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
+}
+
+/** A bare @toolwire/protocol client for the page's second session (no host on top). */
+async function startBareClient(): Promise<{
+  url: string;
+  client: Promise<ToolClient>;
+  close(): Promise<void>;
+}> {
+  const listener = await listenOnce();
+  return {
+    url: listener.url,
+    client: listener.socket.then((ws) => createToolClient(socketTransport(ws))),
+    close: listener.close,
+  };
+}
+
+/**
+ * Debian's Chromium, headless, started with the page URL and nothing attached: no DevTools
+ * session, so no Network domain copying every WebSocket frame back to Node (which a
+ * Playwright-driven page would do, on the very sockets timed here).
+ */
+function launchChromium(url: string): { process: ChildProcess; log: () => string; stop(): void } {
+  const profile = mkdtempSync(join(tmpdir(), 'toolwire-bench-host-'));
+  const child = spawn(
+    findChromium(),
+    [...CHROMIUM_ARGS, '--headless', `--user-data-dir=${profile}`, '--enable-logging=stderr', url],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let log = '';
+  child.stderr?.on('data', (chunk) => {
+    if (log.length < 100_000) log += chunk;
+  });
+  return {
+    process: child,
+    log: () => log,
+    stop() {
+      child.kill();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+async function main(): Promise<void> {
+  const began = performance.now();
+  try {
+    buildEndpoint();
+  } catch (error) {
+    const output = `${(error as { stdout?: Buffer }).stdout ?? ''}${(error as { stderr?: Buffer }).stderr ?? ''}`;
+    throw new BenchFailure(`the endpoint build failed:\n${output}`);
+  }
+  const server = await serveEndpoint();
+  const host = await createHost();
+  const baseline = await startBaseline();
+  const bare = await startBareClient();
+  const pageUrl = new URL(host.pageUrl(`${server.origin}/bench/host.html`));
+  pageUrl.hash += `&baseline=${encodeURIComponent(baseline.url)}&client=${encodeURIComponent(bare.url)}`;
+  const browser = launchChromium(pageUrl.toString());
+  try {
+    let session: HostSession;
+    let client: ToolClient;
+    try {
+      [session, client] = await Promise.all([
+        host.waitForSession({
+          timeoutMs: 20_000,
+          filter: (s) => s.catalog.get('bench.echo') !== undefined,
+        }),
+        bare.client,
+        baseline.connected,
+      ]);
+    } catch (error) {
+      throw new BenchFailure(
+        `the page did not connect (${(error as Error).message}); 404s: ${server.missing.join(', ') || 'none'}; Chromium said:\n${browser.log().slice(-4000)}`,
+      );
+    }
+    // The bare client has no catalog cache: wait until the page lists the tool to it too.
+    for (let n = 0; ; n++) {
+      const index = (await client.query({ detail: 'index' })) as { tools?: { id: string }[] };
+      if (index.tools?.some((tool) => tool.id === 'bench.echo')) break;
+      expect(n < 100, 'the page never listed bench.echo to the bare client');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    console.log('# @toolwire/host: host -> page tool calls');
+    console.log('');
+    console.log(
+      `- Debian Chromium (headless, nothing attached), page ${server.origin} loading only dist/endpoint.iife.js, guard read-only, one echo tool`,
+    );
+    console.log(
+      `- host, bare client and baseline: \`ws\` servers in this Node ${process.version} process on 127.0.0.1, no per-message deflate, each its own socket to the same page; every row interleaves its cases call by call`,
+    );
+    console.log(
+      '- baseline: JSON.stringify({id, payload}) -> page: JSON.parse, JSON.stringify({replyTo, payload}) -> JSON.parse',
+    );
+    console.log(
+      '- bare client: createToolClient from @toolwire/protocol on a second endpoint session of the same page; host minus bare = what @toolwire/host adds',
+    );
+    console.log('');
+
+    // ---- latency rows ----
+    const sizes: [string, unknown, number, string][] = [
+      ['100 B', SMALL, 1.2, 'MCP-B relay 1.1 ms'],
+      ['10 KiB', makeRecordsPayload(10 * 1024), 1.2, 'MCP-B relay 1.3 ms'],
+      [
+        '1 MiB',
+        makeRecordsPayload(1024 * 1024),
+        1.3,
+        'MCP-B relay fails (1,000,000 B cap); 52 ms raised',
+      ],
+    ];
+    const ratios: Record<string, number> = {};
+    for (const [label, args, target, peer] of sizes) {
+      const bytes = JSON.stringify(args).length;
+      const before = { ...session.stats };
+      const [viaHost, viaClient, direct] = await measureInterleaved([
+        {
+          prepare: () => undefined,
+          run: () => session.call('bench.echo', args as Record<string, unknown>),
+          check: (result) => sameJson(result.result, args, `host ${label}`),
+        },
+        {
+          prepare: () => undefined,
+          run: () => client.call({ toolId: 'bench.echo', arguments: args as JsonObject }),
+          check: (result) => sameJson(result.result, args, `bare client ${label}`),
+        },
+        {
+          prepare: () => undefined,
+          run: () => baseline.roundTrip(args),
+          check: (result) => sameJson(result, args, `baseline ${label}`),
+        },
+      ]);
+      const compressed = session.stats.encodedResponses - before.encodedResponses;
+      const wire =
+        compressed > 0
+          ? `answer gzip-wrapped ${formatBytes((session.stats.originalBytes - before.originalBytes) / compressed)} -> ${formatBytes((session.stats.compressedBytes - before.compressedBytes) / compressed)}`
+          : 'answer plain JSON';
+      ratios[label] = addRow(
+        `call, ${label} echo (${bytes.toLocaleString('en-US')} B), p50`,
+        viaHost,
+        direct,
+        target,
+        peer,
+        `bare client ${formatMs(viaClient.medianMs)} ms (${formatRatio(viaClient.medianMs / direct.medianMs)}); host adds ${formatMs(viaHost.medianMs - viaClient.medianMs)} ms; ${wire}`,
+      );
+    }
+
+    // ---- throughput ----
+    const rates = { host: [] as number[], client: [] as number[], baseline: [] as number[] };
+    for (let round = 0; round < THROUGHPUT_ROUNDS + 1; round++) {
+      const h = await throughput(() => session.call('bench.echo', SMALL));
+      const c = await throughput(() => client.call({ toolId: 'bench.echo', arguments: SMALL }));
+      const b = await throughput(() => baseline.roundTrip(SMALL));
+      // Round 0 warms all three up.
+      if (round === 0) continue;
+      rates.host.push(h);
+      rates.client.push(c);
+      rates.baseline.push(b);
+    }
+    const hostRate = median(rates.host);
+    const baseRate = median(rates.baseline);
+    const rateRatio = hostRate / baseRate;
+    rows.push([
+      `calls/s, ${IN_FLIGHT} in flight, 100 B`,
+      String(THROUGHPUT_ROUNDS),
+      `${Math.round(hostRate).toLocaleString('en-US')}/s`,
+      `${Math.round(baseRate).toLocaleString('en-US')}/s`,
+      formatRatio(rateRatio),
+      '>= 0.80x',
+      rateRatio >= 0.8 ? 'met' : 'MISSED',
+      'MCP-B relay ~3,300/s',
+      `bare client ${Math.round(median(rates.client)).toLocaleString('en-US')}/s; ${THROUGHPUT_CALLS.toLocaleString('en-US')} calls a round, median of ${THROUGHPUT_ROUNDS} rounds`,
+    ]);
+
+    // ---- through the MCP bridge (information) ----
+    const mcp = mcpClient(host);
+    try {
+      const listed = await mcp.rpc('tools/list', {});
+      expect(
+        listed.result?.tools?.some((tool: { name: string }) => tool.name === 'bench_echo'),
+        'the MCP bridge does not list bench_echo',
+      );
+      const [viaMcp, direct] = await measureInterleaved([
+        {
+          prepare: () => undefined,
+          run: () => mcp.rpc('tools/call', { name: 'bench_echo', arguments: SMALL }),
+          check: (answer) =>
+            sameJson(JSON.parse(answer.result?.content?.[0]?.text ?? 'null'), SMALL, 'mcp'),
+        },
+        {
+          prepare: () => undefined,
+          run: () => baseline.roundTrip(SMALL),
+          check: (result) => sameJson(result, SMALL, 'baseline mcp'),
+        },
+      ]);
+      rows.push([
+        'MCP tools/call -> host -> page, 100 B, p50',
+        String(viaMcp.runs),
+        formatMs(viaMcp.medianMs),
+        formatMs(direct.medianMs),
+        formatRatio(viaMcp.medianMs / direct.medianMs),
+        '-',
+        'info',
+        'MCP-B relay 1.1 ms',
+        'JSON-RPC over in-process streams (no stdio pipe)',
+      ]);
+    } finally {
+      mcp.close();
+    }
+
+    console.log(
+      renderTable(
+        [
+          'measurement',
+          'runs',
+          'host (ms)',
+          'baseline (ms)',
+          'ratio',
+          'target',
+          'verdict',
+          'peer',
+          'notes',
+        ],
+        rows,
+      ),
+    );
+    console.log('');
+    console.log(
+      `Ratios to the baseline: 100 B ${formatRatio(ratios['100 B'] as number)}, 10 KiB ${formatRatio(ratios['10 KiB'] as number)}, 1 MiB ${formatRatio(ratios['1 MiB'] as number)}, throughput ${formatRatio(rateRatio)}. Bench took ${((performance.now() - began) / 1000).toFixed(1)} s.`,
+    );
+  } finally {
+    browser.stop();
+    await host.close();
+    await baseline.close();
+    await bare.close();
+    await server.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof BenchFailure ? `bench:host failed: ${error.message}` : error);
+  process.exit(1);
+});

@@ -1,0 +1,281 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { expect, type Page, test } from '@playwright/test';
+import type { Host, HostOptions, HostSession } from '../packages/host/src/index.js';
+import { createHost } from '../packages/host/src/index.js';
+
+// The toolwire host against real pages: @toolwire/host in Node, the endpoint in Debian's
+// Chromium, on the two origins the e2e server offers (localhost and 127.0.0.1, same port).
+
+const ORIGIN = 'http://localhost:5181';
+const OTHER_ORIGIN = 'http://127.0.0.1:5181';
+const PAGE = '/e2e/pages/host/page.html';
+
+let host: Host | undefined;
+
+test.afterEach(async () => {
+  await host?.close();
+  host = undefined;
+});
+
+async function open(
+  page: Page,
+  options: HostOptions = {},
+  query = '',
+): Promise<{ host: Host; session: HostSession }> {
+  host ??= await createHost(options);
+  const connected = host.waitForSession({ timeoutMs: 10_000 });
+  await page.goto(host.pageUrl(`${ORIGIN}${PAGE}${query}`));
+  return { host, session: await connected };
+}
+
+const requests = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).requests);
+const ids = (session: HostSession) => session.tools().map((tool) => tool.id);
+
+test('a page connects: session.open, origin, and its catalog in two queries', async ({ page }) => {
+  const { session } = await open(page);
+  await expect.poll(() => session.info?.page.title).toBe('toolwire host e2e');
+  expect(session.origin).toBe(ORIGIN);
+  expect(session.info).toMatchObject({ sdk: { name: 'toolwire-web' }, page: { origin: ORIGIN } });
+  expect(ids(session)).toEqual([
+    'demo.big',
+    'demo.echo',
+    'demo.slow',
+    'notes.add',
+    'notes.delete',
+    'ui.get_screenshot',
+    'ui.get_visual_tree',
+    'ui.perform_action',
+    'ui.query_nodes',
+  ]);
+  expect(session.catalog.get('demo.echo')).toMatchObject({
+    name: 'Echo',
+    policy: 'read',
+    argumentsSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  });
+  expect(session.catalog.get('notes.delete')?.policy).toBe('critical');
+  // The index, then the definitions of every tool; nothing else.
+  expect(await requests(page)).toEqual(['tool.query', 'tool.query']);
+});
+
+test('calls: results, the grant refusing before the page is asked, 1 MiB compressed', async ({
+  page,
+}) => {
+  const { session } = await open(page);
+  expect(session.grant).toBe('read');
+  const echo = await session.call('demo.echo', { text: 'hi' });
+  expect(echo).toMatchObject({ toolId: 'demo.echo', success: true, result: { text: 'hi' } });
+  for (const id of ['notes.add', 'notes.delete']) {
+    await expect(session.call(id)).rejects.toMatchObject({ code: 'tool_policy_not_granted' });
+  }
+  expect(await page.evaluate(() => (window as any).calls)).toEqual(['demo.echo']);
+  expect((await requests(page)).filter((r) => r.startsWith('tool.call'))).toEqual([
+    'tool.call demo.echo',
+  ]);
+  const big = await session.call('demo.big');
+  expect((big.result as any).text).toHaveLength(1_080_000);
+  expect(session.stats.encodedResponses).toBe(1);
+  expect(session.stats.originalBytes).toBeGreaterThan(1_080_000);
+  expect(session.stats.compressedBytes).toBeLessThan(100_000);
+});
+
+test('a write grant calls write tools; the page guard still wins over a critical grant', async ({
+  page,
+  context,
+}) => {
+  const { session } = await open(page, { maxToolPolicy: 'write' });
+  expect((await session.call('notes.add')).result).toEqual({ added: true });
+  await expect(session.call('notes.delete')).rejects.toMatchObject({
+    code: 'tool_policy_not_granted',
+  });
+  await host?.close();
+  host = undefined;
+  const second = await context.newPage();
+  const guarded = await open(second, { maxToolPolicy: 'critical' }, '?guard=read-only');
+  expect(ids(guarded.session)).not.toContain('notes.add');
+  await expect(guarded.session.call('notes.add')).rejects.toMatchObject({
+    code: 'tool_not_found',
+  });
+  expect(await second.evaluate(() => (window as any).calls)).toEqual([]);
+});
+
+test('the origin allow-list and the token decide who gets a session', async ({ page }) => {
+  const log: string[] = [];
+  host = await createHost({ origins: [ORIGIN], log: (line) => log.push(line) });
+  const sessions: string[] = [];
+  host.on('session', (session) => sessions.push(session.origin ?? ''));
+  const refusals = (status: number) => log.filter((line) => line.includes(`: ${status} (`));
+  // A foreign origin (same server, other host name) and a wrong token: refused, retried, refused.
+  await page.goto(host.pageUrl(`${OTHER_ORIGIN}${PAGE}`));
+  await expect.poll(() => refusals(403).length).toBeGreaterThanOrEqual(2);
+  const wrong = host.url.replace(/token=[^&]+/, 'token=wrong');
+  await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(wrong)}`);
+  await expect.poll(() => refusals(401).length).toBeGreaterThanOrEqual(2);
+  expect(sessions).toEqual([]);
+  expect(await page.locator('#status').textContent()).toBe('connecting');
+  // (A new query string: a change of fragment alone would not load the page again.)
+  const { session } = await open(page, {}, '?again=1');
+  expect(session.origin).toBe(ORIGIN);
+  expect(sessions).toEqual([ORIGIN]);
+});
+
+test('a tool registered later: the push refreshes the catalog, definitions for it alone', async ({
+  page,
+}) => {
+  const { host: h, session } = await open(page);
+  const before = (await requests(page)).length;
+  const changed = new Promise((resolve) => h.on('catalog', resolve));
+  await page.evaluate(() =>
+    (window as any).toolManager.register({
+      name: 'late.tool',
+      naturalLanguageProperties: {
+        description: 'Came later.',
+        annotations: { readOnlyHint: true },
+        inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
+      },
+      execute: ({ n }: { n: number }) => n * 2,
+    }),
+  );
+  await changed;
+  expect(session.catalog.get('late.tool')?.argumentsSchema).toMatchObject({
+    properties: { n: { type: 'integer' } },
+  });
+  expect((await requests(page)).slice(before)).toEqual(['tool.query', 'tool.query']);
+  expect((await session.call('late.tool', { n: 21 })).result).toBe(42);
+});
+
+test('a tool gone before the push: tool_not_found, one refresh, no second call', async ({
+  page,
+}) => {
+  // The page waits 5 s before pushing the change, so the host still lists the tool.
+  const { session } = await open(page, {}, '?changedDelay=5000');
+  await page.evaluate(() => (window as any).toolManager.unregister('demo.echo'));
+  const before = (await requests(page)).length;
+  const error = await session.call('demo.echo').catch((e) => e);
+  expect(error.code).toBe('tool_not_found');
+  expect((await requests(page)).slice(before)).toEqual(['tool.call demo.echo', 'tool.query']);
+  expect(session.catalog.get('demo.echo')).toBeUndefined();
+});
+
+test('the page goes away: pending calls fail at once, the session ends', async ({ page }) => {
+  const { host: h, session } = await open(page);
+  const pending = [session.call('demo.slow'), session.call('demo.slow')].map((call) =>
+    call.catch((e) => e),
+  );
+  await expect.poll(() => session.pendingCount).toBe(2);
+  const started = Date.now();
+  await page.goto('about:blank');
+  const errors = await Promise.all(pending);
+  expect(Date.now() - started).toBeLessThan(5000);
+  expect(errors.map((e) => e.code)).toEqual(['tool_transport_closed', 'tool_transport_closed']);
+  expect(h.sessions).toEqual([]);
+});
+
+test('a page with only endpoint.iife.js connects from the URL pageUrl makes', async ({ page }) => {
+  host = await createHost();
+  const connected = host.waitForSession({ timeoutMs: 10_000 });
+  await page.goto(host.pageUrl(`${ORIGIN}/e2e/pages/host/iife.html`));
+  const session = await connected;
+  await expect.poll(() => session.info?.page.title).toBe('toolwire host e2e: one script tag');
+  // The token left the address bar once read.
+  expect(await page.evaluate(() => location.hash)).toBe('');
+  // The IIFE's default guard is read-only: the read built-ins.
+  expect(ids(session)).toEqual(['ui.get_screenshot', 'ui.get_visual_tree', 'ui.query_nodes']);
+  const found = await session.call('ui.query_nodes', { automationId: 'hello' });
+  expect((found.result as any).count).toBe(1);
+});
+
+// ---- the built `toolwire` bin as an MCP server -------------------------------------------
+
+const CLI = fileURLToPath(new URL('../packages/host/dist/cli.js', import.meta.url));
+
+class McpProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  messages: any[] = [];
+  stderr = '';
+  #id = 0;
+
+  constructor(args: string[]) {
+    this.child = spawn(process.execPath, [CLI, 'mcp', ...args], { stdio: 'pipe' });
+    this.child.stderr.on('data', (chunk) => {
+      this.stderr += chunk;
+    });
+    createInterface({ input: this.child.stdout }).on('line', (line) => {
+      this.messages.push(JSON.parse(line));
+    });
+  }
+
+  async url(): Promise<string> {
+    await expect.poll(() => /url: '([^']+)'/.exec(this.stderr)?.[1]).toBeTruthy();
+    return /url: '([^']+)'/.exec(this.stderr)?.[1] as string;
+  }
+
+  async rpc(method: string, params?: object): Promise<any> {
+    const id = ++this.#id;
+    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    await expect.poll(() => this.messages.some((m) => m.id === id)).toBe(true);
+    return this.messages.find((m) => m.id === id);
+  }
+
+  notify(method: string): void {
+    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method })}\n`);
+  }
+
+  exit(): Promise<number | null> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) resolve(this.child.exitCode);
+      else this.child.once('exit', (code) => resolve(code));
+    });
+  }
+}
+
+test('`toolwire mcp` (the built bin) serves a real page to an MCP client over stdio', async ({
+  page,
+}) => {
+  const mcp = new McpProcess(['--port', '0', '--max-policy', 'write']);
+  try {
+    const url = await mcp.url();
+    const init = await mcp.rpc('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'e2e', version: '0' },
+    });
+    expect(init.result.capabilities).toEqual({ tools: { listChanged: true } });
+    mcp.notify('notifications/initialized');
+    await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
+    await expect.poll(() => mcp.stderr).toMatch(/catalog tools, 9 tools/);
+    const listed = await mcp.rpc('tools/list');
+    const names = listed.result.tools.map((tool: any) => tool.name);
+    expect(names).toContain('demo_echo');
+    expect(names).toContain('notes_add');
+    expect(names).not.toContain('notes_delete');
+    const echo = await mcp.rpc('tools/call', { name: 'demo_echo', arguments: { text: 'hi' } });
+    expect(echo.result).toMatchObject({ isError: false, structuredContent: { text: 'hi' } });
+    const added = await mcp.rpc('tools/call', { name: 'notes_add', arguments: {} });
+    expect(added.result.content).toEqual([{ type: 'text', text: '{"added":true}' }]);
+    const before = mcp.messages.length;
+    await page.evaluate(() =>
+      (window as any).toolManager.register({
+        name: 'late.tool',
+        naturalLanguageProperties: { description: 'Came later.' },
+        execute: () => 'late',
+      }),
+    );
+    await expect
+      .poll(() =>
+        mcp.messages.slice(before).some((m) => m.method === 'notifications/tools/list_changed'),
+      )
+      .toBe(true);
+    expect((await mcp.rpc('tools/list')).result.tools.map((t: any) => t.name)).toContain(
+      'late_tool',
+    );
+    // The token is printed once (the connect line) and never in a log line.
+    const token = new URL(url).searchParams.get('token') as string;
+    expect(mcp.stderr.split('\n').filter((line) => line.includes(token))).toHaveLength(1);
+    mcp.child.stdin.end();
+    expect(await mcp.exit()).toBe(0);
+  } finally {
+    mcp.child.kill();
+  }
+});

@@ -1,0 +1,26 @@
+import { ToolProtocolError } from '@toolwire/protocol';
+
+/**
+ * Codes the host raises locally (they never cross the wire), beside the protocol's own table
+ * (TOOL_ERROR_CODES). `tool_policy_not_granted` is the reference host's denial code
+ * (remote-tool-protocol-notes §7.3); `session_not_connected` is §11.2's proposal.
+ */
+export const HOST_ERROR_CODES = {
+  /** The tool's policy is above the host's grant (`maxToolPolicy`). */
+  tool_policy_not_granted: { retryable: false },
+  /** No open page session serves the request. */
+  session_not_connected: { retryable: true },
+} as const satisfies Record<string, { retryable: boolean }>;
+
+export type HostErrorCode = keyof typeof HOST_ERROR_CODES;
+
+export function hostError(
+  code: HostErrorCode,
+  message: string,
+  details: ToolProtocolError['details'] = null,
+): ToolProtocolError {
+  return new ToolProtocolError(code, message, {
+    retryable: HOST_ERROR_CODES[code].retryable,
+    details,
+  });
+}

@@ -1,0 +1,302 @@
+/**
+ * `createHost(options)`: the toolwire host, a WebSocket server pages connect to (WIRE
+ * "Transport and session", "Host behaviour", "Authorization").
+ *
+ * 1. Listens on 127.0.0.1 by default; the page connects to `ws://HOST:PORT/PATH?token=TOKEN`.
+ *    Upgrades are checked before a socket exists: 404 wrong path, 401 wrong token, 403 origin
+ *    outside the allow-list (see upgrade.ts). Plain HTTP gets 426 on the path, 404 elsewhere.
+ * 2. The token is random (128 bits) per host run unless given, and never logged in full.
+ * 3. Every accepted socket becomes a HostSession with a host-assigned id; the grant
+ *    (`maxToolPolicy`, default `read`) caps what the host will call on any page.
+ * 4. A page that opens a new session under the key of a session still open (a reconnect after
+ *    a silent drop) replaces it: the old one is closed and its pending requests fail at once.
+ * 5. Frames are limited to `maxMessageBytes` (default 64 MiB): a 1 MiB result is ordinary.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { CodecLimits, ToolPolicy, TransportCloseInfo } from '@toolwire/protocol';
+import { DEFAULT_TIMEOUT_MS, parsePolicy } from '@toolwire/protocol';
+import { WebSocketServer } from 'ws';
+import type { CatalogChange } from './catalog-cache.js';
+import { Emitter } from './emitter.js';
+import { hostError } from './errors.js';
+import { HostSession } from './session.js';
+import { socketTransport } from './socket-transport.js';
+import { createToken, redactToken } from './token.js';
+import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
+
+export const DEFAULT_PATH = '/toolwire';
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+export interface HostOptions {
+  /** Interface to bind. Default 127.0.0.1: the host is for the developer's own machine. */
+  hostname?: string;
+  /** Default 0: any free port (read it back from `host.port`). */
+  port?: number;
+  /** Default `/toolwire`. */
+  path?: string;
+  /** Default: 128 random bits, new on every run. */
+  token?: string;
+  /** Page origins allowed to connect; absent = any origin holding the token. */
+  origins?: readonly string[];
+  /** The client grant: the highest policy the host will call. Default `read`. */
+  maxToolPolicy?: ToolPolicy | 'delete';
+  /** Response timeout per request. Default 20 s. */
+  timeoutMs?: number;
+  /** Largest incoming frame. Default 64 MiB. */
+  maxMessageBytes?: number;
+  limits?: CodecLimits;
+  /** Poll each page's catalog this often, for SDKs that do not push. Default 0 (off). */
+  pollIntervalMs?: number;
+  /** Log lines (tokens already redacted). Default: none. */
+  log?: (line: string) => void;
+}
+
+export interface HostEvents extends Record<string, unknown> {
+  /** A page connected (its first catalog is on the way: await `session.ready`). */
+  session: HostSession;
+  sessionclose: { session: HostSession; info: TransportCloseInfo };
+  catalog: { session: HostSession; change: CatalogChange };
+}
+
+export interface WaitForSessionOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Only a session that passes (e.g. by `info.page.url`). */
+  filter?: (session: HostSession) => boolean;
+}
+
+export class Host extends Emitter<HostEvents> {
+  readonly token: string;
+  readonly path: string;
+  readonly hostname: string;
+  readonly grant: ToolPolicy;
+  readonly origins: readonly string[] | undefined;
+  #options: HostOptions;
+  #server: Server;
+  #wss: WebSocketServer;
+  #sessions = new Map<string, HostSession>();
+  #port = 0;
+  #closing: Promise<void> | undefined;
+
+  /** Use createHost(), which also starts listening. */
+  constructor(options: HostOptions = {}) {
+    super();
+    this.#options = options;
+    this.token = options.token ?? createToken();
+    if (this.token === '') throw new TypeError('The host token must not be empty.');
+    this.path = options.path ?? DEFAULT_PATH;
+    if (!this.path.startsWith('/')) throw new TypeError('The host path must start with "/".');
+    this.hostname = options.hostname ?? '127.0.0.1';
+    const grant = options.maxToolPolicy === undefined ? 'read' : parsePolicy(options.maxToolPolicy);
+    if (!grant) throw new TypeError(`Unknown maxToolPolicy "${String(options.maxToolPolicy)}".`);
+    this.grant = grant;
+    this.origins = options.origins?.map(normalizeOrigin);
+    this.#wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      // Pages gzip large payloads themselves ($ansightEncoding); deflating again costs CPU twice.
+      perMessageDeflate: false,
+    });
+    this.#server = createServer(this.#onHttp);
+    this.#server.on('upgrade', this.#onUpgrade);
+  }
+
+  /** Starts listening; resolves once the port is bound. */
+  async listen(): Promise<this> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port ?? 0, this.hostname, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#port = (this.#server.address() as AddressInfo).port;
+    this.#log(`listening on ${this.#displayUrl(redactToken(this.token))}`);
+    return this;
+  }
+
+  get port(): number {
+    return this.#port;
+  }
+
+  /** The URL a page connects to, token included: hand it to the page, never to a log. */
+  get url(): string {
+    return this.#displayUrl(encodeURIComponent(this.token));
+  }
+
+  /** `page` with `#toolwire=<url>`: endpoint.iife.js connects by itself from such a URL. */
+  pageUrl(page: string, options: { guard?: string } = {}): string {
+    const url = new URL(page);
+    const fragment = new URLSearchParams(url.hash.slice(1));
+    fragment.set('toolwire', this.url);
+    if (options.guard) fragment.set('toolwire-guard', options.guard);
+    url.hash = fragment.toString();
+    return url.toString();
+  }
+
+  /** Open sessions, oldest first. */
+  get sessions(): readonly HostSession[] {
+    return [...this.#sessions.values()];
+  }
+
+  session(id: string): HostSession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /**
+   * The newest open session (passing `filter`) whose first catalog has loaded, or the next one
+   * to connect. Rejects with `session_not_connected` after `timeoutMs` (default 20 s).
+   */
+  waitForSession(options: WaitForSessionOptions = {}): Promise<HostSession> {
+    const accept = (session: HostSession) => session.isOpen && (options.filter?.(session) ?? true);
+    const existing = this.sessions.filter(accept).at(-1);
+    if (existing) return existing.ready.then(() => existing);
+    return new Promise((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+      const unsubscribe: (() => void)[] = [];
+      const done = () => {
+        clearTimeout(timer);
+        for (const off of unsubscribe.splice(0)) off();
+        options.signal?.removeEventListener('abort', onAbort);
+      };
+      const onAbort = () => {
+        done();
+        reject(options.signal?.reason);
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(hostError('session_not_connected', `No page connected within ${timeoutMs} ms.`));
+      }, timeoutMs);
+      // A filter may read session.open, which can come after the first catalog: check on both.
+      const consider = (session: HostSession) => {
+        void session.ready.then(() => {
+          if (!accept(session)) return;
+          done();
+          resolve(session);
+        });
+      };
+      const watch = (session: HostSession) => {
+        consider(session);
+        unsubscribe.push(session.on('open', () => consider(session)));
+      };
+      for (const session of this.sessions) watch(session);
+      unsubscribe.push(this.on('session', watch));
+      if (options.signal?.aborted) onAbort();
+      else options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Closes every session (pending requests fail at once) and stops listening. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      for (const session of this.sessions) session.close('host shutting down', 1001);
+      for (const socket of this.#wss.clients) socket.terminate();
+      this.#wss.close();
+      await new Promise<void>((resolve) => {
+        this.#server.close(() => resolve());
+        this.#server.closeAllConnections();
+      });
+      this.#log('closed');
+    })();
+    return this.#closing;
+  }
+
+  #displayUrl(token: string): string {
+    const host = this.hostname.includes(':') ? `[${this.hostname}]` : this.hostname;
+    return `ws://${host}:${this.#port}${this.path}?token=${token}`;
+  }
+
+  #log(line: string): void {
+    this.#options.log?.(line);
+  }
+
+  #onHttp = (request: IncomingMessage, response: ServerResponse): void => {
+    const path = (request.url ?? '/').split('?')[0];
+    response.writeHead(path === this.path ? 426 : 404, { 'Content-Type': 'text/plain' });
+    response.end(path === this.path ? 'toolwire host: WebSocket only\n' : 'not found\n');
+  };
+
+  #onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => socket.destroy());
+    const verdict = authorizeUpgrade(request, {
+      path: this.path,
+      token: this.token,
+      origins: this.origins,
+    });
+    if (!verdict.ok) {
+      const from = request.socket.remoteAddress ?? '?';
+      this.#log(`refused a connection from ${from}: ${verdict.status} (${verdict.reason})`);
+      const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[verdict.status];
+      socket.end(
+        `HTTP/1.1 ${verdict.status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+      );
+      return;
+    }
+    this.#wss.handleUpgrade(request, socket, head, (ws) => {
+      if (this.#closing) {
+        ws.close(1001, 'host shutting down');
+        return;
+      }
+      const id = randomUUID();
+      const session = new HostSession({
+        id,
+        transport: socketTransport(ws, {
+          onError: (error) => this.#log(`session ${id.slice(0, 8)}: ${error.message}`),
+        }),
+        origin: verdict.origin,
+        grant: this.grant,
+        ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
+        ...(this.#options.limits ? { limits: this.#options.limits } : {}),
+        ...(this.#options.pollIntervalMs ? { pollIntervalMs: this.#options.pollIntervalMs } : {}),
+      });
+      this.#adopt(session);
+    });
+  };
+
+  #adopt(session: HostSession): void {
+    const tag = session.id.slice(0, 8);
+    this.#sessions.set(session.id, session);
+    this.#log(`session ${tag} connected from ${session.origin ?? '(no origin)'}`);
+    session.on('open', (info) => {
+      this.#log(
+        `session ${tag}: ${info.sdk.name} ${info.sdk.version} on ${info.page.url || '(no url)'}` +
+          (info.page.title ? ` "${info.page.title}"` : ''),
+      );
+      if (!info.key) return;
+      // Requirement 4: the same page again while its old socket still looks open.
+      for (const other of this.#sessions.values()) {
+        if (other !== session && other.info?.key === info.key) {
+          this.#log(`session ${other.id.slice(0, 8)} replaced by ${tag}`);
+          other.close('replaced by a new connection of the same page', 4000);
+        }
+      }
+    });
+    session.on('catalog', (change) => {
+      const count = session.tools().length;
+      const total = session.catalog.totalCount;
+      const cut = total > count ? ` (of ${total}: one index lists at most 1000)` : '';
+      this.#log(`session ${tag}: catalog ${change}, ${count} tools${cut}`);
+      this.emit('catalog', { session, change });
+    });
+    session.on('error', (error) =>
+      this.#log(`session ${tag}: catalog refresh failed: ${error.message}`),
+    );
+    session.on('close', (info) => {
+      this.#sessions.delete(session.id);
+      this.#log(
+        `session ${tag} closed (${info.code ?? '-'}${info.reason ? ` ${info.reason}` : ''})`,
+      );
+      this.emit('sessionclose', { session, info });
+    });
+    this.emit('session', session);
+  }
+}
+
+/** Creates a host and starts listening. */
+export async function createHost(options: HostOptions = {}): Promise<Host> {
+  return new Host(options).listen();
+}

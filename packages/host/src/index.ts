@@ -1,0 +1,24 @@
+export type { CatalogChange, CatalogQuery, HostTool } from './catalog-cache.js';
+export { CatalogCache } from './catalog-cache.js';
+export type { CommandIo, ParsedCommand } from './command.js';
+export { parseCommand, runCommand } from './command.js';
+export type { HostErrorCode } from './errors.js';
+export { HOST_ERROR_CODES, hostError } from './errors.js';
+export type { HostEvents, HostOptions, WaitForSessionOptions } from './host.js';
+export { createHost, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PATH, Host } from './host.js';
+export type { McpBridge, McpBridgeOptions } from './mcp.js';
+export { createMcpBridge, MCP_PROTOCOL_VERSIONS, mcpToolName } from './mcp.js';
+export type {
+  BatchOptions,
+  CallOptions,
+  HostSessionOptions,
+  SessionEvents,
+  SessionInfo,
+  SessionStats,
+} from './session.js';
+export { HostSession } from './session.js';
+export type { SocketTransportOptions } from './socket-transport.js';
+export { socketTransport } from './socket-transport.js';
+export { createToken, redactToken, redactUrl, tokensEqual } from './token.js';
+export type { UpgradePolicy, UpgradeVerdict } from './upgrade.js';
+export { authorizeUpgrade, normalizeOrigin } from './upgrade.js';

@@ -1,0 +1,395 @@
+/**
+ * One page connected to the host (WIRE "Transport and session", "Host behaviour"; notes §3.3).
+ *
+ * 1. The host assigns the session id and puts it on every request. The page's `session.open`
+ *    (who it is) is read when it comes; the host does not wait for it to query.
+ * 2. A new session fetches its catalog at once (`tool.query {detail:"index"}`, then definitions);
+ *    `tool.catalog.changed` pushes and the optional poll refresh it with both revisions.
+ * 3. `call` refuses an id the last catalog did not list (after one conditional refresh, in case
+ *    the page just added it) and an id whose policy exceeds the grant (`tool_policy_not_granted`).
+ * 4. On `tool_not_found` from the page: refresh the catalog (index without ifRevision) and
+ *    retry **once**, with a new request id, if the tool is listed and granted after all.
+ * 5. Responses are decoded before correlation (createToolClient); the byte counts of
+ *    compressed responses are recorded in `stats`.
+ * 6. A closed or replaced connection fails every pending request at once.
+ */
+import type {
+  BatchPayload,
+  BatchResultPayload,
+  CallPayload,
+  CatalogPayload,
+  CodecLimits,
+  DecodedResponse,
+  ErrorPayload,
+  QueryPayload,
+  RequestOptions,
+  RequestType,
+  ResultPayload,
+  ToolClient,
+  ToolPolicy,
+  Transport,
+  TransportCloseInfo,
+} from '@toolwire/protocol';
+import {
+  createToolClient,
+  isPlainObject,
+  isToolCapability,
+  POLICY_RANK,
+  ToolProtocolError,
+} from '@toolwire/protocol';
+import type { CatalogChange, HostTool } from './catalog-cache.js';
+import { CatalogCache } from './catalog-cache.js';
+import { Emitter } from './emitter.js';
+import { hostError } from './errors.js';
+
+/** What the page said about itself in `session.open` (clipped: it is the page's word only). */
+export interface SessionInfo {
+  sdk: { name: string; version: string };
+  page: { origin: string; url: string; title: string };
+  /** The page's own key, the same across its reconnects; null when it sent none. */
+  key: string | null;
+}
+
+export interface SessionStats {
+  requests: number;
+  responses: number;
+  /** Responses that were `tool.error`. */
+  errors: number;
+  /** Responses that arrived as `$ansightEncoding` wrappers, and their byte counts. */
+  encodedResponses: number;
+  originalBytes: number;
+  compressedBytes: number;
+}
+
+export interface SessionEvents extends Record<string, unknown> {
+  /** `session.open` arrived. */
+  open: SessionInfo;
+  /** A refresh changed the catalog (the first listing included). */
+  catalog: CatalogChange;
+  close: TransportCloseInfo;
+  /** A background refresh failed (the next push, poll or call tries again). */
+  error: Error;
+}
+
+export interface HostSessionOptions {
+  id: string;
+  transport: Transport;
+  /** The upgrade's Origin header: the browser's word, unlike `info.page.origin`. */
+  origin: string | null;
+  /** The client grant: the highest policy this host will call. */
+  grant: ToolPolicy;
+  timeoutMs?: number;
+  limits?: CodecLimits;
+  /** Also refresh the catalog this often (for SDKs that never push). 0 = only on push. */
+  pollIntervalMs?: number;
+}
+
+export interface CallOptions extends Omit<RequestOptions, 'id'> {
+  callId?: string;
+  after?: CallPayload['after'];
+}
+
+export interface BatchOptions extends Omit<RequestOptions, 'id'> {
+  continueOnError?: boolean;
+}
+
+const MAX_INFO_TEXT = 2048;
+
+function text(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? value.slice(0, MAX_INFO_TEXT) : fallback;
+}
+
+function readInfo(payload: unknown): SessionInfo {
+  const body = isPlainObject(payload) ? payload : {};
+  const sdk = isPlainObject(body.sdk) ? body.sdk : {};
+  const page = isPlainObject(body.page) ? body.page : {};
+  return {
+    sdk: { name: text(sdk.name, 'unknown'), version: text(sdk.version) },
+    page: { origin: text(page.origin), url: text(page.url), title: text(page.title) },
+    key: typeof body.session === 'string' && body.session !== '' ? text(body.session) : null,
+  };
+}
+
+export class HostSession extends Emitter<SessionEvents> {
+  readonly id: string;
+  readonly origin: string | null;
+  readonly grant: ToolPolicy;
+  readonly connectedAt = new Date();
+  readonly catalog = new CatalogCache();
+  readonly stats: SessionStats = {
+    requests: 0,
+    responses: 0,
+    errors: 0,
+    encodedResponses: 0,
+    originalBytes: 0,
+    compressedBytes: 0,
+  };
+  /** Settles (never rejects) once the first catalog refresh has finished, well or not. */
+  readonly ready: Promise<void>;
+  /** Resolves when the connection ends. */
+  readonly closed: Promise<TransportCloseInfo>;
+
+  #client: ToolClient;
+  #transport: Transport;
+  #info: SessionInfo | null = null;
+  #closeInfo: TransportCloseInfo | null = null;
+  #resolveClosed!: (info: TransportCloseInfo) => void;
+  #poll: ReturnType<typeof setInterval> | undefined;
+  #refreshing: Promise<CatalogChange> | undefined;
+  #queued: Promise<CatalogChange> | undefined;
+  #queuedForce = false;
+
+  constructor(options: HostSessionOptions) {
+    super();
+    this.id = options.id;
+    this.origin = options.origin;
+    this.grant = options.grant;
+    this.closed = new Promise((resolve) => {
+      this.#resolveClosed = resolve;
+    });
+    this.#transport = options.transport;
+    this.#client = createToolClient(options.transport, {
+      sessionId: options.id,
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.limits ? { limits: options.limits } : {}),
+      onMessage: this.#onMessage,
+      onClose: this.#finish,
+    });
+    // WIRE: a new session triggers tool.query {detail:"index"} at once.
+    this.ready = this.refresh().then(
+      () => undefined,
+      () => undefined,
+    );
+    const every = options.pollIntervalMs ?? 0;
+    if (every > 0) {
+      this.#poll = setInterval(() => void this.refresh().catch(() => {}), every);
+      this.#poll.unref?.();
+    }
+  }
+
+  /** `session.open` as the page sent it; null until it arrives. */
+  get info(): SessionInfo | null {
+    return this.#info;
+  }
+
+  get isOpen(): boolean {
+    return this.#closeInfo === null;
+  }
+
+  get pendingCount(): number {
+    return this.#client.pendingCount;
+  }
+
+  /** The tools of the last catalog, sorted by id. */
+  tools(): readonly HostTool[] {
+    return this.catalog.list();
+  }
+
+  /**
+   * Brings the catalog up to date. A refresh asked for while one runs is queued behind it (that
+   * one may have asked before the change that prompted this one); further asks join the queue.
+   */
+  refresh(options: { force?: boolean } = {}): Promise<CatalogChange> {
+    if (!this.#refreshing) return this.#startRefresh(options.force === true);
+    this.#queuedForce ||= options.force === true;
+    this.#queued ??= this.#refreshing
+      .catch(() => undefined)
+      .then(() => {
+        const force = this.#queuedForce;
+        this.#queued = undefined;
+        this.#queuedForce = false;
+        return this.#startRefresh(force);
+      });
+    return this.#queued;
+  }
+
+  #startRefresh(force: boolean): Promise<CatalogChange> {
+    const run = this.#runRefresh(force);
+    this.#refreshing = run;
+    const clear = () => {
+      if (this.#refreshing === run) this.#refreshing = undefined;
+    };
+    run.then(clear, clear);
+    return run;
+  }
+
+  async #runRefresh(force: boolean): Promise<CatalogChange> {
+    let change: CatalogChange;
+    try {
+      change = await this.catalog.refresh(this.#query, { force });
+    } catch (error) {
+      // A page that refuses discovery has, as far as this host can tell, no tools.
+      if (!(error instanceof ToolProtocolError) || error.code !== 'tool_discovery_disabled') {
+        this.emit('error', error as Error);
+        throw error;
+      }
+      change = this.catalog.clear();
+    }
+    if (change !== 'none') this.emit('catalog', change);
+    return change;
+  }
+
+  #query = async (payload: QueryPayload): Promise<CatalogPayload> =>
+    (await this.#expect('tool.query', payload, {})) as CatalogPayload;
+
+  /**
+   * Calls one tool (requirements 3 and 4). Resolves the `tool.result` payload; rejects with a
+   * ToolProtocolError carrying the page's code, or a local one.
+   */
+  async call(
+    toolId: string,
+    args?: Record<string, unknown> | null,
+    options: CallOptions = {},
+  ): Promise<ResultPayload> {
+    await this.#admit(toolId);
+    const { callId, after, ...request } = options;
+    const payload: CallPayload = { toolId };
+    if (args !== undefined) payload.arguments = args as CallPayload['arguments'];
+    if (callId !== undefined) payload.callId = callId;
+    if (after !== undefined) payload.after = after;
+    try {
+      return (await this.#expect('tool.call', payload, request)) as ResultPayload;
+    } catch (error) {
+      if (!(error instanceof ToolProtocolError) || error.code !== 'tool_not_found') throw error;
+      // The page lost the tool since our last catalog (a reload, a re-registration).
+      await this.refresh({ force: true }).catch(() => undefined);
+      const refusal = this.#refusal(toolId);
+      if (refusal) throw refusal.code === 'tool_not_found' ? error : refusal;
+      return (await this.#expect('tool.call', payload, request)) as ResultPayload;
+    }
+  }
+
+  /**
+   * Runs a batch (the page runs its calls in order). Every item naming a tool is checked as a
+   * call would be before anything is sent; items that name none are the page's to refuse.
+   */
+  async batch(calls: CallPayload[], options: BatchOptions = {}): Promise<BatchResultPayload> {
+    const { continueOnError, ...request } = options;
+    if (!Array.isArray(calls)) {
+      throw new ToolProtocolError('tool_batch_payload_invalid', 'A batch needs a calls array.');
+    }
+    for (const [index, call] of calls.entries()) {
+      if (!isPlainObject(call) || typeof call.toolId !== 'string' || call.toolId.trim() === '') {
+        continue;
+      }
+      try {
+        await this.#admit(call.toolId);
+      } catch (error) {
+        const local = error as ToolProtocolError;
+        throw new ToolProtocolError(local.code, `Batch call ${index}: ${local.message}`, {
+          retryable: local.retryable,
+          details: { index, ...(isPlainObject(local.details) ? local.details : {}) },
+        });
+      }
+    }
+    const payload: BatchPayload = { calls };
+    if (continueOnError !== undefined) payload.continueOnError = continueOnError;
+    return (await this.#expect('tool.batch', payload, request)) as BatchResultPayload;
+  }
+
+  /** A raw `tool.query`, answered as the page answers it (the cache is not touched). */
+  async query(payload: QueryPayload = {}, options: RequestOptions = {}): Promise<CatalogPayload> {
+    return (await this.#expect('tool.query', payload, options)) as CatalogPayload;
+  }
+
+  /** Any request, no host checks; resolves whatever came back (tool.error included). */
+  async request(
+    type: RequestType,
+    payload: unknown,
+    options: RequestOptions = {},
+  ): Promise<DecodedResponse> {
+    this.stats.requests++;
+    const response = await this.#client.request(type, payload, options);
+    const stats = this.stats;
+    stats.responses++;
+    if (response.type === 'tool.error') stats.errors++;
+    if (response.encoding) {
+      stats.encodedResponses++;
+      stats.originalBytes += response.encoding.originalByteCount ?? 0;
+      stats.compressedBytes += response.encoding.compressedByteCount ?? 0;
+    }
+    return response;
+  }
+
+  /** Ends the session: pending requests fail at once with `tool_transport_closed`. */
+  close(reason = 'closed by the host', code = 1000): void {
+    if (!this.isOpen) return;
+    const info = { code, reason };
+    // The socket gets our code; the client then fails pending requests at once (its own close
+    // of the transport is a no-op by then). The close handshake finishes in the background.
+    this.#transport.close(info);
+    this.#client.close();
+    this.#finish(info);
+  }
+
+  async #expect(type: RequestType, payload: unknown, options: RequestOptions): Promise<unknown> {
+    const response = await this.request(type, payload, options);
+    if (response.type === 'tool.error') {
+      throw ToolProtocolError.fromPayload(response.payload as ErrorPayload);
+    }
+    return response.payload;
+  }
+
+  /** Throws the local refusal for `toolId`, refreshing once if the catalog does not list it. */
+  async #admit(toolId: string): Promise<void> {
+    if (typeof toolId !== 'string' || toolId.trim() === '') {
+      throw new ToolProtocolError('tool_call_missing_id', 'A tool call needs a toolId.');
+    }
+    if (!this.isOpen) {
+      throw new ToolProtocolError('tool_transport_closed', 'The connection is closed.');
+    }
+    let refusal = this.#refusal(toolId);
+    if (refusal?.code === 'tool_not_found') {
+      await this.refresh().catch(() => undefined);
+      refusal = this.#refusal(toolId);
+    }
+    if (refusal) throw refusal;
+  }
+
+  #refusal(toolId: string): ToolProtocolError | undefined {
+    const tool = this.catalog.get(toolId);
+    if (!tool) {
+      return new ToolProtocolError(
+        'tool_not_found',
+        `Tool "${toolId}" is not in this session's catalog; query the catalog before calling.`,
+        { details: { toolId, sessionId: this.id, source: 'host' } },
+      );
+    }
+    if (POLICY_RANK[tool.policy] > POLICY_RANK[this.grant]) {
+      return hostError(
+        'tool_policy_not_granted',
+        `Tool "${toolId}" has policy "${tool.policy}"; this host is granted up to "${this.grant}".`,
+        { toolId, policy: tool.policy, maxToolPolicy: this.grant },
+      );
+    }
+    return undefined;
+  }
+
+  #onMessage = (message: unknown): void => {
+    if (!isPlainObject(message)) return;
+    if (message.type === 'session.open') {
+      this.#info = readInfo(message.payload);
+      this.emit('open', this.#info);
+      return;
+    }
+    // toolwire's push (WIRE "Not yet in the protocol"); a stale one costs one `unchanged`.
+    if (message.type === 'tool.catalog.changed' && isToolCapability(message.capability)) {
+      const payload = isPlainObject(message.payload) ? message.payload : {};
+      if (
+        payload.revision === this.catalog.revision &&
+        (payload.availabilityRevision ?? null) === this.catalog.availabilityRevision
+      ) {
+        return;
+      }
+      void this.refresh().catch(() => {});
+    }
+  };
+
+  #finish = (info: TransportCloseInfo): void => {
+    if (this.#closeInfo) return;
+    this.#closeInfo = info;
+    clearInterval(this.#poll);
+    this.#resolveClosed(info);
+    this.emit('close', info);
+  };
+}

@@ -1,0 +1,116 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { parseCommand, runCommand } from '../src/index.js';
+import { FakePage, until } from './helpers.js';
+
+describe('parseCommand', () => {
+  it('has safe defaults', () => {
+    const parsed = parseCommand(['host']);
+    expect(parsed).toEqual({
+      command: 'host',
+      options: { port: 45124, timeoutMs: 20_000, pollIntervalMs: 0 },
+      quiet: false,
+    });
+  });
+
+  it('reads every option; --origin repeats; the token may come from the environment', () => {
+    const parsed = parseCommand(
+      [
+        'mcp',
+        '--port=0',
+        '--origin',
+        'http://localhost:5173',
+        '--origin',
+        'http://127.0.0.1:5174',
+        '--max-policy',
+        'Delete',
+        '--page',
+        'http://localhost:5173/',
+        '-q',
+      ],
+      { TOOLWIRE_TOKEN: 'a-token-of-twenty-chars' },
+    );
+    expect(parsed).toMatchObject({
+      command: 'mcp',
+      quiet: true,
+      page: 'http://localhost:5173/',
+      options: {
+        port: 0,
+        token: 'a-token-of-twenty-chars',
+        origins: ['http://localhost:5173', 'http://127.0.0.1:5174'],
+        maxToolPolicy: 'critical',
+      },
+    });
+  });
+
+  it.each([
+    [[], /Name a command/],
+    [['serve'], /Unknown command/],
+    [['host', '--port=-1'], /whole number/],
+    [['host', '--port', '1.5'], /whole number/],
+    [['host', '--bogus'], /Unknown option/],
+    [['host', '--token', 'short'], /16 characters/],
+    [['host', '--max-policy', 'root'], /read, write or critical/],
+    [['host', '--page', 'not a url'], /absolute URL/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseCommand(argv)).toThrow(message);
+  });
+});
+
+function io(stdin = new PassThrough()) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  stderr.on('data', (chunk) => {
+    err += chunk;
+  });
+  let signal: () => void = () => {};
+  return {
+    io: { stdin, stdout, stderr, env: {}, onSignal: (handler: () => void) => (signal = handler) },
+    out: () => out,
+    err: () => err,
+    signal: () => signal(),
+  };
+}
+
+describe('runCommand', () => {
+  it('prints usage with exit code 2 on a bad command line', async () => {
+    const run = io();
+    expect(await runCommand(['nope'], run.io)).toBe(2);
+    expect(run.err()).toContain('Usage: toolwire');
+  });
+
+  it('host: prints the full token only in the connect line, and stops on a signal', async () => {
+    const run = io();
+    const token = 'cli-test-token-0123456789';
+    const exit = runCommand(['host', '--port', '0', '--token', token], run.io);
+    await until(() => run.err().includes('connect a page'));
+    const url = /url: '([^']+)'/.exec(run.err())?.[1] as string;
+    expect(url).toContain(token);
+    const page = await FakePage.connect(url);
+    await until(() => run.err().includes('catalog'));
+    run.signal();
+    expect(await exit).toBe(0);
+    await page.closed;
+    const lines = run.err().split('\n');
+    expect(lines.filter((line) => line.includes(token))).toHaveLength(1);
+    expect(run.err()).toMatch(/session \w+ connected/);
+    expect(run.out()).toBe('');
+  });
+
+  it('mcp: JSON-RPC on stdout only; ends when stdin ends', async () => {
+    const stdin = new PassThrough();
+    const run = io(stdin);
+    const exit = runCommand(['mcp', '--port', '0'], run.io);
+    await until(() => run.err().includes('connect a page'));
+    stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+    await until(() => run.out().includes('"id":1'));
+    stdin.end();
+    expect(await exit).toBe(0);
+    expect(run.out()).toBe('{"jsonrpc":"2.0","id":1,"result":{}}\n');
+  });
+});

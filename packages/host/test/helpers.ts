@@ -1,0 +1,178 @@
+/**
+ * A page stand-in for host tests: a real `ws` client in Node that sends `session.open` and
+ * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
+ */
+import type {
+  BridgeTool,
+  BridgeToolDefinition,
+  Guard,
+  GuardPreset,
+  ResponseEnvelope,
+} from '@toolwire/protocol';
+import { createToolBridge, serializeMessage } from '@toolwire/protocol';
+import { WebSocket } from 'ws';
+
+export function tool(
+  id: string,
+  execute: BridgeTool['execute'] = (args) => args,
+  overrides: Partial<BridgeToolDefinition> = {},
+  availability?: BridgeTool['availability'],
+): BridgeTool {
+  return {
+    definition: {
+      id,
+      name: id,
+      description: `The ${id} tool.`,
+      category: id.split('.')[0] ?? 'general',
+      policy: 'read',
+      argumentsSchema: { type: 'object' },
+      resultSchema: {},
+      ...overrides,
+    },
+    execute,
+    ...(availability ? { availability } : {}),
+  };
+}
+
+export interface FakePageOptions {
+  tools?: BridgeTool[];
+  guard?: GuardPreset | Guard;
+  origin?: string;
+  /** The page's session key in session.open (default: random per page). */
+  key?: string;
+  /** Send session.open (default true). */
+  open?: boolean;
+  /**
+   * Sees each request before the bridge: return a response envelope to send instead, `'hold'`
+   * to never answer, or undefined to let the bridge answer.
+   */
+  intercept?: (message: any) => object | 'hold' | undefined;
+}
+
+export class FakePage {
+  tools: BridgeTool[];
+  /** Every frame the host sent, parsed. */
+  received: any[] = [];
+  readonly key: string;
+  readonly socket: WebSocket;
+  readonly bridge;
+  readonly closed: Promise<{ code: number; reason: string }>;
+  #options: FakePageOptions;
+
+  private constructor(
+    socket: WebSocket,
+    options: FakePageOptions,
+    early: { frames: string[]; listener: (data: unknown) => void },
+  ) {
+    this.socket = socket;
+    this.#options = options;
+    this.tools = options.tools ?? [];
+    this.key = options.key ?? `page-${Math.random().toString(36).slice(2)}`;
+    this.bridge = createToolBridge({
+      tools: () => this.tools,
+      guard: options.guard ?? 'full-access',
+      onToolError: () => {},
+    });
+    this.closed = new Promise((resolve) =>
+      socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    );
+    socket.off('message', early.listener);
+    socket.on('message', (data) => void this.#serve(data.toString()));
+    for (const frame of early.frames) void this.#serve(frame);
+  }
+
+  static async connect(url: string, options: FakePageOptions = {}): Promise<FakePage> {
+    const socket = new WebSocket(url, options.origin ? { origin: options.origin } : {});
+    // The host queries at once: its first frame can arrive in the same read as the handshake,
+    // before 'open' has resolved anything, so listen from the start.
+    const frames: string[] = [];
+    const listener = (data: unknown) => frames.push(String(data));
+    socket.on('message', listener);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    const page = new FakePage(socket, options, { frames, listener });
+    if (options.open !== false) {
+      page.send({
+        type: 'session.open',
+        id: `session.open.${page.key}`,
+        sentAt: new Date().toISOString(),
+        payload: {
+          sdk: { name: 'fake-page', version: '1.0.0' },
+          page: { origin: options.origin ?? 'null', url: 'http://fake.test/', title: 'Fake' },
+          session: page.key,
+        },
+      });
+    }
+    return page;
+  }
+
+  send(message: object): void {
+    this.socket.send(JSON.stringify(message));
+  }
+
+  /** Replaces the tool set (as a page registering or removing tools would). */
+  setTools(tools: BridgeTool[]): void {
+    this.tools = tools;
+    this.bridge.invalidate();
+  }
+
+  /** Pushes `tool.catalog.changed` with the current revisions. */
+  async pushChanged(): Promise<void> {
+    const response = (await this.bridge.handle({
+      type: 'tool.query',
+      id: 'internal',
+      payload: { detail: 'index', limit: 1 },
+    })) as ResponseEnvelope;
+    const payload = response.payload as { revision: string; availabilityRevision: string };
+    this.send({
+      type: 'tool.catalog.changed',
+      id: `changed-${Date.now()}`,
+      capability: 'tool.exec',
+      payload: { revision: payload.revision, availabilityRevision: payload.availabilityRevision },
+    });
+  }
+
+  /** Frames of one request type received so far. */
+  requests(type?: string): any[] {
+    return this.received.filter((message) => type === undefined || message.type === type);
+  }
+
+  close(code = 1000): Promise<{ code: number; reason: string }> {
+    this.socket.close(code);
+    return this.closed;
+  }
+
+  async #serve(frame: string): Promise<void> {
+    const message = JSON.parse(frame);
+    this.received.push(message);
+    const intercepted = this.#options.intercept?.(message);
+    if (intercepted === 'hold') return;
+    const response = intercepted ?? (await this.bridge.handle(message));
+    if (!response || this.socket.readyState !== WebSocket.OPEN) return;
+    this.socket.send(intercepted ? JSON.stringify(response) : serializeMessage(response));
+  }
+}
+
+/** A tool.error response to `request`, as a page would send it. */
+export function errorResponse(request: any, code: string, message = code): object {
+  return {
+    type: 'tool.error',
+    id: `${request.id}.response`,
+    replyTo: request.id,
+    sessionId: request.sessionId,
+    sentAt: new Date().toISOString(),
+    capability: 'tool.exec',
+    payload: { code, message, retryable: false, details: null },
+  };
+}
+
+/** Polls `condition` until it holds (or fails the test after `timeoutMs`). */
+export async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

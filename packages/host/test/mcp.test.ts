@@ -1,0 +1,178 @@
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Host, HostOptions, McpBridge } from '../src/index.js';
+import { createHost, createMcpBridge, MCP_PROTOCOL_VERSIONS, mcpToolName } from '../src/index.js';
+import { FakePage, tool, until } from './helpers.js';
+
+let host: Host | undefined;
+let bridge: McpBridge | undefined;
+const pages: FakePage[] = [];
+
+afterEach(async () => {
+  bridge?.close();
+  for (const page of pages.splice(0)) page.socket.terminate();
+  await host?.close();
+  host = bridge = undefined;
+});
+
+/** An MCP client over in-memory stdio: send requests, read responses and notifications. */
+async function start(options: HostOptions = {}) {
+  host = await createHost(options);
+  const input = new PassThrough();
+  const output = new PassThrough();
+  bridge = createMcpBridge(host, { input, output });
+  const messages: any[] = [];
+  createInterface({ input: output }).on('line', (line) => messages.push(JSON.parse(line)));
+  let nextId = 1;
+  const rpc = async (method: string, params?: object): Promise<any> => {
+    const id = nextId++;
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    await until(() => messages.some((m) => m.id === id));
+    return messages.find((m) => m.id === id);
+  };
+  const notify = (method: string, params?: object) =>
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
+  return { host, input, messages, rpc, notify };
+}
+
+async function page(h: Host, tools = [tool('demo.echo')], key?: string) {
+  const connected = await FakePage.connect(h.url, { tools, ...(key ? { key } : {}) });
+  pages.push(connected);
+  await h.waitForSession({ filter: (s) => s.info?.key === connected.key });
+  return connected;
+}
+
+describe('the MCP bridge', () => {
+  it('initializes with the client version when known, else the newest', async () => {
+    const { rpc } = await start();
+    const known = await rpc('initialize', { protocolVersion: '2025-03-26', capabilities: {} });
+    expect(known.result).toMatchObject({
+      protocolVersion: '2025-03-26',
+      capabilities: { tools: { listChanged: true } },
+      serverInfo: { name: 'toolwire' },
+    });
+    const unknown = await rpc('initialize', { protocolVersion: '1999-01-01' });
+    expect(unknown.result.protocolVersion).toBe(MCP_PROTOCOL_VERSIONS[0]);
+    expect((await rpc('ping')).result).toEqual({});
+  });
+
+  it('lists granted tools with MCP-safe names, schemas and annotations', async () => {
+    const { host, rpc } = await start({ maxToolPolicy: 'write' });
+    await page(host, [
+      tool('demo.echo', (a) => a, {
+        name: 'Echo',
+        argumentsSchema: { properties: { text: { type: 'string' } } },
+        resultSchema: { type: 'object' },
+      }),
+      tool('notes.add', () => ({}), { policy: 'write' }),
+      tool('notes.delete', () => ({}), { policy: 'critical' }),
+    ]);
+    const { result } = await rpc('tools/list');
+    expect(result.tools.map((t: any) => t.name)).toEqual(['demo_echo', 'notes_add']);
+    expect(result.tools[0]).toMatchObject({
+      title: 'Echo',
+      description: 'The demo.echo tool.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      outputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true, destructiveHint: false },
+      _meta: { 'toolwire/toolId': 'demo.echo', 'toolwire/policy': 'read' },
+    });
+    expect(result.tools[1].annotations).toMatchObject({ readOnlyHint: false });
+    expect(result.tools[1]).not.toHaveProperty('outputSchema');
+  });
+
+  it('calls tools: text content, structured content, errors as isError results', async () => {
+    const { host, rpc } = await start();
+    await page(host, [
+      tool('demo.echo', (a) => a, { resultSchema: { type: 'object' } }),
+      tool('demo.text', () => 'plain words'),
+      tool('demo.fail', () => {
+        throw new RangeError('on purpose');
+      }),
+    ]);
+    await rpc('tools/list');
+    const echo = await rpc('tools/call', { name: 'demo_echo', arguments: { text: 'hi' } });
+    expect(echo.result).toEqual({
+      content: [{ type: 'text', text: '{"text":"hi"}' }],
+      isError: false,
+      structuredContent: { text: 'hi' },
+    });
+    const text = await rpc('tools/call', { name: 'demo_text' });
+    expect(text.result.content).toEqual([{ type: 'text', text: 'plain words' }]);
+    const failed = await rpc('tools/call', { name: 'demo_fail', arguments: {} });
+    expect(failed.result.isError).toBe(true);
+    expect(failed.result.content[0].text).toMatch(/^tool_execution_exception: /);
+    expect(failed.result._meta['toolwire/code']).toBe('tool_execution_exception');
+    const unknown = await rpc('tools/call', { name: 'nope' });
+    expect(unknown.error).toMatchObject({ code: -32602 });
+    const badArgs = await rpc('tools/call', { name: 'demo_echo', arguments: [1] });
+    expect(badArgs.error).toMatchObject({ code: -32602 });
+  });
+
+  it('returns an image-shaped result as image content', async () => {
+    const { host, rpc } = await start();
+    await page(host, [tool('ui.shot', () => ({ mimeType: 'image/png', data: 'iVBORw0K' }))]);
+    const shot = await rpc('tools/call', { name: 'ui_shot' });
+    expect(shot.result.content).toEqual([
+      { type: 'image', data: 'iVBORw0K', mimeType: 'image/png' },
+    ]);
+  });
+
+  it('tells the client when the list changes, once initialized', async () => {
+    const { host, rpc, notify, messages } = await start();
+    const first = await page(host);
+    await rpc('initialize', { protocolVersion: '2025-06-18' });
+    notify('notifications/initialized');
+    await rpc('tools/list');
+    const changed = () => messages.filter((m) => m.method === 'notifications/tools/list_changed');
+    first.setTools([tool('demo.echo'), tool('late.tool')]);
+    await first.pushChanged();
+    await until(() => changed().length === 1);
+    await rpc('tools/list');
+    first.socket.terminate();
+    await until(() => changed().length === 2);
+    expect((await rpc('tools/list')).result.tools).toEqual([]);
+  });
+
+  it('prefers the newest page for a shared id; a name clash gets a suffix', async () => {
+    const { host, rpc } = await start();
+    await page(host, [tool('demo.echo', () => 'old'), tool('a.b')]);
+    await page(host, [tool('demo.echo', () => 'new'), tool('a_b')]);
+    const names = (await rpc('tools/list')).result.tools.map((t: any) => t.name);
+    expect(names).toEqual(['a_b', 'a_b_2', 'demo_echo']);
+    const call = await rpc('tools/call', { name: 'demo_echo' });
+    expect(call.result.content[0].text).toBe('new');
+  });
+
+  it('stops waiting for a call the client cancels', async () => {
+    const { host, input, messages, rpc } = await start();
+    await page(host, [tool('demo.slow', () => new Promise(() => {}))]);
+    await rpc('tools/list');
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 'slow', method: 'tools/call', params: { name: 'demo_slow' } })}\n`,
+    );
+    await until(() => host.sessions[0]?.pendingCount === 1);
+    input.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow' } })}\n`,
+    );
+    await until(() => messages.some((m) => m.id === 'slow'));
+    const answer = messages.find((m) => m.id === 'slow');
+    expect(answer.result._meta['toolwire/code']).toBe('tool_request_aborted');
+  });
+
+  it('answers malformed input with JSON-RPC errors', async () => {
+    const { input, messages, rpc } = await start();
+    input.write('this is not json\n');
+    input.write('{"jsonrpc":"1.0","id":1,"method":"ping"}\n');
+    await until(() => messages.length === 2);
+    expect(messages.map((m) => m.error.code)).toEqual([-32700, -32600]);
+    expect((await rpc('resources/list')).error.code).toBe(-32601);
+  });
+
+  it('makes ids MCP-safe names', () => {
+    expect(mcpToolName('ui.get_visual_tree')).toBe('ui_get_visual_tree');
+    expect(mcpToolName('x'.repeat(100))).toHaveLength(64);
+    expect(mcpToolName('')).toBe('tool');
+  });
+});

@@ -1,0 +1,358 @@
+import { randomBytes } from 'node:crypto';
+import type { ToolPolicy } from '@toolwire/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Host, HostOptions, HostSession } from '../src/index.js';
+import { createHost } from '../src/index.js';
+import type { FakePageOptions } from './helpers.js';
+import { errorResponse, FakePage, tool, until } from './helpers.js';
+
+let host: Host | undefined;
+const pages: FakePage[] = [];
+
+afterEach(async () => {
+  for (const page of pages.splice(0)) page.socket.terminate();
+  await host?.close();
+  host = undefined;
+});
+
+async function setup(
+  pageOptions: FakePageOptions = {},
+  hostOptions: HostOptions = {},
+): Promise<{ host: Host; page: FakePage; session: HostSession }> {
+  host ??= await createHost(hostOptions);
+  const page = await FakePage.connect(host.url, pageOptions);
+  pages.push(page);
+  const session = await host.waitForSession({ filter: (s) => s.info?.key === page.key });
+  return { host, page, session };
+}
+
+const echo = tool('demo.echo');
+const write = tool('notes.add', () => ({ added: true }), { policy: 'write' });
+const remove = tool('notes.delete', () => ({ deleted: true }), { policy: 'critical' });
+
+describe('a new session', () => {
+  it('reads session.open and fetches index, then definitions of every tool', async () => {
+    const { page, session } = await setup({ tools: [echo, write] });
+    expect(session.info).toEqual({
+      sdk: { name: 'fake-page', version: '1.0.0' },
+      page: { origin: 'null', url: 'http://fake.test/', title: 'Fake' },
+      key: page.key,
+    });
+    const [index, definitions, ...rest] = page.requests('tool.query');
+    expect(rest).toEqual([]);
+    expect(index).toMatchObject({
+      sessionId: session.id,
+      capability: 'tool.exec',
+      payload: { detail: 'index', limit: 1000 },
+    });
+    expect(index.payload).not.toHaveProperty('ifRevision');
+    expect(definitions.payload).toMatchObject({
+      detail: 'definitions',
+      ids: ['demo.echo', 'notes.add'],
+    });
+    expect(session.tools().map((t) => [t.id, t.policy])).toEqual([
+      ['demo.echo', 'read'],
+      ['notes.add', 'write'],
+    ]);
+    expect(session.catalog.get('demo.echo')?.argumentsSchema).toEqual({ type: 'object' });
+    expect(session.catalog.revision).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('queries at once, without waiting for session.open', async () => {
+    host = await createHost();
+    const page = await FakePage.connect(host.url, { tools: [echo], open: false });
+    pages.push(page);
+    const session = await host.waitForSession();
+    expect(session.info).toBeNull();
+    expect(session.tools()).toHaveLength(1);
+  });
+
+  it('a page that refuses discovery has an empty catalog', async () => {
+    const { session } = await setup({ tools: [echo], guard: 'disabled' });
+    expect(session.tools()).toEqual([]);
+    expect(session.isOpen).toBe(true);
+  });
+});
+
+describe('catalog refreshes', () => {
+  it('send both revisions; unchanged costs one small answer and no definitions', async () => {
+    const { page, session } = await setup({ tools: [echo] });
+    const before = page.requests('tool.query').length;
+    expect(await session.refresh()).toBe('none');
+    const sent = page.requests('tool.query').slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0].payload).toEqual({
+      detail: 'index',
+      limit: 1000,
+      ifRevision: session.catalog.revision,
+      ifAvailabilityRevision: session.catalog.availabilityRevision,
+    });
+  });
+
+  it('on a push, fetch definitions only for new and changed tools', async () => {
+    const { page, session } = await setup({ tools: [echo, write, remove] });
+    const changes: string[] = [];
+    session.on('catalog', (change) => changes.push(change));
+    const before = page.requests('tool.query').length;
+    const changedWrite = tool('notes.add', () => ({}), {
+      policy: 'write',
+      description: 'Adds a note, now better.',
+    });
+    page.setTools([echo, changedWrite, tool('late.tool')]);
+    await page.pushChanged();
+    await until(() => changes.length > 0);
+    const sent = page.requests('tool.query').slice(before);
+    expect(sent.map((m) => m.payload.detail)).toEqual(['index', 'definitions']);
+    expect(sent[1].payload.ids).toEqual(['late.tool', 'notes.add']);
+    expect(changes).toEqual(['tools']);
+    expect(session.tools().map((t) => t.id)).toEqual(['demo.echo', 'late.tool', 'notes.add']);
+    expect(session.catalog.get('notes.add')?.description).toBe('Adds a note, now better.');
+  });
+
+  it('availability changes arrive as `changes`, without a listing', async () => {
+    let loaded = true;
+    const map = tool(
+      'map.capture',
+      () => ({}),
+      {},
+      () => (loaded ? true : { available: false, code: 'map_not_loaded', retryable: true }),
+    );
+    const { page, session } = await setup({ tools: [echo, map] });
+    loaded = false;
+    expect(await session.refresh()).toBe('availability');
+    expect(session.catalog.get('map.capture')?.runtime).toEqual({
+      available: false,
+      code: 'map_not_loaded',
+      retryable: true,
+    });
+    expect(page.requests('tool.query').at(-1).payload.detail).toBe('index');
+    loaded = true;
+    expect(await session.refresh()).toBe('availability');
+    expect(session.catalog.get('map.capture')).not.toHaveProperty('runtime');
+  });
+
+  it('a push with the revisions the host already has sends nothing', async () => {
+    const { page, session } = await setup({ tools: [echo] });
+    const before = page.received.length;
+    await page.pushChanged();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(page.received.length).toBe(before);
+    expect(session.tools()).toHaveLength(1);
+  });
+
+  it('refreshes asked for during a refresh share one queued refresh', async () => {
+    const { page, session } = await setup({ tools: [echo] });
+    const before = page.requests('tool.query').length;
+    await Promise.all([session.refresh(), session.refresh(), session.refresh()]);
+    expect(page.requests('tool.query').length - before).toBe(2);
+  });
+
+  it('polls when asked to, for pages that never push', async () => {
+    const { page } = await setup({ tools: [echo] }, { pollIntervalMs: 20 });
+    const before = page.requests('tool.query').length;
+    await until(() => page.requests('tool.query').length >= before + 2);
+  });
+});
+
+describe('calls', () => {
+  it('go out with the session id and come back as the result payload', async () => {
+    const { page, session } = await setup({ tools: [echo] });
+    const result = await session.call('demo.echo', { text: 'hi' }, { callId: 'c-1' });
+    expect(result).toMatchObject({ toolId: 'demo.echo', success: true, result: { text: 'hi' } });
+    expect(page.requests('tool.call')[0]).toMatchObject({
+      sessionId: session.id,
+      payload: { toolId: 'demo.echo', arguments: { text: 'hi' }, callId: 'c-1' },
+    });
+  });
+
+  it('are refused locally for an id the catalog does not list, after one refresh', async () => {
+    const { page, session } = await setup({ tools: [echo] });
+    const before = page.requests('tool.query').length;
+    const error = await session.call('nope.tool').catch((e) => e);
+    expect(error).toMatchObject({ code: 'tool_not_found', details: { source: 'host' } });
+    expect(page.requests('tool.call')).toEqual([]);
+    expect(page.requests('tool.query').length - before).toBe(1);
+  });
+
+  it('find a tool the page added without telling (the refresh before refusing)', async () => {
+    const { page, session } = await setup({ tools: [echo] });
+    page.setTools([echo, tool('late.tool', () => 'late')]);
+    expect((await session.call('late.tool')).result).toBe('late');
+  });
+
+  it('above the grant are refused with tool_policy_not_granted and never sent', async () => {
+    const { page, session } = await setup({ tools: [echo, write, remove] });
+    expect(session.grant).toBe('read');
+    for (const [id, policy] of [
+      ['notes.add', 'write'],
+      ['notes.delete', 'critical'],
+    ] as const) {
+      const error = await session.call(id).catch((e) => e);
+      expect(error).toMatchObject({
+        code: 'tool_policy_not_granted',
+        retryable: false,
+        details: { toolId: id, policy, maxToolPolicy: 'read' },
+      });
+    }
+    expect(page.requests('tool.call')).toEqual([]);
+  });
+
+  it.each([
+    ['write', ['demo.echo', 'notes.add'], ['notes.delete']],
+    ['critical', ['demo.echo', 'notes.add', 'notes.delete'], []],
+  ] as const)('a %s grant allows what it covers', async (grant, allowed, refused) => {
+    const { session } = await setup(
+      { tools: [echo, write, remove] },
+      { maxToolPolicy: grant as ToolPolicy },
+    );
+    for (const id of allowed) await expect(session.call(id)).resolves.toMatchObject({ toolId: id });
+    for (const id of refused) {
+      await expect(session.call(id)).rejects.toMatchObject({ code: 'tool_policy_not_granted' });
+    }
+  });
+
+  it('the grant never raises the page guard', async () => {
+    const { session } = await setup(
+      { tools: [echo, write], guard: 'read-only' },
+      { maxToolPolicy: 'critical' },
+    );
+    expect(session.tools().map((t) => t.id)).toEqual(['demo.echo']);
+    await expect(session.call('notes.add')).rejects.toMatchObject({ code: 'tool_not_found' });
+  });
+
+  it('on tool_not_found: refresh without ifRevision, then retry once with a new id', async () => {
+    let refuseNext = false;
+    const { page, session } = await setup({
+      tools: [echo],
+      intercept: (message) => {
+        if (message.type !== 'tool.call' || !refuseNext) return undefined;
+        refuseNext = false;
+        return errorResponse(message, 'tool_not_found');
+      },
+    });
+    refuseNext = true;
+    const before = page.received.length;
+    const result = await session.call('demo.echo', { n: 1 });
+    expect(result.result).toEqual({ n: 1 });
+    const sent = page.received.slice(before);
+    expect(sent.map((m) => m.type)).toEqual(['tool.call', 'tool.query', 'tool.call']);
+    expect(sent[1].payload).toEqual({ detail: 'index', limit: 1000 });
+    expect(sent[2].id).not.toBe(sent[0].id);
+  });
+
+  it('on tool_not_found for a tool really gone: the page error, and one call only', async () => {
+    const { page, session } = await setup({ tools: [echo, tool('gone.tool')] });
+    page.setTools([echo]);
+    const error = await session.call('gone.tool').catch((e) => e);
+    expect(error.code).toBe('tool_not_found');
+    expect(error.details).toBeNull(); // the page's error, not the host's refusal
+    expect(page.requests('tool.call')).toHaveLength(1);
+    expect(session.catalog.get('gone.tool')).toBeUndefined();
+  });
+
+  it('the page retries nothing else: other errors come back as they are', async () => {
+    const failing = tool('demo.fail', () => {
+      throw new RangeError('on purpose');
+    });
+    const { page, session } = await setup({ tools: [failing] });
+    await expect(session.call('demo.fail')).rejects.toMatchObject({
+      code: 'tool_execution_exception',
+    });
+    expect(page.requests('tool.call')).toHaveLength(1);
+  });
+
+  it('time out with tool_timeout when the page never answers', async () => {
+    const { session } = await setup(
+      { tools: [echo], intercept: (m) => (m.type === 'tool.call' ? 'hold' : undefined) },
+      { timeoutMs: 100 },
+    );
+    await expect(session.call('demo.echo')).rejects.toMatchObject({
+      code: 'tool_timeout',
+      retryable: true,
+    });
+    expect(session.pendingCount).toBe(0);
+  });
+
+  it('all fail at once with tool_transport_closed when the page goes away', async () => {
+    const { page, session } = await setup({
+      tools: [echo],
+      intercept: (m) => (m.type === 'tool.call' ? 'hold' : undefined),
+    });
+    const calls = [1, 2, 3].map(() => session.call('demo.echo').catch((e) => e));
+    await until(() => page.requests('tool.call').length === 3);
+    const started = Date.now();
+    page.socket.terminate();
+    const errors = await Promise.all(calls);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(errors.map((e) => e.code)).toEqual(Array(3).fill('tool_transport_closed'));
+    expect(session.isOpen).toBe(false);
+    expect(host?.sessions).toEqual([]);
+  });
+
+  it('a reconnect of the same page replaces its old session and fails what was pending', async () => {
+    const first = await setup({
+      tools: [echo],
+      key: 'same-page',
+      intercept: (m) => (m.type === 'tool.call' ? 'hold' : undefined),
+    });
+    const pending = first.session.call('demo.echo').catch((e) => e);
+    await until(() => first.page.requests('tool.call').length === 1);
+    const second = await FakePage.connect(first.host.url, { tools: [echo], key: 'same-page' });
+    pages.push(second);
+    expect((await pending).code).toBe('tool_transport_closed');
+    expect((await first.page.closed).code).toBe(4000);
+    expect(first.host.sessions).toHaveLength(1);
+    expect(first.host.sessions[0]?.info?.key).toBe('same-page');
+  });
+
+  it('record the byte counts of compressed responses', async () => {
+    const big = tool('demo.big', () => ({ text: 'lorem ipsum dolor sit amet '.repeat(40_000) }));
+    const { session } = await setup({ tools: [big] });
+    const before = { ...session.stats };
+    const result = await session.call('demo.big');
+    expect((result.result as { text: string }).text).toHaveLength(1_080_000);
+    expect(session.stats.encodedResponses - before.encodedResponses).toBe(1);
+    expect(session.stats.originalBytes - before.originalBytes).toBeGreaterThan(1_080_000);
+    const compressed = session.stats.compressedBytes - before.compressedBytes;
+    expect(compressed).toBeGreaterThan(0);
+    expect(compressed).toBeLessThan(100_000);
+  });
+
+  it('a frame beyond maxMessageBytes closes the session', async () => {
+    // Random hex: gzip cannot shrink it below the limit.
+    const big = tool('demo.big', () => ({ text: randomBytes(200_000).toString('hex') }));
+    const { page, session } = await setup({ tools: [big] }, { maxMessageBytes: 64 * 1024 });
+    const error = await session.call('demo.big').catch((e) => e);
+    expect(error.code).toBe('tool_transport_closed');
+    expect(session.isOpen).toBe(false);
+    expect((await page.closed).code).toBe(1009);
+  });
+});
+
+describe('batches', () => {
+  it('are checked item by item before anything is sent', async () => {
+    const { page, session } = await setup({ tools: [echo, write] });
+    const error = await session
+      .batch([{ toolId: 'demo.echo' }, { toolId: 'notes.add' }])
+      .catch((e) => e);
+    expect(error).toMatchObject({
+      code: 'tool_policy_not_granted',
+      details: { index: 1, toolId: 'notes.add' },
+    });
+    expect(page.requests('tool.batch')).toEqual([]);
+  });
+
+  it('run on the page, in order; items without a tool id are the page’s to refuse', async () => {
+    const { session } = await setup({ tools: [echo] });
+    const result = await session.batch(
+      [{ toolId: 'demo.echo', arguments: { a: 1 } }, 7 as never, { toolId: 'demo.echo' }],
+      { continueOnError: true },
+    );
+    expect(result).toMatchObject({ success: false, requested: 3, stoppedEarly: false });
+    expect(result.results.map((item) => item.success)).toEqual([true, false, true]);
+    expect(result.results[1]).toMatchObject({
+      success: false,
+      error: { code: 'tool_batch_call_invalid' },
+    });
+  });
+});

@@ -1,0 +1,143 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { Host } from '../src/index.js';
+import { authorizeUpgrade, createHost, createToken, redactUrl, tokensEqual } from '../src/index.js';
+import { FakePage } from './helpers.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+
+describe('tokens', () => {
+  it('are 128 random bits, URL-safe, new each time', () => {
+    const a = createToken();
+    const b = createToken();
+    expect(a).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(Buffer.from(a, 'base64url')).toHaveLength(16);
+    expect(a).not.toBe(b);
+  });
+
+  it('compare exactly, in constant time over equal-length digests', () => {
+    expect(tokensEqual(TOKEN, TOKEN)).toBe(true);
+    expect(tokensEqual(`${TOKEN}x`, TOKEN)).toBe(false);
+    expect(tokensEqual('', TOKEN)).toBe(false);
+  });
+
+  it('are redacted in plain and percent-encoded URLs', () => {
+    const url = `ws://127.0.0.1:1/toolwire?token=${TOKEN}`;
+    expect(redactUrl(url)).toBe('ws://127.0.0.1:1/toolwire?token=test…');
+    const page = `http://x.test/#toolwire=${encodeURIComponent(url)}`;
+    expect(redactUrl(page)).not.toContain(TOKEN);
+  });
+});
+
+describe('authorizeUpgrade', () => {
+  const policy = { path: '/toolwire', token: TOKEN };
+  const check = (url: string, origin?: string, origins?: string[]) =>
+    authorizeUpgrade({ url, headers: origin ? { origin } : {} }, { ...policy, origins });
+
+  it('checks the path, then the token, then the origin', () => {
+    expect(check(`/other?token=${TOKEN}`)).toMatchObject({ ok: false, status: 404 });
+    expect(check('/toolwire')).toMatchObject({ ok: false, status: 401, reason: 'no token' });
+    expect(check('/toolwire?token=nope')).toMatchObject({ ok: false, status: 401 });
+    expect(check(`/toolwire?token=${TOKEN}`, 'http://a.test')).toEqual({
+      ok: true,
+      origin: 'http://a.test',
+    });
+    const list = ['http://a.test'];
+    expect(check(`/toolwire?token=${TOKEN}`, 'http://b.test', list)).toMatchObject({
+      status: 403,
+    });
+    expect(check(`/toolwire?token=${TOKEN}`, undefined, list)).toMatchObject({ status: 403 });
+    expect(check('/toolwire?token=nope', 'http://b.test', list)).toMatchObject({ status: 401 });
+    expect(check(`/toolwire?token=${TOKEN}`, 'http://a.test', list)).toMatchObject({ ok: true });
+  });
+});
+
+describe('the host answers upgrades', () => {
+  let host: Host | undefined;
+  const lines: string[] = [];
+
+  afterEach(async () => {
+    await host?.close();
+    host = undefined;
+    lines.length = 0;
+  });
+
+  const statusOf = (url: string, origin?: string) =>
+    new Promise<number>((resolve) => {
+      const socket = new WebSocket(url, origin ? { origin } : {});
+      socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+      socket.on('open', () => {
+        socket.close();
+        resolve(101);
+      });
+      socket.on('error', () => {});
+    });
+
+  it('404 wrong path, 401 wrong token, 403 foreign origin, 101 otherwise', async () => {
+    host = await createHost({
+      token: TOKEN,
+      origins: ['http://localhost:5181/'],
+      log: (line) => lines.push(line),
+    });
+    const base = `ws://127.0.0.1:${host.port}`;
+    expect(await statusOf(`${base}/elsewhere?token=${TOKEN}`, 'http://localhost:5181')).toBe(404);
+    expect(await statusOf(`${base}/toolwire?token=wrong`, 'http://localhost:5181')).toBe(401);
+    expect(await statusOf(`${base}/toolwire?token=${TOKEN}`, 'http://127.0.0.1:5181')).toBe(403);
+    expect(await statusOf(host.url, 'http://localhost:5181')).toBe(101);
+    expect(lines.join('\n')).not.toContain(TOKEN);
+    expect(lines.filter((line) => line.startsWith('refused'))).toHaveLength(3);
+  });
+
+  it('plain HTTP gets 426 on the path and 404 elsewhere', async () => {
+    host = await createHost();
+    const get = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        httpRequest({ host: '127.0.0.1', port: host?.port, path }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await get('/toolwire')).toBe(426);
+    expect(await get('/')).toBe(404);
+  });
+
+  it('gives each connection its own session id and records the Origin header', async () => {
+    host = await createHost({ token: TOKEN });
+    const seen: string[] = [];
+    host.on('session', (session) => seen.push(session.id));
+    const a = await FakePage.connect(host.url, { origin: 'http://a.test' });
+    const b = await FakePage.connect(host.url, { origin: 'http://b.test' });
+    const sessions = await Promise.all([
+      host.waitForSession({ filter: (s) => s.origin === 'http://a.test' }),
+      host.waitForSession({ filter: (s) => s.origin === 'http://b.test' }),
+    ]);
+    expect(new Set(seen).size).toBe(2);
+    expect(sessions.map((s) => s.id).sort()).toEqual([...seen].sort());
+    expect(a.received[0].sessionId).not.toBe(b.received[0].sessionId);
+    await a.close();
+    await b.close();
+  });
+
+  it('waitForSession rejects with session_not_connected when no page comes', async () => {
+    host = await createHost();
+    await expect(host.waitForSession({ timeoutMs: 50 })).rejects.toMatchObject({
+      code: 'session_not_connected',
+      retryable: true,
+    });
+  });
+
+  it('pageUrl puts the connect URL in the fragment, keeping what was there', async () => {
+    host = await createHost({ token: TOKEN });
+    const url = new URL(
+      host.pageUrl('http://localhost:5181/app?x=1#tab=2', { guard: 'read-write' }),
+    );
+    const fragment = new URLSearchParams(url.hash.slice(1));
+    expect(url.search).toBe('?x=1');
+    expect(fragment.get('tab')).toBe('2');
+    expect(fragment.get('toolwire')).toBe(host.url);
+    expect(fragment.get('toolwire-guard')).toBe('read-write');
+  });
+});
