@@ -499,3 +499,83 @@ test.describe('document.modelContext across frames (the spec)', () => {
     expect(outcome).toBe('UnknownError');
   });
 });
+
+test.describe('document.modelContext across frames: the other direction and removals', () => {
+  const spec = (extra: Partial<FrameSpec> = {}): FrameSpec => ({
+    id: 'top',
+    tools: [{ name: 'top.slow', spec: true, specExposedTo: [CROSS] }],
+    frames: [
+      {
+        id: 'm7',
+        origin: 'cross',
+        allow: 'tools',
+        tools: [{ name: 'm7.slow', spec: true, specExposedTo: [TOP] }],
+      },
+    ],
+    ...extra,
+  });
+
+  test('a child aborts its call into the top: it rejects with its reason; the top sees AbortError and toolcancel', async ({
+    page,
+  }) => {
+    await open(page, spec());
+    const child = await waitFrame(page, 'm7');
+    const outcome = await child.evaluate(async (top) => {
+      const mc = (document as any).modelContext;
+      const tool = (await mc.getTools({ fromOrigins: [top] })).find(
+        (t: { name: string }) => t.name === 'top.slow',
+      );
+      const controller = new AbortController();
+      const pending = mc.executeTool(tool, { hang: true }, { signal: controller.signal });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const reason = new Error('child stops');
+      controller.abort(reason);
+      return pending.then(
+        () => 'resolved',
+        (e: unknown) => (e === reason ? 'own reason' : String(e)),
+      );
+    }, TOP);
+    expect(outcome).toBe('own reason');
+    await expect.poll(() => page.evaluate(() => (window as any).toolcancels)).toEqual(['top.slow']);
+    expect(await page.evaluate(() => (window as any).frameLog.at(-1))).toEqual({
+      aborted: 'top.slow',
+      reason: 'AbortError',
+    });
+  });
+
+  test('removing the caller frame cancels its call in the top', async ({ page }) => {
+    await open(page, spec());
+    const child = await waitFrame(page, 'm7');
+    await child.evaluate(async (top) => {
+      const mc = (document as any).modelContext;
+      const tool = (await mc.getTools({ fromOrigins: [top] })).find(
+        (t: { name: string }) => t.name === 'top.slow',
+      );
+      void mc.executeTool(tool, { hang: true }).catch(() => {});
+    }, TOP);
+    await expect.poll(() => page.evaluate(() => (window as any).frameLog.length)).toBe(1);
+    await page.evaluate(() => document.getElementById('m7')?.remove());
+    await expect.poll(() => page.evaluate(() => (window as any).toolcancels)).toEqual(['top.slow']);
+  });
+
+  test('removing the target frame rejects the caller with UnknownError', async ({ page }) => {
+    await open(page, spec());
+    await settle(page, 'm7');
+    const outcome = await page.evaluate(async (cross) => {
+      const mc = (document as any).modelContext;
+      let tools: { name: string }[] = [];
+      for (let i = 0; i < 50 && tools.length === 0; i++) {
+        tools = await mc.getTools({ fromOrigins: [cross] });
+        if (tools.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const pending = mc.executeTool(tools[0], { hang: true });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      document.getElementById('m7')?.remove();
+      return pending.then(
+        () => 'resolved',
+        (e: Error) => e.name,
+      );
+    }, CROSS);
+    expect(outcome).toBe('UnknownError');
+  });
+});
