@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import { E2E_PORT } from '../playwright.config.js';
 import { type HostConnection, TestHost, waitForMessage } from './support/ws-host.js';
 
 // The page as a remote-tool endpoint, end to end: a real `ws` server in Node, the real
@@ -29,7 +30,7 @@ test('session.open, then index listing, conditional query and definitions', asyn
   const open = messages.find((m) => m.type === 'session.open');
   expect(open.payload).toMatchObject({
     sdk: { name: 'toolwire-web' },
-    page: { origin: 'http://localhost:5181', title: 'toolwire endpoint e2e' },
+    page: { origin: `http://localhost:${E2E_PORT}`, title: 'toolwire endpoint e2e' },
   });
   const index: any = await client.query({ detail: 'index' });
   expect(ids(index)).toEqual([
