@@ -13,7 +13,10 @@
  *   so as many bytes come back; at 1 MiB the page gzips its answer, as the wire says);
  * - calls/s with 64 calls in flight at 100 B;
  * - for information: the same 100 B call entering through the MCP stdio bridge (in-process
- *   streams), which is what an MCP client adds on top of the host.
+ *   streams, on the MCP SDK's server), as a ratio to a direct `session.call` of the same tool:
+ *   what an MCP client adds on top of the host;
+ * - for information: the load test's shape (200 sessions of Node clients running the page
+ *   engine over their own sockets x 50 calls, all in flight): calls/s and p50/p99 latency.
  *
  * Answers are checked outside the timed regions (a wrong answer exits 1); times are printed
  * against their targets, never asserted.
@@ -30,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket as WsSocket } from 'ws';
 import type { HostSession } from '../packages/host/src/index.js';
 import { createHost, createMcpBridge, socketTransport } from '../packages/host/src/index.js';
+import { FakePage, tool } from '../packages/host/test/helpers.js';
 import type { JsonObject, ToolClient } from '../packages/protocol/src/index.js';
 import { createToolClient } from '../packages/protocol/src/index.js';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
@@ -209,6 +213,55 @@ function mcpClient(host: Parameters<typeof createMcpBridge>[0]) {
   return { rpc, close: () => bridge.close() };
 }
 
+// ---- the load test's shape (information) ------------------------------------------------
+
+const LOAD_SESSIONS = 200;
+const LOAD_CALLS = 50;
+
+async function loadRun(): Promise<{ rate: number; p50: number; p99: number }> {
+  const host = await createHost({ origins: ['*'] });
+  const pages: FakePage[] = [];
+  try {
+    for (let index = 0; index < LOAD_SESSIONS; index++) {
+      const key = `load-${index}`;
+      pages.push(
+        await FakePage.connect(host.url, {
+          key,
+          tools: [tool('load.echo', (args: any) => ({ key, n: args.n }))],
+        }),
+      );
+    }
+    const sessions = await Promise.all(
+      pages.map((page) =>
+        host.waitForSession({
+          timeoutMs: 20_000,
+          filter: (s) => s.info?.key === page.key && s.catalog.get('load.echo') !== undefined,
+        }),
+      ),
+    );
+    const latencies: number[] = [];
+    const started = performance.now();
+    await Promise.all(
+      sessions.flatMap((session, index) =>
+        Array.from({ length: LOAD_CALLS }, async (_, n) => {
+          const begun = performance.now();
+          const answer = await session.call('load.echo', { n });
+          latencies.push(performance.now() - begun);
+          sameJson(answer.result, { key: `load-${index}`, n }, 'load');
+        }),
+      ),
+    );
+    const elapsed = performance.now() - started;
+    latencies.sort((a, b) => a - b);
+    const at = (q: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+    return { rate: (latencies.length / elapsed) * 1000, p50: at(0.5), p99: at(0.99) };
+  } finally {
+    for (const page of pages) page.socket.terminate();
+    await host.close();
+  }
+}
+
 // ---- checks and rows ----------------------------------------------------------------------
 
 function sameJson(a: unknown, b: unknown, label: string): void {
@@ -312,7 +365,7 @@ async function main(): Promise<void> {
     throw new BenchFailure(`the endpoint build failed:\n${output}`);
   }
   const server = await serveEndpoint();
-  const host = await createHost();
+  const host = await createHost({ origins: [server.origin] });
   const baseline = await startBaseline();
   const bare = await startBareClient();
   const pageUrl = new URL(host.pageUrl(`${server.origin}/bench/host.html`));
@@ -450,12 +503,12 @@ async function main(): Promise<void> {
         },
         {
           prepare: () => undefined,
-          run: () => baseline.roundTrip(SMALL),
-          check: (result) => sameJson(result, SMALL, 'baseline mcp'),
+          run: () => session.call('bench.echo', SMALL),
+          check: (answer) => sameJson(answer.result, SMALL, 'direct session.call'),
         },
       ]);
       rows.push([
-        'MCP tools/call -> host -> page, 100 B, p50',
+        'MCP tools/call vs direct session.call, 100 B, p50',
         String(viaMcp.runs),
         formatMs(viaMcp.medianMs),
         formatMs(direct.medianMs),
@@ -463,11 +516,12 @@ async function main(): Promise<void> {
         '-',
         'info',
         'MCP-B relay 1.1 ms',
-        'JSON-RPC over in-process streams (no stdio pipe)',
+        'baseline here: session.call of the same tool; JSON-RPC over in-process streams',
       ]);
     } finally {
-      mcp.close();
+      await mcp.close();
     }
+    const load = await loadRun();
 
     console.log(
       renderTable(
@@ -486,6 +540,9 @@ async function main(): Promise<void> {
       ),
     );
     console.log('');
+    console.log(
+      `Load: ${LOAD_SESSIONS} sessions x ${LOAD_CALLS} calls (Node clients running the page engine over their own sockets, all in flight): ${Math.round(load.rate).toLocaleString('en-US')} calls/s, latency p50 ${formatMs(load.p50)} ms, p99 ${formatMs(load.p99)} ms (all ${(LOAD_SESSIONS * LOAD_CALLS).toLocaleString('en-US')} issued at once: queueing included); every answer checked.`,
+    );
     console.log(
       `Ratios to the baseline: 100 B ${formatRatio(ratios['100 B'] as number)}, 10 KiB ${formatRatio(ratios['10 KiB'] as number)}, 1 MiB ${formatRatio(ratios['1 MiB'] as number)}, throughput ${formatRatio(rateRatio)}. Bench took ${((performance.now() - began) / 1000).toFixed(1)} s.`,
     );

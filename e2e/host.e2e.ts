@@ -24,7 +24,7 @@ async function open(
   options: HostOptions = {},
   query = '',
 ): Promise<{ host: Host; session: HostSession }> {
-  host ??= await createHost(options);
+  host ??= await createHost({ origins: [ORIGIN], ...options });
   const connected = host.waitForSession({ timeoutMs: 10_000 });
   await page.goto(host.pageUrl(`${ORIGIN}${PAGE}${query}`));
   return { host, session: await connected };
@@ -120,6 +120,19 @@ test('the origin allow-list and the token decide who gets a session', async ({ p
   expect(sessions).toEqual([ORIGIN]);
 });
 
+test('default deny: with no origin allowed, a real page is refused with 403', async ({ page }) => {
+  const log: string[] = [];
+  host = await createHost({ log: (line) => log.push(line) });
+  const sessions: string[] = [];
+  host.on('session', (session) => sessions.push(session.id));
+  await page.goto(host.pageUrl(`${ORIGIN}${PAGE}`));
+  await expect
+    .poll(() => log.filter((line) => line.includes(`origin ${ORIGIN} not allowed`)).length)
+    .toBeGreaterThanOrEqual(1);
+  expect(sessions).toEqual([]);
+  expect(log.join('\n')).toContain('no origin is allowed');
+});
+
 test('a tool registered later: the push refreshes the catalog, definitions for it alone', async ({
   page,
 }) => {
@@ -173,7 +186,7 @@ test('the page goes away: pending calls fail at once, the session ends', async (
 });
 
 test('a page with only endpoint.iife.js connects from the URL pageUrl makes', async ({ page }) => {
-  host = await createHost();
+  host = await createHost({ origins: [ORIGIN] });
   const connected = host.waitForSession({ timeoutMs: 10_000 });
   await page.goto(host.pageUrl(`${ORIGIN}/e2e/pages/host/iife.html`));
   const session = await connected;
@@ -233,7 +246,14 @@ class McpProcess {
 test('`toolwire mcp` (the built bin) serves a real page to an MCP client over stdio', async ({
   page,
 }) => {
-  const mcp = new McpProcess(['--port', '0', '--max-policy', 'write']);
+  const mcp = new McpProcess([
+    '--port',
+    '0',
+    '--max-tool-policy',
+    'write',
+    '--allow-origin',
+    ORIGIN,
+  ]);
   try {
     const url = await mcp.url();
     const init = await mcp.rpc('initialize', {
@@ -277,5 +297,64 @@ test('`toolwire mcp` (the built bin) serves a real page to an MCP client over st
     expect(await mcp.exit()).toBe(0);
   } finally {
     mcp.child.kill();
+  }
+});
+
+test('the SDK client over stdio: tools/list shows the page tools, tools/call runs one in the page', async ({
+  page,
+}) => {
+  const { Client, StdioClientTransport, ToolListChangedNotificationSchema } = await import(
+    '../packages/host/test/mcp-client.js'
+  );
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--port', '0', '--allow-origin', ORIGIN],
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
+  let changed = 0;
+  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+    changed++;
+  });
+  await client.connect(transport);
+  try {
+    expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true } });
+    expect(client.getServerVersion()).toMatchObject({ name: 'toolwire' });
+    expect((await client.listTools()).tools).toEqual([]);
+    await expect.poll(() => /url: '([^']+)'/.exec(stderr)?.[1]).toBeTruthy();
+    const url = /url: '([^']+)'/.exec(stderr)?.[1] as string;
+    await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
+    await expect.poll(() => changed).toBeGreaterThanOrEqual(1);
+    const { tools } = await client.listTools();
+    // The read grant (the default): read tools only, ids made MCP-safe.
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'demo_big',
+      'demo_echo',
+      'demo_slow',
+      'ui_get_screenshot',
+      'ui_get_visual_tree',
+      'ui_query_nodes',
+    ]);
+    const echoTool = tools.find((tool) => tool.name === 'demo_echo');
+    expect(echoTool).toMatchObject({
+      inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+      outputSchema: { type: 'object' },
+      annotations: { readOnlyHint: true, destructiveHint: false },
+    });
+    const echo = await client.callTool({ name: 'demo_echo', arguments: { text: 'via MCP' } });
+    expect(echo).toMatchObject({
+      isError: false,
+      structuredContent: { text: 'via MCP' },
+      content: [{ type: 'text', text: '{"text":"via MCP"}' }],
+    });
+    expect(await page.evaluate(() => (window as any).calls)).toEqual(['demo.echo']);
+    const found = await client.callTool({ name: 'ui_query_nodes', arguments: { selector: 'h1' } });
+    expect(found.isError).toBe(false);
+  } finally {
+    await client.close();
   }
 });

@@ -1,14 +1,20 @@
 #!/usr/bin/env node
-// The `toolwire` bin; everything lives in command.ts so tests can drive it in-process.
+// The `toolwire` bin; everything lives in command.ts so tests can drive it in-process. Whatever
+// goes wrong ends as one line on stderr, never a stack trace.
 import { runCommand } from './command.js';
 
-process.exitCode = await runCommand(process.argv.slice(2), {
-  stdin: process.stdin,
-  stdout: process.stdout,
-  stderr: process.stderr,
-  env: process.env,
-  onSignal: (handler) => {
-    process.once('SIGINT', handler);
-    process.once('SIGTERM', handler);
-  },
-});
+try {
+  process.exitCode = await runCommand(process.argv.slice(2), {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    onSignal: (handler) => {
+      process.once('SIGINT', handler);
+      process.once('SIGTERM', handler);
+    },
+  });
+} catch (error) {
+  process.stderr.write(`toolwire: ${(error as Error)?.message ?? String(error)}\n`);
+  process.exitCode = 1;
+}

@@ -1,21 +1,42 @@
 /**
- * `toolwire host` and `toolwire mcp`: argument parsing and the two long-running commands.
+ * The `toolwire` CLI: argument parsing, the two long-running commands (`host`, `mcp`) and the
+ * client commands (`sessions`, `tools`, `call`, `batch`) that use a running host's control API.
  *
- * - Human output goes to stderr in both commands (in `mcp`, stdout carries JSON-RPC only).
- * - The connect line is the one place the full token is printed: the page needs it. Every
- *   log line after it shows only the token's first characters.
+ * - `host` and `mcp` print human output to stderr (in `mcp`, stdout carries JSON-RPC only).
+ *   The connect line is the one place the full token is printed: the page needs it. Every log
+ *   line after it shows only the token's first characters.
+ * - `host` also serves the control API (control.ts) on 127.0.0.1 and writes the state file
+ *   (port and token, mode 0600) that the client commands read; it removes it on exit.
  * - SIGINT / SIGTERM (and, for `mcp`, the end of stdin) close the host; pending requests fail.
+ * - Client commands print tables (or `--json`) to stdout and one line per error to stderr.
+ *   Exit codes: 0 success, 1 the tool or protocol reported an error, 2 usage, 3 no host or no
+ *   session.
  */
+import { readFileSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { parsePolicy } from '@toolwire/protocol';
-import type { HostOptions } from './host.js';
+import type { ControlTarget } from './attach.js';
+import { controlToolSource } from './attach.js';
+import type { ControlServer } from './control.js';
+import {
+  controlStatePath,
+  readControlState,
+  removeControlState,
+  startControlServer,
+  writeControlState,
+} from './control.js';
+import type { Host, HostOptions } from './host.js';
 import { createHost } from './host.js';
 import { createMcpBridge } from './mcp.js';
 import { redactUrl } from './token.js';
+import { normalizeOrigin } from './upgrade.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_PORT = 45124;
+
+/** Exit codes of every command. */
+export const EXIT = { ok: 0, failed: 1, usage: 2, noHost: 3 } as const;
 
 export interface CommandIo {
   stdin: Readable;
@@ -29,25 +50,49 @@ export interface CommandIo {
 export const USAGE = `Usage: toolwire <command> [options]
 
 Commands:
-  host   Run the host. Pages connect to it over a WebSocket; it logs sessions and catalogs.
-  mcp    Run the host and serve its page tools to an MCP client over stdio.
+  host                 Run the host. Pages connect to it over a WebSocket; it also serves the
+                       control API (127.0.0.1, same token) the commands below use.
+  mcp                  Run a host and serve its page tools to an MCP client over stdio;
+                       with --attach, serve the tools of the running host instead.
+  sessions             List the connected pages.
+  tools                List a page's tools (policy, grant and availability marked).
+  call TOOL_ID         Call a tool.
+  batch FILE           Run a batch of calls (a JSON array of {toolId, arguments}, or
+                       {calls: [...]}); FILE may be - for stdin.
 
-Options:
+Host options (host, mcp):
   --port <n>           port (default ${DEFAULT_PORT}; 0 = any free port)
   --hostname <addr>    interface to bind (default 127.0.0.1)
   --path <path>        WebSocket path (default /toolwire)
   --token <token>      session token (default: $TOOLWIRE_TOKEN, else random for this run)
-  --origin <origin>    allow only pages of this origin (repeatable; default: any, token required)
-  --max-policy <p>     highest tool policy the host will call: read (default), write, critical
+  --allow-origin <o>   allow pages of this origin to connect (repeatable). Default: none, every
+                       page is refused; '*' allows any origin (with a warning)
+  --max-tool-policy <p>  highest tool policy the host will call: read (default), write, critical
   --page <url>         also print this page's URL with #toolwire=..., which connects it
   --timeout <ms>       response timeout (default 20000)
   --poll <ms>          also poll page catalogs this often (default 0: pages push changes)
+  --control-port <n>   control API port on 127.0.0.1 (default 0: any free port)
   -q, --quiet          print only the connect lines
+  --attach             mcp: use the running host (--host-url, --token as for the commands below)
+
+Client options (sessions, tools, call, batch):
+  --session <id>       the session (an id prefix will do; default: the newest)
+  --detail index|full  tools: the index (default) or full definitions
+  --query <text>       tools: only tools matching every word
+  --args <json|@file>  call: the arguments object (default {})
+  --after <what>       call: evidence to collect after the call, e.g. visualTree (repeatable)
+  --continue-on-error  batch: keep going after a failed call
+  --json               machine-readable output on stdout
+  --host-url <url>     the control API (default: $TOOLWIRE_HOST, else the running host's state
+                       file); the token: --token, $TOOLWIRE_TOKEN, else the state file
+
   -h, --help           this text
   -v, --version        the version
+
+Exit codes: 0 success, 1 the tool or protocol reported an error, 2 usage, 3 no host or session.
 `;
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 function integer(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -58,29 +103,96 @@ function integer(value: string | undefined, name: string, fallback: number): num
   return number;
 }
 
+export type ClientCommand = 'sessions' | 'tools' | 'call' | 'batch';
+
+export interface ClientArgs {
+  json: boolean;
+  hostUrl?: string;
+  token?: string;
+  session?: string;
+  detail?: 'index' | 'full';
+  query?: string;
+  toolId?: string;
+  /** The raw --args value (JSON, or @file). */
+  args?: string;
+  after?: string[];
+  file?: string;
+  continueOnError?: boolean;
+}
+
 export interface ParsedCommand {
-  command: 'host' | 'mcp' | 'help' | 'version';
+  command: 'host' | 'mcp' | 'help' | 'version' | ClientCommand;
   options: HostOptions;
   page?: string;
   quiet: boolean;
+  controlPort?: number;
+  client?: ClientArgs;
+  /** `mcp --attach`: the running host to use (resolved like the client commands'). */
+  attach?: ClientArgs;
+}
+
+const HOST_FLAGS = [
+  'port',
+  'hostname',
+  'path',
+  'token',
+  'allow-origin',
+  'max-tool-policy',
+  'origin',
+  'max-policy',
+  'page',
+  'timeout',
+  'poll',
+  'control-port',
+  'quiet',
+];
+const CLIENT_FLAGS: Record<ClientCommand, string[]> = {
+  sessions: ['json', 'host-url', 'token'],
+  tools: ['json', 'host-url', 'token', 'session', 'detail', 'query'],
+  call: ['json', 'host-url', 'token', 'session', 'args', 'after'],
+  batch: ['json', 'host-url', 'token', 'session', 'continue-on-error'],
+};
+const CLIENT_POSITIONALS: Record<ClientCommand, string | undefined> = {
+  sessions: undefined,
+  tools: undefined,
+  call: 'TOOL_ID',
+  batch: 'FILE',
+};
+
+function isClientCommand(command: string | undefined): command is ClientCommand {
+  return command !== undefined && Object.hasOwn(CLIENT_FLAGS, command);
 }
 
 export function parseCommand(argv: string[], env: CommandIo['env'] = {}): ParsedCommand {
-  const { values, positionals } = parseArgs({
+  const { values, positionals, tokens } = parseArgs({
     args: argv,
     allowPositionals: true,
     strict: true,
+    tokens: true,
     options: {
       port: { type: 'string' },
       hostname: { type: 'string' },
       path: { type: 'string' },
       token: { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true },
+      'max-tool-policy': { type: 'string' },
+      // Hidden aliases (the names before issue 7's).
       origin: { type: 'string', multiple: true },
       'max-policy': { type: 'string' },
       page: { type: 'string' },
       timeout: { type: 'string' },
       poll: { type: 'string' },
+      'control-port': { type: 'string' },
       quiet: { type: 'boolean', short: 'q' },
+      json: { type: 'boolean' },
+      'host-url': { type: 'string' },
+      session: { type: 'string' },
+      detail: { type: 'string' },
+      query: { type: 'string' },
+      args: { type: 'string' },
+      after: { type: 'string', multiple: true },
+      'continue-on-error': { type: 'boolean' },
+      attach: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -89,10 +201,28 @@ export function parseCommand(argv: string[], env: CommandIo['env'] = {}): Parsed
   if (values.help) return { command: 'help', options: {}, quiet };
   if (values.version) return { command: 'version', options: {}, quiet };
   const [command, ...extra] = positionals;
-  if (command !== 'host' && command !== 'mcp') {
-    throw new UsageError(command ? `Unknown command "${command}".` : 'Name a command.');
+  const allowed =
+    command === 'host'
+      ? HOST_FLAGS
+      : command === 'mcp'
+        ? values.attach
+          ? ['attach', 'host-url', 'token', 'quiet']
+          : [...HOST_FLAGS, 'attach']
+        : isClientCommand(command)
+          ? CLIENT_FLAGS[command]
+          : undefined;
+  if (!allowed) throw new UsageError(command ? `Unknown command "${command}".` : 'Name a command.');
+  for (const token of tokens) {
+    if (token.kind === 'option' && !allowed.includes(token.name)) {
+      throw new UsageError(`toolwire ${command} has no option --${token.name}.`);
+    }
   }
+  if (isClientCommand(command)) return parseClient(command, extra, values);
   if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}".`);
+  if (values.attach) {
+    const { client } = parseClient('sessions', [], values);
+    return { command: 'mcp', options: {}, quiet, attach: client as ClientArgs };
+  }
   const options: HostOptions = {
     port: integer(values.port, 'port', DEFAULT_PORT),
     timeoutMs: integer(values.timeout, 'timeout', 20_000),
@@ -105,10 +235,23 @@ export function parseCommand(argv: string[], env: CommandIo['env'] = {}): Parsed
     if (token.length < 16) throw new UsageError('A token needs at least 16 characters.');
     options.token = token;
   }
-  if (values.origin) options.origins = values.origin;
-  if (values['max-policy'] !== undefined) {
-    const policy = parsePolicy(values['max-policy']);
-    if (!policy) throw new UsageError(`--max-policy is read, write or critical.`);
+  const origins = [...(values['allow-origin'] ?? []), ...(values.origin ?? [])];
+  if (origins.length > 0) {
+    options.origins = origins.map((origin) => {
+      if (origin === '*') return origin;
+      try {
+        return normalizeOrigin(origin);
+      } catch {
+        throw new UsageError(
+          `--allow-origin needs an origin such as http://localhost:5173, not "${origin}".`,
+        );
+      }
+    });
+  }
+  const maxPolicy = values['max-tool-policy'] ?? values['max-policy'];
+  if (maxPolicy !== undefined) {
+    const policy = parsePolicy(maxPolicy);
+    if (!policy) throw new UsageError(`--max-tool-policy is read, write or critical.`);
     options.maxToolPolicy = policy;
   }
   if (values.page !== undefined) {
@@ -118,42 +261,132 @@ export function parseCommand(argv: string[], env: CommandIo['env'] = {}): Parsed
       throw new UsageError(`--page needs an absolute URL, not "${values.page}".`);
     }
   }
-  return { command, options, quiet, ...(values.page ? { page: values.page } : {}) };
+  const parsed: ParsedCommand = {
+    command: command as 'host' | 'mcp',
+    options,
+    quiet,
+    ...(values.page ? { page: values.page } : {}),
+  };
+  if (values['control-port'] !== undefined) {
+    parsed.controlPort = integer(values['control-port'], 'control-port', 0);
+  }
+  return parsed;
 }
 
-/** Runs the CLI; resolves with the exit code once the host has stopped. */
+function parseClient(
+  command: ClientCommand,
+  extra: string[],
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+): ParsedCommand {
+  const positional = CLIENT_POSITIONALS[command];
+  if (positional && extra.length === 0) {
+    throw new UsageError(`toolwire ${command} needs ${positional}.`);
+  }
+  const unexpected = extra[positional ? 1 : 0];
+  if (unexpected !== undefined) throw new UsageError(`Unexpected argument "${unexpected}".`);
+  const client: ClientArgs = { json: values.json === true };
+  const text = (name: string) => values[name] as string | undefined;
+  if (text('host-url') !== undefined) {
+    try {
+      new URL(text('host-url') as string);
+    } catch {
+      throw new UsageError(`--host-url needs a URL, not "${text('host-url')}".`);
+    }
+    client.hostUrl = text('host-url') as string;
+  }
+  if (text('token') !== undefined) client.token = text('token') as string;
+  if (text('session') !== undefined) client.session = text('session') as string;
+  if (text('detail') !== undefined) {
+    const detail = text('detail');
+    if (detail !== 'index' && detail !== 'full') throw new UsageError('--detail is index or full.');
+    client.detail = detail;
+  }
+  if (text('query') !== undefined) client.query = text('query') as string;
+  if (text('args') !== undefined) client.args = text('args') as string;
+  if (values.after !== undefined) {
+    client.after = (values.after as string[])
+      .flatMap((value) => value.split(','))
+      .map((value) => value.trim())
+      .filter(Boolean);
+  }
+  if (values['continue-on-error'] === true) client.continueOnError = true;
+  if (command === 'call') client.toolId = extra[0] as string;
+  if (command === 'batch') client.file = extra[0] as string;
+  return { command, options: {}, quiet: false, client };
+}
+
+/** Runs the CLI; resolves with the exit code (for `host` and `mcp`, once the host stopped). */
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
   const print = (line: string) => io.stderr.write(`${line}\n`);
   let parsed: ParsedCommand;
   try {
     parsed = parseCommand(argv, io.env);
   } catch (error) {
-    print(`toolwire: ${(error as Error).message}\n`);
-    print(USAGE);
-    return 2;
+    print(`toolwire: ${(error as Error).message}`);
+    print('Run "toolwire --help" for usage.');
+    return EXIT.usage;
   }
   if (parsed.command === 'help') {
     io.stdout.write(USAGE);
-    return 0;
+    return EXIT.ok;
   }
   if (parsed.command === 'version') {
     io.stdout.write(`${VERSION}\n`);
-    return 0;
+    return EXIT.ok;
   }
+  if (parsed.client) {
+    return runClient(parsed.command as ClientCommand, parsed.client, io);
+  }
+  if (parsed.attach) return runAttached(parsed, parsed.attach, io);
+  return runHost(parsed, io);
+}
+
+async function runHost(parsed: ParsedCommand, io: CommandIo): Promise<number> {
+  const print = (line: string) => io.stderr.write(`${line}\n`);
   const log = parsed.quiet ? undefined : (line: string) => print(`toolwire: ${redactUrl(line)}`);
-  let host: Awaited<ReturnType<typeof createHost>>;
+  let host: Host;
   try {
     host = await createHost({ ...parsed.options, ...(log ? { log } : {}) });
   } catch (error) {
     print(`toolwire: could not start the host: ${(error as Error).message}`);
-    return 1;
+    return EXIT.failed;
+  }
+  let control: ControlServer | undefined;
+  const statePath = controlStatePath(io.env);
+  if (parsed.command === 'host') {
+    try {
+      control = await startControlServer(host, { port: parsed.controlPort ?? 0 });
+      writeControlState(statePath, {
+        pid: process.pid,
+        controlUrl: control.url,
+        port: control.port,
+        token: host.token,
+        wsUrl: host.url,
+      });
+    } catch (error) {
+      print(`toolwire: could not start the control API: ${(error as Error).message}`);
+      await control?.close();
+      await host.close();
+      return EXIT.failed;
+    }
   }
   print(`toolwire ${parsed.command} ${VERSION}: ${redactUrl(host.url)}, grant ${host.grant}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host.hostname)) {
     // WIRE: clear-text WebSocket, meant for the developer's machine or a trusted network.
     print(`toolwire: warning: listening on ${host.hostname}, beyond this machine, without TLS`);
   }
+  if (host.origins.includes('*')) {
+    print(`toolwire: warning: --allow-origin '*': any web page that learns the token may connect`);
+  } else if (host.origins.length === 0) {
+    print(`toolwire: no origin is allowed: pages are refused until you pass --allow-origin ORIGIN`);
+  } else {
+    print(`toolwire: allowed origins: ${host.origins.join(', ')}`);
+  }
+  if (control) print(`toolwire: control API on ${control.url} (state in ${statePath})`);
   print(`connect a page: toolwire.connect({ url: '${host.url}' })`);
+  print(
+    'or add one line to the page: <script src="endpoint.iife.js"></script> and open it with #toolwire=<the URL above, URI-encoded> (--page URL prints it)',
+  );
   if (parsed.page) print(`or open: ${host.pageUrl(parsed.page)}`);
 
   let stop: () => void = () => {};
@@ -172,10 +405,358 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
     io.stdin.once('end', () => stop());
     io.stdin.once('close', () => stop());
     await stopped;
-    bridge.close();
+    await bridge.close();
   } else {
     await stopped;
   }
+  if (control) {
+    removeControlState(statePath);
+    await control.close();
+  }
   await host.close();
-  return 0;
+  return EXIT.ok;
+}
+
+/** `toolwire mcp --attach`: the MCP bridge over a running host's control API. */
+async function runAttached(
+  parsed: ParsedCommand,
+  args: ClientArgs,
+  io: CommandIo,
+): Promise<number> {
+  const print = (line: string) => io.stderr.write(`${line}\n`);
+  let target: ControlTarget;
+  try {
+    target = resolveTarget(args, io.env);
+    await control(target, 'GET', '/v1/sessions');
+  } catch (error) {
+    print(`toolwire: ${(error as Error).message}`);
+    return error instanceof CliFailure ? error.exitCode : EXIT.failed;
+  }
+  const log = parsed.quiet ? undefined : (line: string) => print(`toolwire: ${redactUrl(line)}`);
+  print(`toolwire mcp ${VERSION}: attached to the host at ${target.url}`);
+  let stop: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
+  });
+  io.onSignal?.(() => stop());
+  const bridge = createMcpBridge(controlToolSource(target, log ? { log } : {}), {
+    input: io.stdin,
+    output: io.stdout,
+    serverVersion: VERSION,
+    ...(log ? { log } : {}),
+  });
+  io.stdin.once('end', () => stop());
+  io.stdin.once('close', () => stop());
+  await stopped;
+  await bridge.close();
+  return EXIT.ok;
+}
+
+// ---- client commands --------------------------------------------------------------------
+
+/** An error with its exit code and the one line to print. */
+class CliFailure extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON from the control API, read defensively.
+type Loose = any;
+
+function resolveTarget(args: ClientArgs, env: CommandIo['env']): ControlTarget {
+  const state = readControlState(controlStatePath(env));
+  const url = args.hostUrl ?? env.TOOLWIRE_HOST ?? state?.controlUrl;
+  if (!url) {
+    throw new CliFailure(
+      EXIT.noHost,
+      'no toolwire host is running (start one with "toolwire host", or set TOOLWIRE_HOST)',
+    );
+  }
+  const token = args.token ?? env.TOOLWIRE_TOKEN ?? state?.token;
+  if (!token) {
+    throw new CliFailure(EXIT.noHost, `no token for the host at ${url} (set TOOLWIRE_TOKEN)`);
+  }
+  return { url, token };
+}
+
+async function control(
+  target: ControlTarget,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: object,
+): Promise<Record<string, Loose>> {
+  let response: Response;
+  try {
+    response = await fetch(new URL(path, target.url), {
+      method,
+      headers: {
+        Authorization: `Bearer ${target.token}`,
+        ...(body ? { 'Content-Type': 'application/json' } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch {
+    throw new CliFailure(
+      EXIT.noHost,
+      `no toolwire host answers at ${target.url} (start one with "toolwire host")`,
+    );
+  }
+  let answer: Record<string, Loose>;
+  try {
+    answer = (await response.json()) as Record<string, Loose>;
+  } catch {
+    throw new CliFailure(EXIT.noHost, `${target.url} is not a toolwire host`);
+  }
+  if (response.status === 401 || response.status === 403) {
+    throw new CliFailure(
+      EXIT.noHost,
+      `the host at ${target.url} refused us: ${answer?.error?.message ?? response.status}`,
+      answer,
+    );
+  }
+  if (answer?.ok === true) return answer;
+  const code = String(answer?.error?.code ?? response.status);
+  const message = `${code}: ${answer?.error?.message ?? 'the host failed'}`;
+  if (code === 'session_not_connected') throw new CliFailure(EXIT.noHost, message, answer);
+  if (response.status === 400) throw new CliFailure(EXIT.usage, message, answer);
+  throw new CliFailure(EXIT.failed, message, answer);
+}
+
+/** Columns padded to their widest cell; the last column is not padded. */
+export function formatTable(headers: string[], rows: string[][]): string {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) =>
+        column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0),
+      )
+      .join('  ')
+      .trimEnd();
+  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
+}
+
+function clip(text: string, max = 60): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function render(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+function readJsonArgument(value: string, what: string): unknown {
+  let text = value;
+  if (value.startsWith('@')) {
+    try {
+      text = readFileSync(value.slice(1), 'utf8');
+    } catch (error) {
+      throw new CliFailure(
+        EXIT.usage,
+        `cannot read ${what} file ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliFailure(EXIT.usage, `${what} is not valid JSON`);
+  }
+}
+
+async function readStdin(stdin: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function sessionLine(session: Record<string, Loose>): string {
+  const page = session.page
+    ? `${session.page.title || '(untitled)'}  ${session.page.url}`
+    : '(no session.open yet)';
+  return `session ${String(session.id).slice(0, 8)}  ${session.origin ?? '(no origin)'}  ${page}  (grant ${session.grant})`;
+}
+
+async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo): Promise<number> {
+  const out = (text: string) => io.stdout.write(text);
+  try {
+    const target = resolveTarget(args, io.env);
+    const session = args.session === undefined ? {} : { session: args.session };
+    if (command === 'sessions') {
+      const answer = await control(target, 'GET', '/v1/sessions');
+      if (args.json) {
+        out(`${JSON.stringify({ sessions: answer.sessions }, null, 2)}\n`);
+      } else if (answer.sessions.length === 0) {
+        out('no sessions: no page is connected\n');
+      } else {
+        out(
+          formatTable(
+            ['SESSION', 'ORIGIN', 'TOOLS', 'GRANT', 'SDK', 'PAGE'],
+            answer.sessions.map((s: Loose) => [
+              String(s.id).slice(0, 8),
+              s.origin ?? '-',
+              String(s.tools),
+              s.grant,
+              s.sdk ? `${s.sdk.name} ${s.sdk.version}`.trim() : '-',
+              s.page ? `${clip(s.page.title || '(untitled)', 40)}  ${s.page.url}` : '-',
+            ]),
+          ),
+        );
+      }
+      return EXIT.ok;
+    }
+    if (command === 'tools') {
+      const answer = await control(target, 'POST', '/v1/tools', {
+        ...session,
+        detail: args.detail ?? 'index',
+        ...(args.query !== undefined ? { query: args.query } : {}),
+      });
+      if (args.json) {
+        out(`${JSON.stringify({ session: answer.session, tools: answer.tools }, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      out(`${sessionLine(answer.session)}\n`);
+      if (answer.tools.length === 0) {
+        out(args.query ? `no tools match "${args.query}"\n` : 'no tools\n');
+        return EXIT.ok;
+      }
+      out(
+        formatTable(
+          ['TOOL', 'POLICY', 'GRANTED', 'AVAILABLE', 'DESCRIPTION'],
+          answer.tools.map((tool: Loose) => [
+            tool.id,
+            tool.policy,
+            tool.granted ? 'yes' : 'no',
+            tool.available
+              ? 'yes'
+              : `no (${clip(tool.runtime?.reason ?? tool.runtime?.code ?? 'unavailable', 30)})`,
+            clip(tool.description ?? ''),
+          ]),
+        ),
+      );
+      if (args.detail === 'full') {
+        for (const tool of answer.tools) {
+          out(`\n${tool.id} (${tool.name})\n`);
+          out(`  arguments: ${JSON.stringify(tool.argumentsSchema)}\n`);
+          out(`  result:    ${JSON.stringify(tool.resultSchema)}\n`);
+        }
+      }
+      return EXIT.ok;
+    }
+    if (command === 'call') {
+      const callArgs = args.args === undefined ? {} : readJsonArgument(args.args, '--args');
+      if (callArgs === null || typeof callArgs !== 'object' || Array.isArray(callArgs)) {
+        throw new CliFailure(EXIT.usage, '--args must be a JSON object');
+      }
+      const answer = await control(target, 'POST', '/v1/call', {
+        ...session,
+        toolId: args.toolId,
+        arguments: callArgs,
+        ...(args.after?.length ? { after: { include: args.after } } : {}),
+      });
+      if (args.json) {
+        out(`${JSON.stringify(answer, null, 2)}\n`);
+        return EXIT.ok;
+      }
+      const result = answer.result;
+      if (result.message) out(`${result.message}\n`);
+      out(`${render(result.result)}\n`);
+      if (result.evidence) {
+        for (const [key, evidence] of Object.entries(result.evidence)) {
+          out(
+            `\n${key}:\n${render((evidence as Loose).success ? (evidence as Loose).result : (evidence as Loose).error)}\n`,
+          );
+        }
+      }
+      return EXIT.ok;
+    }
+    // batch
+    const text =
+      args.file === '-'
+        ? await readStdin(io.stdin)
+        : (() => {
+            try {
+              return readFileSync(args.file as string, 'utf8');
+            } catch (error) {
+              throw new CliFailure(
+                EXIT.usage,
+                `cannot read ${args.file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+              );
+            }
+          })();
+    const batch = readJsonArgument(
+      text,
+      args.file === '-' ? 'stdin' : (args.file as string),
+    ) as Loose;
+    const calls = Array.isArray(batch) ? batch : batch?.calls;
+    if (!Array.isArray(calls)) {
+      throw new CliFailure(
+        EXIT.usage,
+        'a batch file is a JSON array of calls, or {"calls": [...]}',
+      );
+    }
+    const continueOnError = args.continueOnError ?? batch?.continueOnError === true;
+    const answer = await control(target, 'POST', '/v1/batch', {
+      ...session,
+      calls,
+      ...(continueOnError ? { continueOnError: true } : {}),
+    });
+    const result = answer.result;
+    if (args.json) {
+      out(`${JSON.stringify(answer, null, 2)}\n`);
+    } else {
+      out(
+        formatTable(
+          ['#', 'TOOL', 'OK', 'RESULT'],
+          result.results.map((item: Loose) => [
+            String(item.index),
+            item.toolId ?? '-',
+            item.success ? 'yes' : 'no',
+            item.success
+              ? clip(
+                  typeof item.result === 'string'
+                    ? item.result
+                    : (JSON.stringify(item.result) ?? 'null'),
+                  70,
+                )
+              : clip(`${item.error?.code}: ${item.error?.message}`, 70),
+          ]),
+        ),
+      );
+      out(
+        `${result.completed} of ${result.requested} completed${result.stoppedEarly ? ', stopped early' : ''}\n`,
+      );
+    }
+    if (!result.success) {
+      const failed = result.results.find((item: Loose) => !item.success);
+      io.stderr.write(
+        `toolwire: batch call ${failed?.index ?? '?'} failed: ${failed?.error?.code ?? 'error'}: ${failed?.error?.message ?? ''}\n`,
+      );
+      return EXIT.failed;
+    }
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof CliFailure)) {
+      io.stderr.write(`toolwire: ${(error as Error)?.message ?? String(error)}\n`);
+      return EXIT.failed;
+    }
+    if (args.json) {
+      const body = (error.body as object | undefined) ?? {
+        ok: false,
+        error: {
+          code: error.exitCode === EXIT.noHost ? 'no_host' : 'usage',
+          message: error.message,
+        },
+      };
+      out(`${JSON.stringify(body, null, 2)}\n`);
+    }
+    io.stderr.write(`toolwire: ${error.message}\n`);
+    return error.exitCode;
+  }
 }

@@ -40,7 +40,11 @@ export interface HostOptions {
   path?: string;
   /** Default: 128 random bits, new on every run. */
   token?: string;
-  /** Page origins allowed to connect; absent = any origin holding the token. */
+  /**
+   * Page origins allowed to connect (the token applies as well). Default: none, every upgrade
+   * is refused with 403 until an origin is allowed. `['*']` allows any origin (and clients that
+   * send none); the host logs a warning then.
+   */
   origins?: readonly string[];
   /** The client grant: the highest policy the host will call. Default `read`. */
   maxToolPolicy?: ToolPolicy | 'delete';
@@ -74,7 +78,7 @@ export class Host extends Emitter<HostEvents> {
   readonly path: string;
   readonly hostname: string;
   readonly grant: ToolPolicy;
-  readonly origins: readonly string[] | undefined;
+  readonly origins: readonly string[];
   #options: HostOptions;
   #server: Server;
   #wss: WebSocketServer;
@@ -94,7 +98,7 @@ export class Host extends Emitter<HostEvents> {
     const grant = options.maxToolPolicy === undefined ? 'read' : parsePolicy(options.maxToolPolicy);
     if (!grant) throw new TypeError(`Unknown maxToolPolicy "${String(options.maxToolPolicy)}".`);
     this.grant = grant;
-    this.origins = options.origins?.map(normalizeOrigin);
+    this.origins = (options.origins ?? []).map(normalizeOrigin);
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
@@ -116,6 +120,11 @@ export class Host extends Emitter<HostEvents> {
     });
     this.#port = (this.#server.address() as AddressInfo).port;
     this.#log(`listening on ${this.#displayUrl(redactToken(this.token))}`);
+    if (this.origins.includes('*')) {
+      this.#log('warning: any origin may connect (allow-list "*"); the token is the only check');
+    } else if (this.origins.length === 0) {
+      this.#log('no origin is allowed yet: every page will be refused (403)');
+    }
     return this;
   }
 

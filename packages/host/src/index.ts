@@ -1,13 +1,28 @@
+export type { ControlTarget } from './attach.js';
+export { controlRequest, controlToolSource } from './attach.js';
 export type { CatalogChange, CatalogQuery, HostTool } from './catalog-cache.js';
 export { CatalogCache } from './catalog-cache.js';
-export type { CommandIo, ParsedCommand } from './command.js';
-export { parseCommand, runCommand } from './command.js';
+export type { ClientArgs, ClientCommand, CommandIo, ParsedCommand } from './command.js';
+export { EXIT, formatTable, parseCommand, runCommand } from './command.js';
+export type {
+  ControlServer,
+  ControlServerOptions,
+  ControlState,
+  SessionSummary,
+} from './control.js';
+export {
+  controlStatePath,
+  readControlState,
+  removeControlState,
+  startControlServer,
+  writeControlState,
+} from './control.js';
 export type { HostErrorCode } from './errors.js';
 export { HOST_ERROR_CODES, hostError } from './errors.js';
 export type { HostEvents, HostOptions, WaitForSessionOptions } from './host.js';
 export { createHost, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PATH, Host } from './host.js';
-export type { McpBridge, McpBridgeOptions } from './mcp.js';
-export { createMcpBridge, MCP_PROTOCOL_VERSIONS, mcpToolName } from './mcp.js';
+export type { McpBridge, McpBridgeOptions, McpSourceTool, McpToolSource } from './mcp.js';
+export { createMcpBridge, hostToolSource, MCP_PROTOCOL_VERSIONS, mcpToolName } from './mcp.js';
 export type {
   BatchOptions,
   CallOptions,

@@ -1,9 +1,10 @@
 /**
  * The MCP stdio bridge: the host's page tools, served to an MCP client (Claude, an IDE...) as
- * an MCP server over newline-delimited JSON-RPC 2.0 (MCP "stdio" transport).
+ * an MCP server over stdio, on `@modelcontextprotocol/sdk`'s low-level `Server` and
+ * `StdioServerTransport` (issue 7).
  *
- * 1. `initialize` answers with the client's protocol version when we speak it, else our
- *    newest; the server declares `tools: {listChanged: true}` and nothing else.
+ * 1. The SDK negotiates `initialize` (the client's version when it speaks it, else its newest);
+ *    the server declares `tools: {listChanged: true}` and nothing else.
  * 2. `tools/list` lists the tools of every open session that the grant allows, after a short,
  *    bounded refresh of each catalog. Names are the tool ids made MCP-safe
  *    (`[A-Za-z0-9_-]{1,64}`: `demo.echo` -> `demo_echo`); when two pages list one id, the page
@@ -12,20 +13,30 @@
  *    `tool_not_found`). Tool failures are results with `isError: true` and the wire code in the
  *    text; an unknown name is JSON-RPC error -32602, as MCP says.
  * 4. `notifications/cancelled` stops waiting for the call (the wire has no cancel yet, so the
- *    page finishes it and its answer is dropped).
+ *    page finishes it and its answer is dropped); as MCP says, nothing answers it then.
  * 5. `notifications/tools/list_changed` follows every change of the listed set, once the client
  *    has sent `notifications/initialized`.
  * 6. Nothing but JSON-RPC is written to `output`; diagnostics go to `log`.
  */
-import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue, ResultPayload } from '@toolwire/protocol';
 import { isPlainObject, POLICY_RANK, ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from './catalog-cache.js';
-import type { Host } from './host.js';
+import { Host } from './host.js';
 import type { HostSession } from './session.js';
 
-export const MCP_PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+/**
+ * The MCP versions the SDK (1.32) speaks, newest first (a test holds this to the SDK's own
+ * list). The SDK itself is imported when a bridge starts: importing @toolwire/host touches no
+ * global, and zod's registry is one.
+ */
+export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
+  '2025-11-25',
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+  '2024-10-07',
+];
 const LIST_REFRESH_BOUND_MS = 2000;
 const LIST_CHANGED_DELAY_MS = 50;
 
@@ -39,24 +50,10 @@ export interface McpBridgeOptions {
 
 export interface McpBridge {
   /** The MCP name -> page tool map as last listed (for tests and diagnostics). */
-  readonly names: ReadonlyMap<string, { session: HostSession; tool: HostTool }>;
-  close(): void;
-}
-
-type Id = string | number;
-interface RpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-class RpcFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
+  readonly names: ReadonlyMap<string, McpSourceTool>;
+  /** Resolves once the server listens on `input`. */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
 }
 
 /** `demo.echo` -> `demo_echo`: the name pattern every MCP client accepts. */
@@ -71,7 +68,8 @@ function inputSchemaOf(tool: HostTool): Record<string, unknown> {
   return schema.type === undefined ? { type: 'object', ...schema } : schema;
 }
 
-function describeTool(name: string, tool: HostTool, session: HostSession): Record<string, unknown> {
+function describeTool(name: string, entry0: McpSourceTool): Record<string, unknown> {
+  const tool = entry0.tool;
   const entry: Record<string, unknown> = {
     name,
     title: tool.name,
@@ -89,7 +87,8 @@ function describeTool(name: string, tool: HostTool, session: HostSession): Recor
   entry._meta = {
     'toolwire/toolId': tool.id,
     'toolwire/policy': tool.policy,
-    'toolwire/page': session.info?.page.url ?? null,
+    'toolwire/page': entry0.pageUrl,
+    'toolwire/session': entry0.sessionId,
   };
   return entry;
 }
@@ -132,196 +131,196 @@ function errorContent(error: unknown): Record<string, unknown> {
   };
 }
 
-export function createMcpBridge(host: Host, options: McpBridgeOptions): McpBridge {
+/** One page tool the bridge may offer, wherever it comes from. */
+export interface McpSourceTool {
+  sessionId: string;
+  /** Milliseconds since the epoch: the newest session wins a shared id. */
+  connectedAt: number;
+  pageUrl: string | null;
+  tool: HostTool;
+}
+
+/** Where the bridge finds tools: the host in this process, or a running one's control API. */
+export interface McpToolSource {
+  /** The granted tools of every open session; `refresh` brings catalogs up to date first. */
+  tools(refresh: boolean): Promise<McpSourceTool[]>;
+  call(
+    entry: McpSourceTool,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<ResultPayload>;
+  /** Calls `listener` when a session or a catalog may have changed. */
+  onChange(listener: () => void): () => void;
+  close?(): void;
+}
+
+const bounded = async (work: Promise<unknown>, ms: number): Promise<void> => {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    work,
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+};
+
+/** The tools of a host in this process. */
+export function hostToolSource(host: Host): McpToolSource {
+  const sessions = new Map<string, HostSession>();
+  return {
+    async tools(refresh) {
+      if (refresh) {
+        await bounded(
+          Promise.all(host.sessions.map((session) => session.refresh().catch(() => undefined))),
+          LIST_REFRESH_BOUND_MS,
+        );
+      }
+      const entries: McpSourceTool[] = [];
+      for (const session of host.sessions) {
+        if (!session.isOpen) continue;
+        sessions.set(session.id, session);
+        for (const tool of session.tools()) {
+          // A tool above the grant would only be refused: it is not offered.
+          if (POLICY_RANK[tool.policy] > POLICY_RANK[session.grant]) continue;
+          entries.push({
+            sessionId: session.id,
+            connectedAt: +session.connectedAt,
+            pageUrl: session.info?.page.url ?? null,
+            tool,
+          });
+        }
+      }
+      return entries;
+    },
+    async call(entry, args, signal) {
+      const session = host.session(entry.sessionId);
+      if (!session?.isOpen) {
+        throw new ToolProtocolError('tool_transport_closed', 'The page has disconnected.');
+      }
+      return session.call(entry.tool.id, args, { signal });
+    },
+    onChange(listener) {
+      const off = [host.on('catalog', listener), host.on('sessionclose', listener)];
+      return () => {
+        for (const unsubscribe of off) unsubscribe();
+      };
+    },
+  };
+}
+
+export function createMcpBridge(
+  hostOrSource: Host | McpToolSource,
+  options: McpBridgeOptions,
+): McpBridge {
+  const source = hostOrSource instanceof Host ? hostToolSource(hostOrSource) : hostOrSource;
   const log = options.log ?? (() => {});
-  let names = new Map<string, { session: HostSession; tool: HostTool }>();
+  let names = new Map<string, McpSourceTool>();
   let listedSignature = '';
   let initialized = false;
   let closed = false;
   let changedTimer: ReturnType<typeof setTimeout> | undefined;
-  const inFlight = new Map<Id, AbortController>();
 
-  const write = (message: object): void => {
-    if (closed) return;
-    options.output.write(`${JSON.stringify(message)}\n`);
-  };
-
-  /** Requirement 2: the listed set, newest session last so it wins a shared id. */
-  const collect = (): Map<string, { session: HostSession; tool: HostTool }> => {
-    const byId = new Map<string, { session: HostSession; tool: HostTool }>();
-    const sessions = [...host.sessions].sort((a, b) => +a.connectedAt - +b.connectedAt);
-    for (const session of sessions) {
-      for (const tool of session.tools()) {
-        // A tool above the grant would only be refused: it is not offered.
-        if (POLICY_RANK[tool.policy] > POLICY_RANK[session.grant]) continue;
-        byId.set(tool.id, { session, tool });
-      }
-    }
-    const next = new Map<string, { session: HostSession; tool: HostTool }>();
+  /** Requirement 2: names for the listed set, the newest session winning a shared id. */
+  const collect = async (refresh: boolean): Promise<Map<string, McpSourceTool>> => {
+    const byId = new Map<string, McpSourceTool>();
+    const entries = (await source.tools(refresh)).sort((a, b) => a.connectedAt - b.connectedAt);
+    for (const entry of entries) byId.set(entry.tool.id, entry);
+    const next = new Map<string, McpSourceTool>();
     for (const id of [...byId.keys()].sort()) {
       const base = mcpToolName(id);
       let name = base;
       for (let n = 2; next.has(name); n++) name = `${base.slice(0, 60)}_${n}`;
-      next.set(name, byId.get(id) as { session: HostSession; tool: HostTool });
+      next.set(name, byId.get(id) as McpSourceTool);
     }
     return next;
   };
 
-  const signatureOf = (map: Map<string, { session: HostSession; tool: HostTool }>): string =>
+  const signatureOf = (map: Map<string, McpSourceTool>): string =>
     [...map]
-      .map(([name, { session, tool }]) => `${name}:${session.id}:${tool.definitionRevision}`)
+      .map(([name, entry]) => `${name}:${entry.sessionId}:${entry.tool.definitionRevision}`)
       .join('|');
 
-  const scheduleListChanged = (): void => {
-    clearTimeout(changedTimer);
-    changedTimer = setTimeout(() => {
-      const signature = signatureOf(collect());
-      if (!initialized || signature === listedSignature) return;
-      listedSignature = signature;
-      write({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    }, LIST_CHANGED_DELAY_MS);
-  };
-
-  const unsubscribe = [
-    host.on('catalog', scheduleListChanged),
-    host.on('sessionclose', scheduleListChanged),
-  ];
-
   const listTools = async (): Promise<object> => {
-    const refreshes = host.sessions.map((session) => session.refresh().catch(() => undefined));
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      Promise.all(refreshes),
-      new Promise((resolve) => {
-        timer = setTimeout(resolve, LIST_REFRESH_BOUND_MS);
-      }),
-    ]);
-    clearTimeout(timer);
-    names = collect();
+    names = await collect(true);
     listedSignature = signatureOf(names);
-    return {
-      tools: [...names].map(([name, { session, tool }]) => describeTool(name, tool, session)),
-    };
+    return { tools: [...names].map(([name, entry]) => describeTool(name, entry)) };
   };
 
-  const callTool = async (id: Id, params: Record<string, unknown>): Promise<object> => {
-    const name = params.name;
-    if (typeof name !== 'string') throw new RpcFailure(-32602, 'tools/call needs a tool name.');
-    // A client may call without listing first, or after the page reloaded: look again then.
-    let target = names.get(name);
-    if (!target?.session.isOpen) target = collect().get(name);
-    if (!target?.session.isOpen) throw new RpcFailure(-32602, `Unknown tool: ${name}`);
-    const args = params.arguments;
-    if (args !== undefined && args !== null && !isPlainObject(args)) {
-      throw new RpcFailure(-32602, 'Tool arguments must be an object.');
-    }
-    const controller = new AbortController();
-    inFlight.set(id, controller);
-    try {
-      const result = await target.session.call(target.tool.id, args ?? {}, {
-        signal: controller.signal,
-      });
-      return resultContent(result, target.tool.resultSchema.type === 'object');
-    } catch (error) {
-      return errorContent(error);
-    } finally {
-      inFlight.delete(id);
-    }
-  };
-
-  const dispatch = async (method: string, params: Record<string, unknown>, id: Id) => {
-    switch (method) {
-      case 'initialize': {
-        const asked = params.protocolVersion;
-        const version =
-          typeof asked === 'string' && MCP_PROTOCOL_VERSIONS.includes(asked)
-            ? asked
-            : MCP_PROTOCOL_VERSIONS[0];
-        return {
-          protocolVersion: version,
-          capabilities: { tools: { listChanged: true } },
-          serverInfo: {
-            name: options.serverName ?? 'toolwire',
-            version: options.serverVersion ?? '0.1.0',
-          },
-          instructions:
-            'Tools of the web pages connected to this toolwire host. The list changes as pages connect, reload and register tools.',
-        };
-      }
-      case 'ping':
-        return {};
-      case 'tools/list':
-        return listTools();
-      case 'tools/call':
-        return callTool(id, params);
-      default:
-        throw new RpcFailure(-32601, `Method not found: ${method}`);
-    }
-  };
-
-  const onNotification = (method: string, params: Record<string, unknown>): void => {
-    if (method === 'notifications/initialized') {
-      initialized = true;
-      scheduleListChanged();
-    } else if (method === 'notifications/cancelled') {
-      const requestId = params.requestId;
-      if (typeof requestId === 'string' || typeof requestId === 'number') {
-        inFlight.get(requestId)?.abort(new Error('cancelled by the MCP client'));
-      }
-    }
-  };
-
-  const onLine = (line: string): void => {
-    if (line.trim() === '') return;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch {
-      write({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
-      return;
-    }
-    if (!isPlainObject(message) || message.jsonrpc !== '2.0') {
-      write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
-      return;
-    }
-    const { id, method } = message;
-    const params = isPlainObject(message.params) ? message.params : {};
-    if (typeof method !== 'string') return; // a response to us: we send no requests
-    if (id === undefined) {
-      onNotification(method, params);
-      return;
-    }
-    if (typeof id !== 'string' && typeof id !== 'number') {
-      write({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } });
-      return;
-    }
-    dispatch(method, params, id).then(
-      (result) => write({ jsonrpc: '2.0', id, result }),
-      (error: unknown) => {
-        const rpc: RpcError =
-          error instanceof RpcFailure
-            ? { code: error.code, message: error.message }
-            : { code: -32603, message: String((error as Error)?.message ?? error) };
-        if (!(error instanceof RpcFailure)) log(`mcp: ${method} failed: ${rpc.message}`);
-        write({ jsonrpc: '2.0', id, error: rpc });
+  const start = async () => {
+    const [{ Server }, { StdioServerTransport }, types] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/index.js'),
+      import('@modelcontextprotocol/sdk/server/stdio.js'),
+      import('@modelcontextprotocol/sdk/types.js'),
+    ]);
+    const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = types;
+    const server = new Server(
+      { name: options.serverName ?? 'toolwire', version: options.serverVersion ?? '0.1.0' },
+      {
+        capabilities: { tools: { listChanged: true } },
+        instructions:
+          'Tools of the web pages connected to this toolwire host. The list changes as pages connect, reload and register tools.',
       },
     );
+    server.oninitialized = () => {
+      initialized = true;
+      scheduleListChanged();
+    };
+    server.onerror = (error) => log(`mcp: ${error.message}`);
+    // biome-ignore lint/suspicious/noExplicitAny: the SDK's zod-inferred result types are stricter than the JSON Schema objects we pass through.
+    server.setRequestHandler(ListToolsRequestSchema, listTools as any);
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const { name } = request.params;
+      // A client may call without listing first, or after the page reloaded: look again then.
+      let target = names.get(name);
+      if (!target) target = (await collect(false)).get(name);
+      if (!target) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      const args = request.params.arguments;
+      if (args !== undefined && args !== null && !isPlainObject(args)) {
+        throw new McpError(ErrorCode.InvalidParams, 'Tool arguments must be an object.');
+      }
+      try {
+        const result = await source.call(target, args ?? {}, extra.signal);
+        return resultContent(result, target.tool.resultSchema.type === 'object');
+      } catch (error) {
+        return errorContent(error);
+      }
+    });
+    if (!closed) await server.connect(new StdioServerTransport(options.input, options.output));
+    return server;
   };
+  const started = start();
+  started.catch((error: Error) => log(`mcp: could not start: ${error.message}`));
 
-  const lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY });
-  lines.on('line', onLine);
+  function scheduleListChanged(): void {
+    clearTimeout(changedTimer);
+    changedTimer = setTimeout(() => {
+      void collect(false)
+        .then(async (map) => {
+          const signature = signatureOf(map);
+          if (closed || !initialized || signature === listedSignature) return;
+          listedSignature = signature;
+          await (await started).sendToolListChanged();
+        })
+        .catch((error: Error) => log(`mcp: ${error.message}`));
+    }, LIST_CHANGED_DELAY_MS);
+  }
+
+  const unsubscribe = source.onChange(scheduleListChanged);
 
   return {
     get names() {
       return names;
     },
-    close() {
+    ready: started.then(() => undefined),
+    async close() {
       if (closed) return;
       closed = true;
       clearTimeout(changedTimer);
-      for (const off of unsubscribe) off();
-      for (const controller of inFlight.values()) controller.abort(new Error('bridge closed'));
-      lines.close();
+      unsubscribe();
+      source.close?.();
+      const server = await started.catch(() => undefined);
+      await server?.close().catch(() => undefined);
     },
   };
 }

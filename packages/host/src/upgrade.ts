@@ -4,9 +4,10 @@
  *
  * 1. a path other than the host's -> 404;
  * 2. a `token` query parameter that does not match (or is missing) -> 401;
- * 3. an `Origin` outside the allow-list, when there is one -> 403 (toolwire choice). With an
- *    allow-list, a request without `Origin` is refused too: browsers always send it, so only
- *    non-browser clients lack it, and a list says which pages may connect.
+ * 3. an `Origin` outside the allow-list -> 403. Default deny (issue 7): an empty list refuses
+ *    every origin. A request without `Origin` is refused too: browsers always send it, so only
+ *    non-browser clients lack it, and a list says which pages may connect. The explicit entry
+ *    `'*'` accepts any origin, or none (the token still applies).
  */
 import type { IncomingMessage } from 'node:http';
 import { tokensEqual } from './token.js';
@@ -14,7 +15,10 @@ import { tokensEqual } from './token.js';
 export interface UpgradePolicy {
   path: string;
   token: string;
-  /** Exact origins (`scheme://host[:port]`); undefined = any origin, the token still applies. */
+  /**
+   * Exact origins (`scheme://host[:port]`), or `'*'` for any. Undefined or empty = no origin
+   * is accepted (default deny).
+   */
   origins?: readonly string[] | undefined;
 }
 
@@ -40,14 +44,16 @@ export function authorizeUpgrade(
   }
   const header = request.headers.origin;
   const origin = typeof header === 'string' ? header : null;
-  if (policy.origins && (origin === null || !policy.origins.includes(origin))) {
+  const origins = policy.origins ?? [];
+  if (!origins.includes('*') && (origin === null || !origins.includes(origin))) {
     return { ok: false, status: 403, reason: `origin ${origin ?? '(none)'} not allowed` };
   }
   return { ok: true, origin };
 }
 
-/** Normalizes an allow-list entry to the form browsers send (`new URL(x).origin`). */
+/** Normalizes an allow-list entry to the form browsers send (`new URL(x).origin`); `*` stays. */
 export function normalizeOrigin(value: string): string {
+  if (value === '*') return value;
   const origin = new URL(value).origin;
   if (origin === 'null') throw new TypeError(`"${value}" has no origin to allow.`);
   return origin;

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseCommand, runCommand } from '../src/index.js';
@@ -18,11 +21,11 @@ describe('parseCommand', () => {
       [
         'mcp',
         '--port=0',
-        '--origin',
-        'http://localhost:5173',
-        '--origin',
+        '--allow-origin',
+        'http://localhost:5173/',
+        '--allow-origin',
         'http://127.0.0.1:5174',
-        '--max-policy',
+        '--max-tool-policy',
         'Delete',
         '--page',
         'http://localhost:5173/',
@@ -43,6 +46,13 @@ describe('parseCommand', () => {
     });
   });
 
+  it('keeps --origin and --max-policy as hidden aliases; accepts an explicit *', () => {
+    expect(parseCommand(['host', '--origin', '*', '--max-policy', 'write']).options).toMatchObject({
+      origins: ['*'],
+      maxToolPolicy: 'write',
+    });
+  });
+
   it.each([
     [[], /Name a command/],
     [['serve'], /Unknown command/],
@@ -50,12 +60,15 @@ describe('parseCommand', () => {
     [['host', '--port', '1.5'], /whole number/],
     [['host', '--bogus'], /Unknown option/],
     [['host', '--token', 'short'], /16 characters/],
-    [['host', '--max-policy', 'root'], /read, write or critical/],
+    [['host', '--max-tool-policy', 'root'], /read, write or critical/],
+    [['host', '--allow-origin', 'localhost'], /needs an origin/],
     [['host', '--page', 'not a url'], /absolute URL/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(message);
   });
 });
+
+const STATE = join(mkdtempSync(join(tmpdir(), 'toolwire-cmd-')), 'host.json');
 
 function io(stdin = new PassThrough()) {
   const stdout = new PassThrough();
@@ -70,7 +83,13 @@ function io(stdin = new PassThrough()) {
   });
   let signal: () => void = () => {};
   return {
-    io: { stdin, stdout, stderr, env: {}, onSignal: (handler: () => void) => (signal = handler) },
+    io: {
+      stdin,
+      stdout,
+      stderr,
+      env: { TOOLWIRE_STATE: STATE },
+      onSignal: (handler: () => void) => (signal = handler),
+    },
     out: () => out,
     err: () => err,
     signal: () => signal(),
@@ -81,14 +100,18 @@ describe('runCommand', () => {
   it('prints usage with exit code 2 on a bad command line', async () => {
     const run = io();
     expect(await runCommand(['nope'], run.io)).toBe(2);
-    expect(run.err()).toContain('Usage: toolwire');
+    expect(run.err()).toBe('toolwire: Unknown command "nope".\nRun "toolwire --help" for usage.\n');
   });
 
   it('host: prints the full token only in the connect line, and stops on a signal', async () => {
     const run = io();
     const token = 'cli-test-token-0123456789';
-    const exit = runCommand(['host', '--port', '0', '--token', token], run.io);
+    const exit = runCommand(
+      ['host', '--port', '0', '--token', token, '--allow-origin', '*'],
+      run.io,
+    );
     await until(() => run.err().includes('connect a page'));
+    expect(run.err()).toContain("warning: --allow-origin '*'");
     const url = /url: '([^']+)'/.exec(run.err())?.[1] as string;
     expect(url).toContain(token);
     const page = await FakePage.connect(url);
@@ -111,6 +134,7 @@ describe('runCommand', () => {
     await until(() => run.out().includes('"id":1'));
     stdin.end();
     expect(await exit).toBe(0);
-    expect(run.out()).toBe('{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    expect(run.out().endsWith('\n')).toBe(true);
+    expect(JSON.parse(run.out())).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
 });

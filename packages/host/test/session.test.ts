@@ -19,7 +19,7 @@ async function setup(
   pageOptions: FakePageOptions = {},
   hostOptions: HostOptions = {},
 ): Promise<{ host: Host; page: FakePage; session: HostSession }> {
-  host ??= await createHost(hostOptions);
+  host ??= await createHost({ origins: ['*'], ...hostOptions });
   const page = await FakePage.connect(host.url, pageOptions);
   pages.push(page);
   const session = await host.waitForSession({ filter: (s) => s.info?.key === page.key });
@@ -59,7 +59,7 @@ describe('a new session', () => {
   });
 
   it('queries at once, without waiting for session.open', async () => {
-    host = await createHost();
+    host = await createHost({ origins: ['*'] });
     const page = await FakePage.connect(host.url, { tools: [echo], open: false });
     pages.push(page);
     const session = await host.waitForSession();

@@ -39,10 +39,17 @@ describe('authorizeUpgrade', () => {
     expect(check(`/other?token=${TOKEN}`)).toMatchObject({ ok: false, status: 404 });
     expect(check('/toolwire')).toMatchObject({ ok: false, status: 401, reason: 'no token' });
     expect(check('/toolwire?token=nope')).toMatchObject({ ok: false, status: 401 });
-    expect(check(`/toolwire?token=${TOKEN}`, 'http://a.test')).toEqual({
+    // Default deny: no list (or an empty one) refuses every origin, and a missing one.
+    expect(check(`/toolwire?token=${TOKEN}`, 'http://a.test')).toMatchObject({ status: 403 });
+    expect(check(`/toolwire?token=${TOKEN}`, 'http://a.test', [])).toMatchObject({ status: 403 });
+    expect(check(`/toolwire?token=${TOKEN}`)).toMatchObject({ status: 403 });
+    // An explicit '*' accepts any origin, or none; the token still applies.
+    expect(check(`/toolwire?token=${TOKEN}`, 'http://a.test', ['*'])).toEqual({
       ok: true,
       origin: 'http://a.test',
     });
+    expect(check(`/toolwire?token=${TOKEN}`, undefined, ['*'])).toEqual({ ok: true, origin: null });
+    expect(check('/toolwire?token=nope', 'http://a.test', ['*'])).toMatchObject({ status: 401 });
     const list = ['http://a.test'];
     expect(check(`/toolwire?token=${TOKEN}`, 'http://b.test', list)).toMatchObject({
       status: 403,
@@ -104,8 +111,22 @@ describe('the host answers upgrades', () => {
     expect(await get('/')).toBe(404);
   });
 
+  it('refuses every origin until one is allowed; logs a warning for *', async () => {
+    host = await createHost({ token: TOKEN, log: (line) => lines.push(line) });
+    expect(host.origins).toEqual([]);
+    expect(await statusOf(host.url, 'http://localhost:5181')).toBe(403);
+    expect(await statusOf(host.url)).toBe(403);
+    expect(lines.join('\n')).toContain('no origin is allowed');
+    await host.close();
+    lines.length = 0;
+    host = await createHost({ token: TOKEN, origins: ['*'], log: (line) => lines.push(line) });
+    expect(await statusOf(host.url, 'http://anything.test')).toBe(101);
+    expect(await statusOf(host.url)).toBe(101);
+    expect(lines.join('\n')).toMatch(/warning: any origin may connect/);
+  });
+
   it('gives each connection its own session id and records the Origin header', async () => {
-    host = await createHost({ token: TOKEN });
+    host = await createHost({ token: TOKEN, origins: ['http://a.test', 'http://b.test'] });
     const seen: string[] = [];
     host.on('session', (session) => seen.push(session.id));
     const a = await FakePage.connect(host.url, { origin: 'http://a.test' });

@@ -1,0 +1,276 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, type Page, test } from '@playwright/test';
+
+// The built `toolwire` bin as processes: `toolwire host` spawned, a real page in Chromium
+// connected to it, and every client command run as its own process against it (human and
+// --json output, exit codes 0, 1, 2 and 3).
+
+const CLI = fileURLToPath(new URL('../packages/host/dist/cli.js', import.meta.url));
+const ORIGIN = 'http://localhost:5181';
+const PAGE = '/e2e/pages/host/page.html';
+const dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-e2e-'));
+let counter = 0;
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+function toolwire(args: string[], env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 25_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, out: stdout, err: stderr });
+      },
+    );
+  });
+}
+
+class HostProcess {
+  readonly child: ChildProcess;
+  readonly env: Record<string, string>;
+  stderr = '';
+
+  constructor(args: string[]) {
+    this.env = { TOOLWIRE_STATE: join(dir, `state-${++counter}.json`) };
+    this.child = spawn(process.execPath, [CLI, 'host', '--port', '0', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', ...this.env },
+    });
+    this.child.stderr?.on('data', (chunk) => {
+      this.stderr += chunk;
+    });
+  }
+
+  async url(): Promise<string> {
+    await expect.poll(() => /url: '([^']+)'/.exec(this.stderr)?.[1]).toBeTruthy();
+    await expect.poll(() => this.stderr).toContain('control API on');
+    return /url: '([^']+)'/.exec(this.stderr)?.[1] as string;
+  }
+
+  async connect(page: Page, query = ''): Promise<void> {
+    const url = await this.url();
+    // (A new query string when the page is open already: a new fragment alone does not reload.)
+    await page.goto(`${ORIGIN}${PAGE}${query}#toolwire=${encodeURIComponent(url)}`);
+    await expect.poll(() => this.stderr).toMatch(/catalog tools, 9 tools/);
+  }
+
+  stop(): Promise<number | null> {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) resolve(this.child.exitCode);
+      else {
+        this.child.once('exit', (code) => resolve(code));
+        this.child.kill('SIGTERM');
+      }
+    });
+  }
+}
+
+let host: HostProcess | undefined;
+
+test.afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+});
+
+test('toolwire host + a real page: sessions, tools, call, batch as processes', async ({ page }) => {
+  host = new HostProcess(['--allow-origin', ORIGIN, '--max-tool-policy', 'write']);
+  const { env } = host;
+  await host.connect(page);
+
+  const sessions = await toolwire(['sessions'], env);
+  expect(sessions.code).toBe(0);
+  expect(sessions.out).toMatch(/^SESSION\s+ORIGIN\s+TOOLS\s+GRANT\s+SDK\s+PAGE\n/);
+  expect(sessions.out).toMatch(
+    /\n[0-9a-f]{8}\s+http:\/\/localhost:5181\s+9\s+write\s+toolwire-web \S+\s+toolwire host e2e/,
+  );
+  const sessionsJson = JSON.parse((await toolwire(['sessions', '--json'], env)).out);
+  expect(sessionsJson.sessions).toHaveLength(1);
+  expect(sessionsJson.sessions[0]).toMatchObject({ origin: ORIGIN, tools: 9, grant: 'write' });
+  const id = sessionsJson.sessions[0].id as string;
+
+  const tools = await toolwire(['tools'], env);
+  expect(tools.code).toBe(0);
+  expect(tools.out).toMatch(/^session [0-9a-f]{8} {2}http:\/\/localhost:5181 .*\(grant write\)\n/);
+  expect(tools.out).toMatch(/\ndemo\.echo\s+read\s+yes\s+yes\s+Returns its input\.\n/);
+  expect(tools.out).toMatch(/\nnotes\.add\s+write\s+yes\s+yes\s+Adds a note\.\n/);
+  expect(tools.out).toMatch(/\nnotes\.delete\s+critical\s+no\s+yes\s+Deletes a note\.\n/);
+  const toolsJson = JSON.parse(
+    (await toolwire(['tools', '--json', '--detail', 'full', '--session', id.slice(0, 8)], env)).out,
+  );
+  expect(toolsJson.tools).toHaveLength(9);
+  expect(toolsJson.tools.find((t: any) => t.id === 'demo.echo')).toMatchObject({
+    policy: 'read',
+    granted: true,
+    available: true,
+    argumentsSchema: { type: 'object', properties: { text: { type: 'string' } } },
+  });
+  const queried = await toolwire(['tools', '--query', 'note', '--json'], env);
+  expect(JSON.parse(queried.out).tools.map((t: any) => t.id)).toEqual([
+    'notes.add',
+    'notes.delete',
+  ]);
+
+  const echo = await toolwire(['call', 'demo.echo', '--args', '{"text":"hi"}'], env);
+  expect(echo).toEqual({ code: 0, out: '{\n  "text": "hi"\n}\n', err: '' });
+  const argsFile = join(dir, 'args.json');
+  writeFileSync(argsFile, '{"text":"from a file"}');
+  const echoJson = await toolwire(
+    ['call', 'demo.echo', '--args', `@${argsFile}`, '--json', '--session', id],
+    env,
+  );
+  expect(echoJson.code).toBe(0);
+  expect(JSON.parse(echoJson.out)).toMatchObject({
+    ok: true,
+    session: id,
+    result: { toolId: 'demo.echo', success: true, result: { text: 'from a file' } },
+  });
+  expect(await page.evaluate(() => (window as any).calls)).toEqual(['demo.echo', 'demo.echo']);
+  const tree = await toolwire(
+    ['call', 'ui.query_nodes', '--args', '{"selector":"body"}', '--after', 'visualTree', '--json'],
+    env,
+  );
+  expect(tree.code, tree.err).toBe(0);
+  expect(Object.keys(JSON.parse(tree.out).result.evidence ?? {})).toEqual(['visualTree']);
+
+  // Exit 1: the host (the grant) or the page refuses.
+  const denied = await toolwire(['call', 'notes.delete'], env);
+  expect(denied).toMatchObject({ code: 1, out: '' });
+  expect(denied.err).toMatch(/^toolwire: tool_policy_not_granted: .*\n$/);
+  const deniedJson = await toolwire(['call', 'notes.delete', '--json'], env);
+  expect(deniedJson.code).toBe(1);
+  expect(JSON.parse(deniedJson.out).error.code).toBe('tool_policy_not_granted');
+  const unknown = await toolwire(['call', 'no.such.tool'], env);
+  expect(unknown.code).toBe(1);
+  expect(unknown.err).toMatch(/^toolwire: tool_not_found: /);
+  expect(await page.evaluate(() => (window as any).calls)).not.toContain('notes.delete');
+
+  const batchFile = join(dir, 'batch.json');
+  writeFileSync(
+    batchFile,
+    JSON.stringify([
+      { toolId: 'demo.echo', arguments: { text: 'one' } },
+      { toolId: 'notes.add', arguments: {} },
+    ]),
+  );
+  const batch = await toolwire(['batch', batchFile], env);
+  expect(batch.code).toBe(0);
+  expect(batch.out).toMatch(/^#\s+TOOL\s+OK\s+RESULT\n0\s+demo\.echo\s+yes\s+\{"text":"one"\}\n/);
+  expect(batch.out).toMatch(/\n1\s+notes\.add\s+yes\s+\{"added":true\}\n2 of 2 completed\n$/);
+  const batchJson = JSON.parse((await toolwire(['batch', batchFile, '--json'], env)).out);
+  expect(batchJson.result).toMatchObject({ success: true, completed: 2, requested: 2 });
+  const badBatch = join(dir, 'bad-batch.json');
+  writeFileSync(
+    badBatch,
+    JSON.stringify([{ toolId: 'demo.echo', arguments: { text: 'x' } }, { toolId: 'missing' }]),
+  );
+  const failedBatch = await toolwire(['batch', badBatch, '--continue-on-error'], env);
+  expect(failedBatch.code).toBe(1);
+  expect(failedBatch.err.trim().split('\n')).toHaveLength(1);
+
+  // The token only ever appears in the connect line of the host's output.
+  const token = new URL(await host.url()).searchParams.get('token') as string;
+  expect(host.stderr.split('\n').filter((line) => line.includes(token))).toHaveLength(1);
+  expect(await host.stop()).toBe(0);
+  host = undefined;
+  // The host is gone: exit 3.
+  const gone = await toolwire(['sessions'], env);
+  expect(gone.code).toBe(3);
+  expect(gone.err).toMatch(/^toolwire: no toolwire host (is running|answers)/);
+});
+
+test('exit codes: 2 for usage, 3 without a host or a session; one line, no stack', async () => {
+  const nowhere = { TOOLWIRE_STATE: join(dir, 'absent.json') };
+  const noHost = await toolwire(['tools'], nowhere);
+  expect(noHost.code).toBe(3);
+  expect(noHost.err).toBe(
+    'toolwire: no toolwire host is running (start one with "toolwire host", or set TOOLWIRE_HOST)\n',
+  );
+  const noHostJson = await toolwire(['sessions', '--json'], nowhere);
+  expect(noHostJson.code).toBe(3);
+  expect(JSON.parse(noHostJson.out)).toMatchObject({ ok: false, error: { code: 'no_host' } });
+  const refused = await toolwire(
+    ['call', 'x', '--host-url', 'http://127.0.0.1:9', '--token', 'abc'],
+    nowhere,
+  );
+  expect(refused.code).toBe(3);
+
+  host = new HostProcess(['--allow-origin', ORIGIN]);
+  await host.url();
+  const noSession = await toolwire(['call', 'demo.echo'], host.env);
+  expect(noSession).toMatchObject({
+    code: 3,
+    err: 'toolwire: session_not_connected: No page is connected.\n',
+  });
+  const wrongSession = await toolwire(['tools', '--session', 'ffffffff'], host.env);
+  expect(wrongSession.code).toBe(3);
+
+  for (const args of [
+    ['tools', '--bogus'],
+    ['call'],
+    ['call', 'demo.echo', '--args', '{nope'],
+    ['tools', '--detail', 'some'],
+    ['host', '--max-tool-policy', 'root'],
+    ['nonsense'],
+  ]) {
+    const run = await toolwire(args, host.env);
+    expect(run.code, args.join(' ')).toBe(2);
+    expect(run.err, args.join(' ')).toMatch(
+      /^toolwire: [^\n]+\n(Run "toolwire --help" for usage\.\n)?$/,
+    );
+  }
+  const help = await toolwire(['--help'], {});
+  expect(help.code).toBe(0);
+  expect(help.out).toContain('Exit codes: 0 success');
+});
+
+test("toolwire host --allow-origin '*' warns; without one, the page is refused", async ({
+  page,
+}) => {
+  host = new HostProcess([]);
+  const url = await host.url();
+  expect(host.stderr).toContain('no origin is allowed');
+  await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
+  await expect.poll(() => host?.stderr).toMatch(/refused a connection from .*: 403/);
+  expect((await toolwire(['sessions'], host.env)).out).toBe('no sessions: no page is connected\n');
+  await host.stop();
+  host = new HostProcess(['--allow-origin', '*']);
+  expect(await host.url()).toBeTruthy();
+  expect(host.stderr).toContain("warning: --allow-origin '*'");
+  await host.connect(page, '?again=1');
+});
+
+test('toolwire mcp --attach: the SDK client lists and calls a page tool of the running host', async ({
+  page,
+}) => {
+  host = new HostProcess(['--allow-origin', ORIGIN]);
+  await host.connect(page);
+  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--attach'],
+    env: { PATH: process.env.PATH ?? '', ...host.env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
+  await client.connect(transport);
+  try {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('demo_echo');
+    expect(names).not.toContain('notes_add');
+    const echo = await client.callTool({ name: 'demo_echo', arguments: { text: 'attached' } });
+    expect(echo).toMatchObject({ isError: false, structuredContent: { text: 'attached' } });
+    expect(await page.evaluate(() => (window as any).calls)).toEqual(['demo.echo']);
+  } finally {
+    await client.close();
+  }
+});

@@ -1,0 +1,135 @@
+/**
+ * `toolwire mcp --attach`: the MCP bridge's tools from a running `toolwire host`, through its
+ * control API (control.ts) instead of a host of its own.
+ *
+ * - The listing asks `GET /v1/sessions`, then `POST /v1/tools {detail: "full"}` per session;
+ *   tools above the grant are not offered (as with a host in this process).
+ * - A call is `POST /v1/call`; a tool or page refusal comes back as a ToolProtocolError.
+ * - Changes are followed with the `GET /v1/changes` long poll; a failed poll waits a second.
+ */
+import type { JsonValue, ResultPayload } from '@toolwire/protocol';
+import { ToolProtocolError } from '@toolwire/protocol';
+import type { HostTool } from './catalog-cache.js';
+import type { McpSourceTool, McpToolSource } from './mcp.js';
+
+export interface ControlTarget {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  token: string;
+}
+
+interface ErrorBody {
+  code: string;
+  message: string;
+  retryable?: boolean;
+  details?: JsonValue | null;
+}
+
+/** One control API request; rejects with a ToolProtocolError carrying the host's code. */
+export async function controlRequest(
+  target: ControlTarget,
+  path: string,
+  body?: object,
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const response = await fetch(new URL(path, target.url), {
+    method: body ? 'POST' : 'GET',
+    headers: {
+      Authorization: `Bearer ${target.token}`,
+      ...(body ? { 'Content-Type': 'application/json' } : {}),
+    },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+    ...(signal ? { signal } : {}),
+  });
+  const answer = (await response.json()) as Record<string, unknown>;
+  if (answer.ok === true) return answer;
+  const error = (answer.error ?? {}) as ErrorBody;
+  throw new ToolProtocolError(error.code ?? `http_${response.status}`, error.message ?? '', {
+    retryable: error.retryable === true,
+    details: error.details ?? null,
+  });
+}
+
+export function controlToolSource(
+  target: ControlTarget,
+  options: { log?: (line: string) => void } = {},
+): McpToolSource {
+  const listeners = new Set<() => void>();
+  const stop = new AbortController();
+  let following = false;
+
+  const follow = async () => {
+    let after = -1;
+    while (!stop.signal.aborted) {
+      try {
+        const answer = await controlRequest(
+          target,
+          `/v1/changes?after=${after}`,
+          undefined,
+          stop.signal,
+        );
+        const changes = Number(answer.changes);
+        if (changes !== after && after !== -1) for (const listener of listeners) listener();
+        after = changes;
+      } catch (error) {
+        if (stop.signal.aborted) return;
+        options.log?.(`attach: ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  };
+
+  return {
+    async tools() {
+      const { sessions } = (await controlRequest(target, '/v1/sessions')) as {
+        sessions: { id: string; connectedAt: string; page: { url: string } | null }[];
+      };
+      const lists = await Promise.all(
+        sessions.map(async (session) => {
+          try {
+            const answer = await controlRequest(target, '/v1/tools', {
+              session: session.id,
+              detail: 'full',
+            });
+            return { session, tools: answer.tools as (HostTool & { granted: boolean })[] };
+          } catch {
+            return { session, tools: [] }; // closed meanwhile
+          }
+        }),
+      );
+      const entries: McpSourceTool[] = [];
+      for (const { session, tools } of lists) {
+        for (const { granted, ...tool } of tools) {
+          if (!granted) continue;
+          entries.push({
+            sessionId: session.id,
+            connectedAt: Date.parse(session.connectedAt),
+            pageUrl: session.page?.url ?? null,
+            tool: tool as HostTool,
+          });
+        }
+      }
+      return entries;
+    },
+    async call(entry, args, signal) {
+      const answer = await controlRequest(
+        target,
+        '/v1/call',
+        { session: entry.sessionId, toolId: entry.tool.id, arguments: args },
+        signal,
+      );
+      return answer.result as ResultPayload;
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      if (!following) {
+        following = true;
+        void follow();
+      }
+      return () => listeners.delete(listener);
+    },
+    close() {
+      stop.abort();
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Host, HostSession } from '../src/index.js';
+import { createHost } from '../src/index.js';
+import { FakePage, tool } from './helpers.js';
+
+// Load (issue 7): 200 concurrent sessions, each a Node client running the real page engine
+// (@toolwire/protocol's createToolBridge) over its own ws socket and sending session.open as
+// the endpoint does, x 50 calls each, all in flight at once. Nothing may be lost, duplicated
+// or crossed between sessions.
+
+const SESSIONS = 200;
+const CALLS = 50;
+
+let host: Host | undefined;
+const pages: FakePage[] = [];
+
+afterAll(async () => {
+  for (const page of pages.splice(0)) page.socket.terminate();
+  await host?.close();
+});
+
+describe('load', () => {
+  it(`${SESSIONS} sessions x ${CALLS} calls: no response lost, duplicated or crossed`, async () => {
+    host = await createHost({ origins: ['*'] });
+    const executed = new Map<string, number[]>();
+    const connected = await Promise.all(
+      Array.from({ length: SESSIONS }, async (_, index) => {
+        const key = `load-page-${index}`;
+        executed.set(key, []);
+        const page = await FakePage.connect((host as Host).url, {
+          key,
+          tools: [
+            tool('load.echo', async (args: any) => {
+              (executed.get(key) as number[]).push(args.n);
+              // Answer out of order: a few ms of jitter per call.
+              await new Promise((resolve) => setTimeout(resolve, (args.n * 7) % 5));
+              return { key, n: args.n };
+            }),
+          ],
+        });
+        pages.push(page);
+        return page;
+      }),
+    );
+    const sessions = new Map<string, HostSession>();
+    await Promise.all(
+      connected.map(async (page) => {
+        const session = await (host as Host).waitForSession({
+          timeoutMs: 20_000,
+          filter: (s) => s.info?.key === page.key && s.catalog.get('load.echo') !== undefined,
+        });
+        sessions.set(page.key, session);
+      }),
+    );
+    expect(new Set([...sessions.values()].map((s) => s.id)).size).toBe(SESSIONS);
+
+    const started = performance.now();
+    const results = await Promise.all(
+      [...sessions].flatMap(([key, session]) =>
+        Array.from({ length: CALLS }, async (_, n) => {
+          const answer = await session.call('load.echo', { n });
+          return { key, n, answer };
+        }),
+      ),
+    );
+    const elapsed = performance.now() - started;
+
+    expect(results).toHaveLength(SESSIONS * CALLS);
+    for (const { key, n, answer } of results) {
+      // Each answer is the one to this call, from this session's page.
+      expect(answer.result).toEqual({ key, n });
+    }
+    for (const [key, session] of sessions) {
+      // Each page ran each call exactly once; the host saw one response per request.
+      expect([...(executed.get(key) as number[])].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: CALLS }, (_, n) => n),
+      );
+      expect(session.stats.responses).toBe(session.stats.requests);
+      expect(session.pendingCount).toBe(0);
+    }
+    const frames = connected.map((page) => page.requests('tool.call').length);
+    expect(frames.every((count) => count === CALLS)).toBe(true);
+    // For the log: the whole run is a few seconds on two cores.
+    console.info(
+      `load: ${SESSIONS * CALLS} calls over ${SESSIONS} sessions in ${elapsed.toFixed(0)} ms`,
+    );
+  }, 60_000);
+});
