@@ -13,6 +13,7 @@
 import type {
   CatalogListingPayload,
   CatalogPayload,
+  IndexEntry,
   JsonSchema,
   QueryPayload,
   RuntimeState,
@@ -51,17 +52,8 @@ export type CatalogQuery = (payload: QueryPayload) => Promise<CatalogPayload>;
 export const MAX_LISTING = 1000;
 const MAX_ATTEMPTS = 3;
 
-interface IndexRow {
-  id: string;
-  name: string;
-  description: string;
-  category: string;
-  policy: ToolPolicy;
-  definitionRevision: string;
-  keywords?: string[];
-  prerequisiteToolIds?: string[];
-  runtime?: RuntimeState;
-}
+/** An index entry as read from the page (the wire's IndexEntry, `executable` aside). */
+type IndexRow = Omit<IndexEntry, 'executable'>;
 
 function invalid(message: string): ToolProtocolError {
   return new ToolProtocolError('tool_response_invalid', message);
