@@ -32,14 +32,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { Session as InspectorSession } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
-import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
-import { createServer } from 'vite';
 import type { RawData, WebSocket } from 'ws';
 import { WebSocketServer } from 'ws';
 import type { ResultPayload, ToolClient, Transport } from '../packages/protocol/src/index.js';
@@ -59,9 +57,11 @@ import {
   measureInterleaved,
   renderTable,
 } from './lib/harness.js';
+import { printTotal, runBench } from './lib/run.js';
+import { startViteServer } from './lib/server.js';
+import { quantile as quantileOf } from './lib/stats.js';
 import type { EndpointBenchApi, ProfileResult, Served } from './pages/endpoint-page.js';
 
-const VITE_CONFIG = fileURLToPath(new URL('../e2e/vite.config.ts', import.meta.url));
 const PAGE = '/bench/pages/endpoint.html';
 const KIB = 1024;
 const MIB = 1024 * 1024;
@@ -319,13 +319,7 @@ async function startWsServer(): Promise<WsServer> {
 
 function quantile(values: readonly number[], q: number): number {
   expect(values.length > 0, 'quantile of no samples');
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  const high = Math.ceil(at);
-  return (
-    (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (at - low)
-  );
+  return quantileOf(values, q);
 }
 
 function ms(value: number): string {
@@ -713,19 +707,6 @@ async function nodePieces(
 
 // ---- plumbing -------------------------------------------------------------------------------
 
-/** A port nothing listens on right now (the dev server then binds it with strictPort). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function inPage<K extends keyof EndpointBenchApi>(
   browser: Browser,
   method: K,
@@ -962,22 +943,8 @@ async function main(): Promise<void> {
   const started = performance.now();
   const loadAtStart = os.loadavg()[0] as number;
   const ws = await startWsServer();
-  const port = await freePort();
-  const vite = await createServer({
-    configFile: VITE_CONFIG,
-    logLevel: 'error',
-    server: {
-      port,
-      strictPort: true,
-      host: '127.0.0.1',
-      // Cross-origin isolation: the page's performance.now() in 5 us steps instead of 100 us.
-      headers: {
-        'Cross-Origin-Opener-Policy': 'same-origin',
-        'Cross-Origin-Embedder-Policy': 'require-corp',
-      },
-    },
-  });
-  await vite.listen();
+  // Cross-origin isolated: the page's performance.now() in 5 us steps instead of 100 us.
+  const { server: vite, port } = await startViteServer();
   const origin = `http://127.0.0.1:${port}`;
   const browser = await launchChromium();
   try {
@@ -1363,8 +1330,7 @@ async function main(): Promise<void> {
     top('Node, ours: JavaScript self time by file', cpu.ours.node.files, 10);
     top('Node, ours: JavaScript self time by function', cpu.ours.node.functions, 16);
     top('Node, raw: JavaScript self time by function', cpu.raw.node.functions, 10);
-    console.log('');
-    console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    printTotal(started);
   } finally {
     await browser.close();
     await vite.close();
@@ -1372,11 +1338,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof BenchFailure) {
-    console.error(`\nSANITY CHECK FAILED: ${error.message}`);
-  } else {
-    console.error('\nBENCHMARK CRASHED:', error);
-  }
-  process.exitCode = 1;
-});
+runBench(main);

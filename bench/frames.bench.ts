@@ -16,17 +16,15 @@
  * call after warm-up; answers are checked outside the timed regions and a wrong one exits 1.
  * Ratios are printed, never asserted.
  */
-import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';
-import { chromium } from '@playwright/test';
-import { createServer } from 'vite';
-import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
-import { BenchFailure, expect, formatRatio, renderTable } from './lib/harness.js';
+import { chromiumLine, launchPlaywrightChromium } from './lib/browser.js';
+import { expect, formatRatio, renderTable } from './lib/harness.js';
+import { printTotal, runBench } from './lib/run.js';
+import { startViteServer } from './lib/server.js';
+import { quantile } from './lib/stats.js';
 import type { BenchNode, FramesBenchApi, PairTimes } from './pages/frames-page.js';
 
-const VITE_CONFIG = fileURLToPath(new URL('../e2e/vite.config.ts', import.meta.url));
 const PAGE = '/bench/pages/frames-bench.html';
 
 const ECHO_CALLS = 4_000;
@@ -48,7 +46,13 @@ const ECHO_TREE: BenchNode = {
   ],
 };
 
-/** 4 children x 4 grandchildren = 20 frames of 50 tools; origins alternate at every level. */
+/**
+ * 4 children x 4 grandchildren = 20 frames of 50 tools; children alternate origins, and so do
+ * the grandchildren of same-origin children. Under a cross-origin child they stay on that
+ * child's origin: a frame of the top's own origin nested in a cross-origin frame does not
+ * coalesce (the bridge will not take a cross-origin frame's word that its subtree shares the
+ * top's origin).
+ */
 function listingTree(): BenchNode {
   const frames: BenchNode[] = [];
   for (let c = 0; c < TREE_CHILDREN; c++) {
@@ -56,7 +60,7 @@ function listingTree(): BenchNode {
     for (let g = 0; g < TREE_GRANDCHILDREN; g++) {
       grandchildren.push({
         id: `f${c}.${g}`,
-        origin: g % 2 === 0 ? 'same' : 'cross',
+        origin: c % 2 === 0 && g % 2 === 1 ? 'cross' : 'same',
         tools: TOOLS_PER_FRAME,
       });
     }
@@ -78,16 +82,6 @@ const toolCount = (tree: BenchNode): number =>
   (tree.frames ?? []).reduce((sum, child) => sum + toolCount(child), 0);
 
 // ---- numbers --------------------------------------------------------------------------------
-
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  const high = Math.ceil(at);
-  return (
-    (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (at - low)
-  );
-}
 
 function us(value: number): string {
   if (value < 100) return value.toFixed(1);
@@ -112,19 +106,6 @@ function summarize(samples: number[], label: string, calls: number): Summary {
 }
 
 // ---- plumbing -------------------------------------------------------------------------------
-
-/** A port nothing listens on right now (the dev server then binds it with strictPort). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function inPage<K extends keyof FramesBenchApi>(
   page: Page,
@@ -153,28 +134,15 @@ async function openTree(page: Page, origin: string, tree: BenchNode): Promise<vo
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const port = await freePort();
-  const server = await createServer({
-    configFile: VITE_CONFIG,
-    logLevel: 'error',
-    server: {
-      port,
-      strictPort: true,
-      host: '127.0.0.1',
-      // Cross-origin isolation: performance.now() in 5 us steps instead of 100 us. Every page
-      // (the cross-origin frames too) opts in, so the frames still load under require-corp.
-      headers: {
-        'Cross-Origin-Opener-Policy': 'same-origin',
-        'Cross-Origin-Embedder-Policy': 'require-corp',
-        'Cross-Origin-Resource-Policy': 'cross-origin',
-      },
-    },
+  // Cross-origin isolated; every page (the cross-origin frames too) also opts in to being
+  // embedded cross-origin, so the frames still load under require-corp.
+  const { server, port } = await startViteServer({
+    headers: { 'Cross-Origin-Resource-Policy': 'cross-origin' },
     optimizeDeps: { entries: ['bench/pages/frames-*.html'] },
   });
-  await server.listen();
   const top = `http://localhost:${port}`;
   const cross = `http://127.0.0.1:${port}`;
-  const browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS });
+  const browser = await launchPlaywrightChromium();
   try {
     const page = await browser.newPage();
     const pageErrors: string[] = [];
@@ -264,7 +232,7 @@ async function main(): Promise<void> {
     const cpus = os.cpus();
     console.log('# frames bridge benchmark');
     console.log('');
-    console.log(`- Chromium ${browser.version()} (${CHROMIUM_ARGS.join(' ')}; headless)`);
+    console.log(chromiumLine(browser.version()));
     console.log(`- cpus: ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown'}`);
     console.log(
       `- top ${top}, cross-origin frames ${cross} (Vite dev server, e2e/vite.config.ts); crossOriginIsolated ${info.crossOriginIsolated}, performance.now() step ${info.timerResolutionUs.toFixed(0)} us`,
@@ -292,19 +260,11 @@ async function main(): Promise<void> {
         rows,
       ),
     );
-    console.log('');
-    console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    printTotal(started);
   } finally {
     await browser.close();
     await server.close();
   }
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof BenchFailure) {
-    console.error(`\nSANITY CHECK FAILED: ${error.message}`);
-  } else {
-    console.error('\nBENCHMARK CRASHED:', error);
-  }
-  process.exitCode = 1;
-});
+runBench(main);

@@ -20,9 +20,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from '@playwright/test';
 import { transformWithOxc } from 'vite';
-import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
 import {
   buildPolyfill,
   CORE_BUDGET_BYTES,
@@ -30,7 +28,11 @@ import {
   measurePolyfillSizes,
   POLYFILL_DIST,
 } from '../scripts/size.js';
+import { chromiumLine, launchPlaywrightChromium } from './lib/browser.js';
 import { BenchFailure, expect, formatRatio, median, renderTable } from './lib/harness.js';
+import { printTotal, runBench } from './lib/run.js';
+import { CROSS_ORIGIN_ISOLATION } from './lib/server.js';
+import { quantile } from './lib/stats.js';
 import type { LoopTimes, PolyfillBenchApi } from './pages/polyfill-page.js';
 
 const PAGES = fileURLToPath(new URL('./pages/', import.meta.url));
@@ -64,11 +66,7 @@ async function startServer(): Promise<Server> {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     requests.push(path);
     // Cross-origin isolation gives performance.now() its finest steps; same-origin files only.
-    const headers = {
-      'Cache-Control': 'no-store',
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
-    };
+    const headers = { 'Cache-Control': 'no-store', ...CROSS_ORIGIN_ISOLATION };
     const send = (status: number, type: string, body: string) => {
       response.writeHead(status, { ...headers, 'Content-Type': `${type}; charset=utf-8` });
       response.end(body);
@@ -98,16 +96,6 @@ async function startServer(): Promise<Server> {
 }
 
 // ---- numbers -----------------------------------------------------------------------------
-
-function quantile(values: readonly number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (sorted.length - 1) * q;
-  const low = Math.floor(at);
-  const high = Math.ceil(at);
-  return (
-    (sorted[low] as number) + ((sorted[high] as number) - (sorted[low] as number)) * (at - low)
-  );
-}
 
 function us(value: number): string {
   return value < 10 ? value.toFixed(3) : value.toFixed(2);
@@ -151,7 +139,7 @@ async function main(): Promise<void> {
   const loweringBuilt = existsSync(join(POLYFILL_DIST, 'polyfill-lowering.js'));
 
   const server = await startServer();
-  const browser = await chromium.launch({ executablePath: findChromium(), args: CHROMIUM_ARGS });
+  const browser = await launchPlaywrightChromium();
   try {
     const page = await browser.newPage();
     const pageErrors: string[] = [];
@@ -192,7 +180,7 @@ async function main(): Promise<void> {
 
     console.log('# @toolwire/polyfill in-page benchmark');
     console.log('');
-    console.log(`- Chromium ${browser.version()} (${CHROMIUM_ARGS.join(' ')}; headless)`);
+    console.log(chromiumLine(browser.version()));
     console.log(
       `- page ${server.origin} (secure context); crossOriginIsolated ${info.crossOriginIsolated}, performance.now() step ${(info.timerResolutionMs * 1000).toFixed(0)} us`,
     );
@@ -507,19 +495,11 @@ async function main(): Promise<void> {
     console.log(
       `- polyfill IIFE, gzip -9: <= ${CORE_BUDGET_BYTES.toLocaleString('en-US')} B without the lazily loaded validator: ${core.toLocaleString('en-US')} B ${sizes.minifier ? 'min+gzip' : 'gzip (not minified)'}: ${verdict(core <= CORE_BUDGET_BYTES)}`,
     );
-    console.log('');
-    console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    printTotal(started);
   } finally {
     await browser.close();
     await server.close();
   }
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof BenchFailure) {
-    console.error(`\nSANITY CHECK FAILED: ${error.message}`);
-  } else {
-    console.error('\nBENCHMARK CRASHED:', error);
-  }
-  process.exitCode = 1;
-});
+runBench(main);

@@ -44,6 +44,7 @@ import {
   renderTable,
   timeSingle,
 } from './lib/harness.js';
+import { printTotal, runBench } from './lib/run.js';
 
 const TOOL_COUNT = 10_000;
 /** WIRE clamps `limit` to 1..1000, default 1000: a listing never carries more than this. */
@@ -511,15 +512,7 @@ async function main(): Promise<void> {
       rows,
     ),
   );
-  console.log('');
-  console.log(`total ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  printTotal(started);
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof BenchFailure) {
-    console.error(`\nSANITY CHECK FAILED: ${error.message}`);
-  } else {
-    console.error('\nBENCHMARK CRASHED:', error);
-  }
-  process.exitCode = 1;
-});
+runBench(main);

@@ -33,6 +33,7 @@ import {
   serializeMessage,
 } from '../../packages/protocol/src/index.js';
 import { checkSerializable } from '../../packages/protocol/src/json.js';
+import { timerResolutionUs } from '../lib/timer.js';
 
 export interface PageInfo {
   crossOriginIsolated: boolean;
@@ -149,17 +150,6 @@ raw.onmessage = (event: MessageEvent) => {
 
 /** Keeps results observable, so no loop body can be dropped as dead code. */
 let sink: unknown;
-
-function timerResolutionUs(): number {
-  let finest = Number.POSITIVE_INFINITY;
-  for (let k = 0; k < 20; k++) {
-    const start = performance.now();
-    let next = performance.now();
-    while (next === start) next = performance.now();
-    finest = Math.min(finest, next - start);
-  }
-  return finest * 1000;
-}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);

@@ -12,6 +12,7 @@
  * awaited call at a time, the polyfill and its baseline alternating call by call.
  */
 import { install } from '../../packages/polyfill/src/index.js';
+import { timerResolutionUs } from '../lib/timer.js';
 
 export interface BenchNode {
   id: string;
@@ -209,17 +210,6 @@ async function setUp(): Promise<void> {
 }
 
 // ---- the top's measurements -------------------------------------------------------------------
-
-function timerResolutionUs(): number {
-  let finest = Number.POSITIVE_INFINITY;
-  for (let k = 0; k < 20; k++) {
-    const start = performance.now();
-    let next = performance.now();
-    while (next === start) next = performance.now();
-    finest = Math.min(finest, next - start);
-  }
-  return finest * 1000;
-}
 
 let echoResolve: ((value: unknown) => void) | undefined;
 const onEcho = (message: MessageEvent) => echoResolve?.(message.data);
