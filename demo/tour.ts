@@ -52,6 +52,35 @@ if (tour) {
       const { code, message } = error as { code: string; message: string };
       show('call notes.add {text: ""} ->', { code, message });
     }
+    show(
+      'call notes.due {before: "2100-01-01T00:00:00Z"} (a Date in the page) ->',
+      (await session.call('notes.due', { before: '2100-01-01T00:00:00Z' })).result,
+    );
+    const exported = (await session.call('notes.export', {})).result as {
+      mimeType: string;
+      data: string;
+    };
+    show('call notes.export (a Blob in the page) ->', {
+      mimeType: exported.mimeType,
+      text: Buffer.from(exported.data, 'base64').toString('utf8'),
+    });
+    // The page's own form, driven the way a user would: find the field, type, press the button.
+    const reference = (name: string) =>
+      session
+        .call('ui.query_nodes', { automationId: name })
+        .then((found) => (found.result as { nodes: { reference: unknown }[] }).nodes[0]?.reference);
+    await session.call('ui.perform_action', {
+      reference: await reference('note-text'),
+      action: 'setText',
+      text: 'Water plants',
+    });
+    const tapped = await session.call('ui.perform_action', {
+      reference: await reference('add-button'),
+      action: 'tap',
+    });
+    show('ui.perform_action setText "Water plants", then tap Add ->', {
+      performed: (tapped.result as { performed: string }).performed,
+    });
     const found = await session.call('ui.query_nodes', { role: 'listitem' });
     show('call ui.query_nodes {role: "listitem"} ->', {
       count: (found.result as { count: number }).count,

@@ -25,10 +25,18 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   expect(code, out).toBe(0);
-  expect(out).toContain('"notes.add (write)","notes.list (read)"');
+  expect(out).toContain(
+    '"notes.add (write)","notes.due (read)","notes.export (read)","notes.list (read)"',
+  );
   expect(out).toContain('{"count":1}');
   expect(out).toContain('"code":"tool_arguments_schema_invalid"');
-  expect(out).toContain('{"success":true,"notes":["Buy milk","Call Ada"]}');
-  expect(out).toMatch(/the page now shows:\n {2}\["Buy milk \(.*\)","Call Ada \(.*\)"\]/);
+  expect(out).toMatch(/notes\.due .*->\n {2}\{"before":"2100-01-01T00:00:00\.000Z","count":1\}/);
+  expect(out).toContain('{"mimeType":"text/plain","text":"- Buy milk"}');
+  expect(out).toContain('{"performed":"tap"}');
+  expect(out).toContain('{"count":2}');
+  expect(out).toContain('{"success":true,"notes":["Buy milk","Water plants","Call Ada"]}');
+  expect(out).toMatch(
+    /the page now shows:\n {2}\["Buy milk \(.*\)","Water plants \(.*\)","Call Ada \(.*\)"\]/,
+  );
   expect(out).toContain('tour done.');
 });

@@ -38,6 +38,34 @@ await toolManager.register({
   },
 });
 await toolManager.register({
+  name: 'notes.due',
+  naturalLanguageProperties: {
+    title: 'Notes due before',
+    description: 'Counts the notes written before a date (the date arrives as a Date).',
+    annotations: { readOnlyHint: true },
+    inputSchema: {
+      type: 'object',
+      properties: { before: { webType: 'Date' } },
+      required: ['before'],
+    },
+  },
+  execute: ({ before }: { before: Date }) => ({
+    before: before.toISOString(),
+    count: notes.filter((note) => new Date(note.at) < before).length,
+  }),
+});
+await toolManager.register({
+  name: 'notes.export',
+  naturalLanguageProperties: {
+    title: 'Export notes',
+    description: 'Exports the notes as a text file (a Blob, lowered to {mimeType, data}).',
+    annotations: { readOnlyHint: true },
+    outputSchema: { webType: 'Blob' },
+  },
+  execute: () =>
+    new Blob([notes.map((note) => `- ${note.text}`).join('\n')], { type: 'text/plain' }),
+});
+await toolManager.register({
   name: 'notes.list',
   naturalLanguageProperties: {
     title: 'List notes',
@@ -45,6 +73,15 @@ await toolManager.register({
     annotations: { readOnlyHint: true },
   },
   execute: () => ({ notes }),
+});
+
+// The form adds notes too: the tour drives it with ui.perform_action, as a user would.
+document.getElementById('add-button')?.addEventListener('click', () => {
+  const input = document.getElementById('note-text') as HTMLInputElement;
+  if (!input.value) return;
+  notes.push({ text: input.value, at: new Date().toISOString() });
+  input.value = '';
+  render();
 });
 
 const url = new URLSearchParams(location.hash.slice(1)).get('toolwire');
