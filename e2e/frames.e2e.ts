@@ -81,6 +81,18 @@ const mc = (fromOrigins?: string[]): NamesQuery => ({
   ...(fromOrigins ? { fromOrigins } : {}),
 });
 
+/**
+ * The target side of a cancelled call: `toolcancel` fired for the tool, and its execute saw its
+ * signal abort with a default AbortError (never the caller's reason).
+ */
+async function expectCancelled(target: Page | Frame, tool: string): Promise<void> {
+  await expect.poll(() => target.evaluate(() => (window as any).toolcancels)).toEqual([tool]);
+  expect(await target.evaluate(() => (window as any).frameLog.at(-1))).toEqual({
+    aborted: tool,
+    reason: 'AbortError',
+  });
+}
+
 /** Waits until the frames' handshakes are done, by reading each one directly. */
 async function settle(page: Page, ...ids: string[]): Promise<void> {
   for (const id of ids) await waitFrame(page, id);
@@ -266,11 +278,7 @@ test.describe('generic layer: calls across origins', () => {
     });
     expect(outcome).toBe('caller reason');
     const child = frame(page, 'f3');
-    await expect.poll(() => child.evaluate(() => (window as any).toolcancels)).toEqual(['f3.top']);
-    expect(await child.evaluate(() => (window as any).frameLog.at(-1))).toEqual({
-      aborted: 'f3.top',
-      reason: 'AbortError',
-    });
+    await expectCancelled(child, 'f3.top');
   });
 
   test('removing the target frame mid-call rejects the caller', async ({ page }) => {
@@ -435,11 +443,7 @@ test.describe('document.modelContext across frames (the spec)', () => {
     }, CROSS);
     expect(outcome).toBe('own reason');
     const child = frame(page, 'm4');
-    await expect.poll(() => child.evaluate(() => (window as any).toolcancels)).toEqual(['m4.slow']);
-    expect(await child.evaluate(() => (window as any).frameLog.at(-1))).toEqual({
-      aborted: 'm4.slow',
-      reason: 'AbortError',
-    });
+    await expectCancelled(child, 'm4.slow');
   });
 
   test('a caller frame that navigates away cancels its call in the target', async ({ page }) => {
@@ -536,11 +540,7 @@ test.describe('document.modelContext across frames: the other direction and remo
       );
     }, TOP);
     expect(outcome).toBe('own reason');
-    await expect.poll(() => page.evaluate(() => (window as any).toolcancels)).toEqual(['top.slow']);
-    expect(await page.evaluate(() => (window as any).frameLog.at(-1))).toEqual({
-      aborted: 'top.slow',
-      reason: 'AbortError',
-    });
+    await expectCancelled(page, 'top.slow');
   });
 
   test('removing the caller frame cancels its call in the top', async ({ page }) => {

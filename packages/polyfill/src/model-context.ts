@@ -24,7 +24,7 @@ import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
 import { normalizeExposedTo } from './tool-manager.js';
 import type { Tools } from './tools.js';
-import { expanded } from './tools.js';
+import { expanded, namesWebTypes } from './tools.js';
 import type { JsonSchema } from './types.js';
 
 export interface ModelContextToolAnnotations {
@@ -196,7 +196,7 @@ export class ModelContext extends EventTarget {
     if (entry.annotations) tool.annotations = specAnnotations(entry.annotations);
     tool.description = entry.description;
     if (entry.inputSchema) {
-      tool.inputSchema = usesWebTypes(JSON.stringify(entry.inputSchema))
+      tool.inputSchema = namesWebTypes(entry, 'input')
         ? expanded(entry, 'input', await loadLowering())
         : (JSON.parse(JSON.stringify(entry.inputSchema)) as object);
     }

@@ -4,12 +4,12 @@
  * handles to own, and mirroring waits its turn (in order) behind the load.
  */
 import { loadChunk } from './lib/chunks.js';
-import { loadLowering, usesWebTypes } from './lib/lowering.js';
+import { loadLowering } from './lib/lowering.js';
 import type { NativeLayer, NativeModelContext } from './native.js';
 import type { RegistryEntry } from './registry.js';
 import type { ToolCaller } from './tool.js';
 import { entryOf, handleOf, Tool } from './tool.js';
-import { expanded } from './tools.js';
+import { expanded, namesWebTypes } from './tools.js';
 import type { CallToolOptions } from './types.js';
 
 export interface NativeHooks {
@@ -29,7 +29,7 @@ export function lazyNative(context: NativeModelContext): NativeHooks {
       entryOf,
       makeTool: (caller, fields) => new Tool(caller, fields),
       agentInputSchema: async (entry) =>
-        entry.inputSchema && usesWebTypes(JSON.stringify(entry.inputSchema))
+        entry.inputSchema && namesWebTypes(entry, 'input')
           ? expanded(entry, 'input', await loadLowering())
           : entry.inputSchema,
     });

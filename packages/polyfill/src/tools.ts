@@ -12,7 +12,7 @@ import type { FramesGate } from './frames/gate.js';
 import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
 import type { LoweringModule } from './lib/lowering.js';
-import { loadLowering, lowerThrown } from './lib/lowering.js';
+import { loadLowering, lowerThrown, usesWebTypes } from './lib/lowering.js';
 import type { NativeHooks } from './native-proxy.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
@@ -263,16 +263,19 @@ export class Tools extends EventTarget implements ToolCaller {
     entry: RegistryEntry,
     which: 'input' | 'output',
   ): Promise<LoweringModule | undefined> {
-    const key = `${EXPANDED}uses.${which}`;
-    let uses = entry.memo.get(key) as boolean | undefined;
-    if (uses === undefined) {
-      uses = JSON.stringify(which === 'input' ? entry.inputSchema : entry.outputSchema).includes(
-        '"webType"',
-      );
-      entry.memo.set(key, uses);
-    }
-    return uses ? loadLowering() : undefined;
+    return namesWebTypes(entry, which) ? loadLowering() : undefined;
   }
+}
+
+/** Does this registration's schema name a web type anywhere? (Memoized per registration.) */
+export function namesWebTypes(entry: RegistryEntry, which: 'input' | 'output'): boolean {
+  const key = `${EXPANDED}uses.${which}`;
+  let uses = entry.memo.get(key) as boolean | undefined;
+  if (uses === undefined) {
+    uses = usesWebTypes(JSON.stringify(which === 'input' ? entry.inputSchema : entry.outputSchema));
+    entry.memo.set(key, uses);
+  }
+  return uses;
 }
 
 /** The schema an agent sees (webType expanded), memoized per registration. */
