@@ -2,8 +2,12 @@ import { spawn } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 
 // `pnpm demo` without a display runs a scripted tour: the whole chain from a host in Node to
-// the notes page in headless Chromium. Run as a process (the build is done by test:e2e), it
-// must exit 0 and its transcript must hold each expected result.
+// the demo app in headless Chromium, its cross-origin calendar frame included. Run as a process
+// (the build is done by test:e2e), it must exit 0 and its transcript must hold each result.
+
+const PORT_A = 5203;
+const PORT_B = 5204;
+const ISO = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`;
 
 test('the scripted tour runs end to end and exits 0 with --once', async () => {
   test.setTimeout(120_000);
@@ -11,8 +15,8 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
     env: {
       ...process.env,
       DISPLAY: '',
-      TOOLWIRE_DEMO_PORT_A: '5203',
-      TOOLWIRE_DEMO_PORT_B: '5204',
+      TOOLWIRE_DEMO_PORT_A: String(PORT_A),
+      TOOLWIRE_DEMO_PORT_B: String(PORT_B),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -25,18 +29,50 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   expect(code, out).toBe(0);
+  const frame = `http://127.0.0.1:${PORT_B}`;
+
   expect(out).toContain(
-    '"notes.add (write)","notes.due (read)","notes.export (read)","notes.list (read)"',
+    `the app, paired with the host:  http://localhost:${PORT_A}/app/#toolwire=`,
   );
-  expect(out).toContain('{"count":1}');
-  expect(out).toContain('"code":"tool_arguments_schema_invalid"');
-  expect(out).toMatch(/notes\.due .*->\n {2}\{"before":"2100-01-01T00:00:00\.000Z","count":1\}/);
-  expect(out).toContain('{"mimeType":"text/plain","text":"- Buy milk"}');
-  expect(out).toContain('{"performed":"tap"}');
-  expect(out).toContain('{"count":2}');
-  expect(out).toContain('{"success":true,"notes":["Buy milk","Water plants","Call Ada"]}');
+  // The catalog: the app's tools, the frame's coalesced ones, the built-ins.
+  expect(out).toContain("The host lists the app's tools (tool.query): 11 of them");
+  expect(out).toMatch(/calendar\.events +read +the calendar frame, http:\/\/127\.0\.0\.1:5204\n/);
   expect(out).toMatch(
-    /the page now shows:\n {2}\["Buy milk \(.*\)","Water plants \(.*\)","Call Ada \(.*\)"\]/,
+    /calendar\.schedule +write +the calendar frame, http:\/\/127\.0\.0\.1:5204\n/,
+  );
+  expect(out).toMatch(/notes\.tags +read +the app\n/);
+  expect(out).toMatch(/ui\.perform_action +write +built into the endpoint\n/);
+
+  expect(out).toContain('> notes.add {"text":"Buy milk #errands"}\n   < {"count":1}');
+  expect(out).toContain('< error tool_arguments_schema_invalid: ');
+  // A Date in: the page's tool got a Date (it called toISOString on it).
+  expect(out).toContain(
+    '> notes.due {"before":"2100-01-01T00:00:00Z"}\n   < {"before":"2100-01-01T00:00:00.000Z","count":1}',
+  );
+  // A Blob out, lowered to {mimeType, data}.
+  expect(out).toContain('< {"mimeType":"text/plain","data":"LSBCdXkgbWlsayAjZXJyYW5kcw=="}');
+  expect(out).toContain('data, decoded: "- Buy milk #errands"');
+  expect(out).toContain('< {"performed":"tap"}');
+  // A Map out, lowered to an object (string keys).
+  expect(out).toContain('> notes.tags {}\n   < {"errands":1,"home":1}');
+  // The frame tool: a Date in (it arrived as a Date), a Map keyed by Dates out.
+  expect(out).toMatch(
+    new RegExp(
+      `> calendar\\.events \\{"before":"${ISO}"\\}\\n {3}< \\{"from":"${frame}","beforeArrivedAs":"Date","events":\\{"${ISO}":"Team standup","${ISO}":"Dentist"\\}\\}`,
+    ),
+  );
+  // The batch, across the page and the frame.
+  expect(out).toContain('< success: true, 3 of 3 completed');
+  expect(out).toMatch(/0 notes\.add +\{"count":3\}/);
+  expect(out).toMatch(
+    new RegExp(`1 calendar\\.schedule +\\{"from":"${frame}","scheduled":"${ISO}","count":4\\}`),
+  );
+  expect(out).toMatch(/2 notes\.tags +\{"errands":2,"home":1,"work":1\}/);
+  expect(out).toContain(
+    'notes:    Buy milk #errands | Water plants #home | Call Ada #work #errands',
+  );
+  expect(out).toMatch(
+    /calendar: .*Team standup \| .*Call Ada \| .*Dentist \| .*Ada's birthday dinner/,
   );
   expect(out).toContain('tour done.');
 });

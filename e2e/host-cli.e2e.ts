@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, type Page, test } from '@playwright/test';
+import { E2E_PORT } from '../playwright.config.js';
 
 // The built `toolwire` bin as processes: `toolwire host` spawned, a real page in Chromium
 // connected to it, and every client command run as its own process against it (human and
 // --json output, exit codes 0, 1, 2 and 3).
 
 const CLI = fileURLToPath(new URL('../packages/host/dist/cli.js', import.meta.url));
-const ORIGIN = 'http://localhost:5181';
+const ORIGIN = `http://localhost:${E2E_PORT}`;
+const ORIGIN_PATTERN = ORIGIN.replaceAll('/', '\\/').replaceAll('.', '\\.');
 const PAGE = '/e2e/pages/host/page.html';
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-e2e-'));
 let counter = 0;
@@ -91,7 +93,9 @@ test('toolwire host + a real page: sessions, tools, call, batch as processes', a
   expect(sessions.code).toBe(0);
   expect(sessions.out).toMatch(/^SESSION\s+ORIGIN\s+TOOLS\s+GRANT\s+SDK\s+PAGE\n/);
   expect(sessions.out).toMatch(
-    /\n[0-9a-f]{8}\s+http:\/\/localhost:5181\s+9\s+write\s+toolwire-web \S+\s+toolwire host e2e/,
+    new RegExp(
+      `\\n[0-9a-f]{8}\\s+${ORIGIN_PATTERN}\\s+9\\s+write\\s+toolwire-web \\S+\\s+toolwire host e2e`,
+    ),
   );
   const sessionsJson = JSON.parse((await toolwire(['sessions', '--json'], env)).out);
   expect(sessionsJson.sessions).toHaveLength(1);
@@ -100,7 +104,9 @@ test('toolwire host + a real page: sessions, tools, call, batch as processes', a
 
   const tools = await toolwire(['tools'], env);
   expect(tools.code).toBe(0);
-  expect(tools.out).toMatch(/^session [0-9a-f]{8} {2}http:\/\/localhost:5181 .*\(grant write\)\n/);
+  expect(tools.out).toMatch(
+    new RegExp(`^session [0-9a-f]{8} {2}${ORIGIN_PATTERN} .*\\(grant write\\)\\n`),
+  );
   expect(tools.out).toMatch(/\ndemo\.echo\s+read\s+yes\s+yes\s+Returns its input\.\n/);
   expect(tools.out).toMatch(/\nnotes\.add\s+write\s+yes\s+yes\s+Adds a note\.\n/);
   expect(tools.out).toMatch(/\nnotes\.delete\s+critical\s+no\s+yes\s+Deletes a note\.\n/);

@@ -74,7 +74,8 @@ function randomId(): string {
 
 /**
  * One page's connection to a host. Events: `open`, `close` (detail: {code, reason, willRetry}),
- * `error`, `request` (detail: {type, id, toolId?}, before it is served) and `response`
+ * `error`, `request` (detail: {type, id, toolId?, message}, before it is served; `message` is the
+ * decoded request, undefined when the frame is not JSON or over 64 KiB) and `response`
  * (detail: the response envelope, after it is sent).
  */
 export class Session extends EventTarget {
@@ -351,9 +352,11 @@ interface RequestPeek {
   type?: unknown;
   id?: unknown;
   toolId?: unknown;
+  /** The whole decoded request (arguments included), for logs and inspectors. */
+  message?: unknown;
 }
 
-/** {type, id, toolId} of a request frame, parsed on first access (most pages never look). */
+/** {type, id, toolId, message} of a request frame, parsed on first access (most pages never look). */
 function lazyPeek(frame: string): RequestPeek {
   let parsed: RequestPeek | undefined;
   const read = (): RequestPeek => {
@@ -367,7 +370,12 @@ function lazyPeek(frame: string): RequestPeek {
         payload?: { toolId?: unknown };
       };
       if (typeof value === 'object' && value !== null) {
-        parsed = { type: value.type, id: value.id, toolId: value.payload?.toolId };
+        parsed = {
+          type: value.type,
+          id: value.id,
+          toolId: value.payload?.toolId,
+          message: value,
+        };
       }
     } catch {
       // Not JSON: nothing to show.
@@ -383,6 +391,9 @@ function lazyPeek(frame: string): RequestPeek {
     },
     get toolId() {
       return read().toolId;
+    },
+    get message() {
+      return read().message;
     },
   };
 }

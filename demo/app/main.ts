@@ -1,0 +1,130 @@
+/**
+ * The demo app (issue 8): a notes app whose tools an agent can use, a calendar widget from
+ * another origin whose tools coalesce into it, and two inspectors: the session panel (what the
+ * host asked, what the page answered) and the agent view (the catalog as the host sees it).
+ *
+ * Open it at the address `pnpm demo` (or `toolwire host --page`) prints: `#toolwire=<ws URL>`
+ * pairs it with that host. It serves its tools with the read-write guard.
+ */
+import type { Session } from '../../packages/endpoint/src/index.js';
+import { connect } from '../../packages/endpoint/src/index.js';
+import { install } from '../../packages/polyfill/src/index.js';
+import { AgentView, readCatalog } from './agent-view.js';
+import { element } from './format.js';
+import { NoteStore, registerNoteTools } from './notes.js';
+import { SessionPanel } from './session-panel.js';
+
+const origins =
+  typeof __TOOLWIRE_DEMO_ORIGINS__ === 'undefined'
+    ? { A: location.origin, B: 'http://127.0.0.1:5174' }
+    : __TOOLWIRE_DEMO_ORIGINS__;
+
+const installation = install();
+const store = new NoteStore();
+const list = document.getElementById('notes') as HTMLUListElement;
+const empty = document.getElementById('notes-empty') as HTMLParagraphElement;
+const cloud = document.getElementById('tag-cloud') as HTMLDivElement;
+const timeFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit' });
+
+function renderNotes(): void {
+  list.replaceChildren(
+    ...store.notes.map((note) => {
+      const text = element('span', 'note-text', note.text.replace(/\s*#[\p{L}\p{N}_-]+/gu, ''));
+      text.dataset.noteText = note.text;
+      return element(
+        'li',
+        '',
+        text,
+        ...note.tags.map((tag) => element('span', 'tag', `#${tag}`)),
+        element('time', 'note-time', timeFormat.format(new Date(note.at))),
+      );
+    }),
+  );
+  empty.hidden = store.notes.length > 0;
+  cloud.replaceChildren(
+    ...[...store.tagCounts()].map(([tag, count]) =>
+      element('span', 'tag', `#${tag} `, element('b', '', String(count))),
+    ),
+  );
+}
+store.addEventListener('change', renderNotes);
+renderNotes();
+
+// The form adds notes as a user would; the tour drives it with ui.perform_action.
+const form = document.getElementById('add-form') as HTMLFormElement;
+const input = document.getElementById('note-text') as HTMLInputElement;
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const value = input.value.trim();
+  if (!value) return;
+  store.add(value);
+  input.value = '';
+});
+
+await registerNoteTools(installation, store);
+
+// The calendar widget, from origin B; allow="tools" lets its tools coalesce into this page.
+const calendar = document.getElementById('calendar') as HTMLIFrameElement;
+calendar.src = `${origins.B}/app/calendar.html`;
+(document.getElementById('calendar-embed') as HTMLElement).textContent =
+  `<iframe allow="tools" src="${origins.B}/app/calendar.html">`;
+(document.getElementById('frames-link') as HTMLAnchorElement).href = '../frames/';
+
+const panel = new SessionPanel();
+const agentView = new AgentView();
+
+async function originsByName(): Promise<Map<string, string>> {
+  const handles = await installation.tools.getTools({ agentOnly: true });
+  return new Map(handles.map((tool) => [tool.name, tool.origin]));
+}
+
+function followCatalog(session: Session): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running = false;
+  let again = false;
+  const refresh = async () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      const [catalog, byName] = await Promise.all([readCatalog(session), originsByName()]);
+      agentView.render(catalog, byName, location.origin);
+      panel.setRevision(catalog.revision, catalog.availabilityRevision, catalog.tools.length);
+      document.body.dataset.catalogTools = String(catalog.tools.length);
+    } finally {
+      running = false;
+      if (again) {
+        again = false;
+        void refresh();
+      }
+    }
+  };
+  // After the session's own refresh (it re-reads the page's tools on toolchange).
+  const soon = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => void refresh(), 250);
+  };
+  installation.tools.addEventListener('toolchange', soon);
+  session.addEventListener('open', soon);
+  session.addEventListener('response', (event) => {
+    if ((event as CustomEvent<{ type?: string }>).detail?.type === 'tool.catalog') soon();
+  });
+  soon();
+}
+
+const url = new URLSearchParams(location.hash.slice(1)).get('toolwire');
+if (url) {
+  // Keep the token out of the address bar and history.
+  history.replaceState(history.state, '', location.pathname + location.search);
+  const session = connect({ url, guard: 'read-write' });
+  const host = new URL(url);
+  panel.attach(session, `${host.protocol}//${host.host}${host.pathname}`);
+  followCatalog(session);
+  // For the tour and tests: expand one tool's schemas in the agent view.
+  Object.assign(window, { toolwireDemo: { session, agentView, store } });
+} else {
+  panel.setState('unpaired');
+}
+document.body.dataset.ready = 'true';

@@ -1,0 +1,101 @@
+import { expect, test } from '@playwright/test';
+import { fitPage, SHOWCASE_VIEWPORT, showcase } from '../demo/app/showcase.js';
+import { type DemoServers, startDemoServers } from '../demo/serve.js';
+import { createHost, type Host } from '../packages/host/src/index.js';
+
+// Each demo page as people will see it: the app paired with a host after the scripted tour
+// (session log open, agent view showing), and the frames page. A screenshot of each goes to
+// this test's output directory (test-results/); demo/app/screenshot.ts makes the committed copy.
+// The assertions are on what is visible, so a blank or broken page fails.
+
+let servers: DemoServers;
+let host: Host;
+
+test.beforeAll(async () => {
+  servers = await startDemoServers({ ports: { a: 5223, b: 5224 }, watch: false });
+  host = await createHost({ origins: [servers.originA], maxToolPolicy: 'write' });
+});
+
+test.afterAll(async () => {
+  await host?.close();
+  await servers?.close();
+});
+
+test('the demo app, paired, after the tour: notes, calendar frame, session log, agent view', async ({
+  browser,
+}) => {
+  test.setTimeout(90_000);
+  const page = await browser.newPage({ viewport: SHOWCASE_VIEWPORT });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  const transcript = await showcase(page, host, servers.originA);
+  expect(transcript.join('\n')).toContain('success: true, 3 of 3 completed');
+
+  await expect(page.locator('#status')).toHaveText('connected');
+  await expect(page.locator('#notes li')).toHaveCount(3);
+  await expect(page.locator('#notes')).toContainText('Water plants');
+  await expect(page.locator('#tag-cloud')).toContainText('#errands 2');
+  const calendar = page.frameLocator('#calendar');
+  await expect(calendar.locator('#events li')).toHaveCount(4);
+  await expect(calendar.locator('#events li.new')).toContainText('Call Ada');
+  await expect(calendar.locator('.widget-head')).toContainText(`127.0.0.1:${5224}`);
+
+  // Session panel: state, revision, and the log with one exchange open.
+  await expect(page.locator('#fact-state')).toHaveText('connected');
+  await expect(page.locator('#fact-revision')).toContainText(/revision \w+ · 11 tools/);
+  await expect(page.locator('#fact-traffic')).toContainText('1 error');
+  expect(await page.locator('#log .exchange').count()).toBeGreaterThanOrEqual(15);
+  await expect(page.locator('#log .exchange[data-state="error"]')).toContainText(
+    'tool_arguments_schema_invalid',
+  );
+  const open = page.locator('#log .exchange[open]');
+  await expect(open).toHaveCount(1);
+  await expect(open.locator('.response pre')).toBeVisible();
+  await expect(open.locator('.response pre')).toContainText('"beforeArrivedAs": "Date"');
+  await expect(page.locator('#log .exchange[data-type="tool.batch"] summary')).toContainText(
+    '3/3 done',
+  );
+
+  // Agent view: the three groups, the frame's tools in theirs, one schema open.
+  await expect(page.locator('#agent-summary')).toHaveText('11 tools');
+  await expect(page.locator('#agent-tools .group-page .agent-tool')).toHaveCount(5);
+  await expect(page.locator('#agent-tools .group-frame .agent-tool')).toHaveCount(2);
+  await expect(page.locator('#agent-tools .group-frame h3')).toContainText(`127.0.0.1:${5224}`);
+  const events = page.locator('#agent-tools details[data-tool="calendar.events"]');
+  await expect(events).toHaveAttribute('open', '');
+  await expect(events.locator('.sig')).toContainText('(before: string<date-time>)');
+  await expect(events.locator('.schemas')).toBeVisible();
+  await expect(page.locator('#agent-tools details[data-tool="notes.export"] .sig')).toContainText(
+    '{mimeType: string, data: string}',
+  );
+  await expect(page.locator('#agent-tools details[data-tool="notes.tags"] .sig')).toContainText(
+    '{[string]: integer}',
+  );
+
+  await fitPage(page);
+  await page.screenshot({ path: test.info().outputPath('app.png') });
+  expect(problems).toEqual([]);
+  await page.close();
+});
+
+test('the frames page: the matrix, all green', async ({ browser }) => {
+  test.setTimeout(90_000);
+  const page = await browser.newPage({ viewport: { width: 1560, height: 1000 } });
+  await page.goto(servers.framesUrl);
+  await page.waitForSelector('#matrix[data-ready="true"]', { timeout: 60_000 });
+  let renders: string | null = null;
+  for (let i = 0; i < 30; i++) {
+    const now = await page.getAttribute('#matrix', 'data-renders');
+    if (now === renders) break;
+    renders = now;
+    await page.waitForTimeout(1000);
+  }
+  await expect(page.locator('h1')).toHaveText('toolwire: who sees which tool across frames');
+  await expect(page.locator('#summary')).toContainText('0 mismatch');
+  await expect(page.locator('#scenarios .card')).toHaveCount(6);
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: 1560, height });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: test.info().outputPath('frames.png') });
+  await page.close();
+});

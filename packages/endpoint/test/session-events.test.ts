@@ -1,0 +1,93 @@
+import type { Tools } from '@toolwire/polyfill';
+import { describe, expect, it } from 'vitest';
+import { connect } from '../src/connect.js';
+
+const sockets: FakeSocket[] = [];
+
+/** A WebSocket stand-in: the test opens it and feeds it frames; sent frames are kept. */
+class FakeSocket {
+  readyState = 0;
+  binaryType = 'blob';
+  sent: string[] = [];
+  onopen: (() => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onerror: (() => void) | null = null;
+  onclose: ((event: { code: number; reason: string }) => void) | null = null;
+
+  constructor(readonly url: string) {
+    sockets.push(this);
+  }
+
+  send(data: string): void {
+    this.sent.push(data);
+  }
+
+  close(): void {
+    this.readyState = 3;
+  }
+
+  open(): void {
+    this.readyState = 1;
+    this.onopen?.();
+  }
+}
+
+/** A page with no tools of its own. */
+function emptyTools(): Tools {
+  const tools = new EventTarget() as EventTarget & Record<string, unknown>;
+  tools.getTools = async () => [];
+  tools.wireInfo = () => undefined;
+  return tools as unknown as Tools;
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+}
+
+describe('Session events', () => {
+  it('request carries the decoded message; response the envelope answering it', async () => {
+    const session = connect({
+      url: 'ws://127.0.0.1:9/toolwire?token=t',
+      tools: emptyTools(),
+      builtins: false,
+      reconnect: false,
+      WebSocket: FakeSocket as unknown as typeof WebSocket,
+    });
+    await until(() => sockets.length === 1);
+    const socket = sockets[0] as FakeSocket;
+    socket.open();
+    const requests: { type: unknown; id: unknown; toolId: unknown; message: unknown }[] = [];
+    const responses: { type?: unknown; replyTo?: unknown }[] = [];
+    session.addEventListener('request', (event) => {
+      const { type, id, toolId, message } = (event as CustomEvent).detail;
+      requests.push({ type, id, toolId, message });
+    });
+    session.addEventListener('response', (event) => {
+      responses.push((event as CustomEvent).detail);
+    });
+    const call = {
+      type: 'tool.call',
+      id: 'call-1',
+      capability: 'tool.exec',
+      payload: { toolId: 'notes.add', arguments: { text: 'hello', when: '2030-01-01T00:00:00Z' } },
+    };
+    socket.onmessage?.({ data: JSON.stringify(call) });
+    await until(() => responses.length === 1);
+    expect(requests).toEqual([
+      { type: 'tool.call', id: 'call-1', toolId: 'notes.add', message: call },
+    ]);
+    expect(responses[0]).toMatchObject({ type: 'tool.error', replyTo: 'call-1' });
+
+    // Not JSON: the fields are undefined, nothing throws.
+    socket.onmessage?.({ data: 'not json' });
+    await until(() => requests.length === 2);
+    expect(requests[1]).toEqual({
+      type: undefined,
+      id: undefined,
+      toolId: undefined,
+      message: undefined,
+    });
+    session.close();
+  });
+});
