@@ -60,6 +60,7 @@ import {
 import { printTotal, runBench } from './lib/run.js';
 import { startViteServer } from './lib/server.js';
 import { quantile as quantileOf } from './lib/stats.js';
+import { record } from './lib/summary.js';
 import type { EndpointBenchApi, ProfileResult, Served } from './pages/endpoint-page.js';
 
 const PAGE = '/bench/pages/endpoint.html';
@@ -1205,6 +1206,27 @@ async function main(): Promise<void> {
       ],
     ];
     for (const [target, ok, value] of lines) console.log(`- ${met(ok)}: ${target} (${value})`);
+    for (const result of results) {
+      const big = result.size.bytes >= MIB;
+      record({
+        bench: 'endpoint',
+        what: `host -> page \`tool.call\` p50, ${result.size.label} echo (protocol client)`,
+        figure: { value: result.ours.p50, unit: 'ms' },
+        baseline: { name: 'raw WebSocket JSON echo', value: result.raw.p50, unit: 'ms' },
+        target: {
+          op: '<=',
+          value: big ? TARGETS.performanceBig : TARGETS.performanceSmall,
+          of: 'ratio',
+        },
+      });
+    }
+    record({
+      bench: 'endpoint',
+      what: `calls/s, ${IN_FLIGHT} in flight, ${THROUGHPUT_BYTES} B (protocol client)`,
+      figure: { value: rate.ours, unit: 'calls/s' },
+      baseline: { name: 'raw WebSocket JSON echo', value: rate.raw, unit: 'calls/s' },
+      target: { op: '>=', value: TARGETS.performanceThroughput, of: 'ratio' },
+    });
 
     // ---- where the time goes ----
     console.log('');

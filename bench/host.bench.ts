@@ -49,6 +49,7 @@ import {
   median,
   renderTable,
 } from './lib/harness.js';
+import { record } from './lib/summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENDPOINT_DIST = join(ROOT, 'packages/endpoint/dist');
@@ -457,6 +458,13 @@ async function main(): Promise<void> {
         peer,
         `bare client ${formatMs(viaClient.medianMs)} ms (${formatRatio(viaClient.medianMs / direct.medianMs)}); host adds ${formatMs(viaHost.medianMs - viaClient.medianMs)} ms; ${wire}`,
       );
+      record({
+        bench: 'host',
+        what: `host -> page call p50, ${label} echo (\`createHost\` session)`,
+        figure: { value: viaHost.medianMs, unit: 'ms' },
+        baseline: { name: 'raw WebSocket JSON echo', value: direct.medianMs, unit: 'ms' },
+        target: { op: '<=', value: target, of: 'ratio' },
+      });
     }
 
     // ---- throughput ----
@@ -485,6 +493,13 @@ async function main(): Promise<void> {
       'MCP-B relay ~3,300/s',
       `bare client ${Math.round(median(rates.client)).toLocaleString('en-US')}/s; ${THROUGHPUT_CALLS.toLocaleString('en-US')} calls a round, median of ${THROUGHPUT_ROUNDS} rounds`,
     ]);
+    record({
+      bench: 'host',
+      what: `calls/s, ${IN_FLIGHT} in flight, 100 B (\`createHost\` session)`,
+      figure: { value: hostRate, unit: 'calls/s' },
+      baseline: { name: 'raw WebSocket JSON echo', value: baseRate, unit: 'calls/s' },
+      target: { op: '>=', value: 0.8, of: 'ratio' },
+    });
 
     // ---- through the MCP bridge (information) ----
     const mcp = mcpClient(host);

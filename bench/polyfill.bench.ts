@@ -33,6 +33,7 @@ import { BenchFailure, expect, formatRatio, median, renderTable } from './lib/ha
 import { printTotal, runBench } from './lib/run.js';
 import { CROSS_ORIGIN_ISOLATION } from './lib/server.js';
 import { quantile } from './lib/stats.js';
+import { record } from './lib/summary.js';
 import type { LoopTimes, PolyfillBenchApi } from './pages/polyfill-page.js';
 
 const PAGES = fileURLToPath(new URL('./pages/', import.meta.url));
@@ -495,6 +496,31 @@ async function main(): Promise<void> {
     console.log(
       `- polyfill IIFE, gzip -9: <= ${CORE_BUDGET_BYTES.toLocaleString('en-US')} B without the lazily loaded validator: ${core.toLocaleString('en-US')} B ${sizes.minifier ? 'min+gzip' : 'gzip (not minified)'}: ${verdict(core <= CORE_BUDGET_BYTES)}`,
     );
+    record({
+      bench: 'polyfill',
+      what: "in-page `tools.callTool('echo')`, 100 B",
+      figure: { value: callTool, unit: 'us' },
+      baseline: { name: 'direct `await echo(input)`', value: direct, unit: 'us' },
+      target: { op: '<=', value: CALL_TARGET_US, of: 'figure' },
+    });
+    for (const [kind, value] of [
+      ['agent tools', agentMs],
+      ['minimal tools', minimalMs],
+    ] as const) {
+      record({
+        bench: 'polyfill',
+        what: `1,000 sequential \`await register(...)\` + getTools(), ${kind}`,
+        figure: { value, unit: 'ms' },
+        baseline: { name: 'Map.set + sorted list', value: mapMs, unit: 'ms' },
+        target: { op: '<', value: REGISTER_TARGET_MS, of: 'figure' },
+      });
+    }
+    record({
+      bench: 'polyfill',
+      what: `\`polyfill.iife.js\` ${sizes.minifier ? 'min+gzip' : 'gzip (not minified)'}, without the lazy validator`,
+      figure: { value: core, unit: 'B' },
+      target: { op: '<=', value: CORE_BUDGET_BYTES, of: 'figure' },
+    });
     printTotal(started);
   } finally {
     await browser.close();

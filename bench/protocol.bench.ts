@@ -45,6 +45,7 @@ import {
   timeSingle,
 } from './lib/harness.js';
 import { printTotal, runBench } from './lib/run.js';
+import { record } from './lib/summary.js';
 
 const TOOL_COUNT = 10_000;
 /** WIRE clamps `limit` to 1..1000, default 1000: a listing never carries more than this. */
@@ -296,6 +297,14 @@ async function benchCatalog(): Promise<void> {
     { name: 'full listing', timing: full, as: 'percent' },
     `target < 1%: ${unchangedShare < UNCHANGED_TARGET ? 'met' : 'MISSED'}; ${unchangedNote}; ${withAvailability} availability() calls`,
   );
+  record({
+    bench: 'protocol',
+    what: `unchanged conditional catalog query, ${TOOL_COUNT.toLocaleString('en-US')} tools`,
+    figure: { value: unchanged.medianMs, unit: 'ms' },
+    baseline: { name: 'full listing', value: full.medianMs, unit: 'ms' },
+    ratioAs: 'percent',
+    target: { op: '<', value: UNCHANGED_TARGET, of: 'ratio' },
+  });
 
   // Same poll while some tools are unavailable: the availability revision must come from the
   // cache keyed by the unavailable set, not be re-hashed per query.
