@@ -4,12 +4,13 @@ import { fileURLToPath } from 'node:url';
 import { expect, type Page, test } from '@playwright/test';
 import type { Host, HostOptions, HostSession } from '../packages/host/src/index.js';
 import { createHost } from '../packages/host/src/index.js';
+import { E2E_PORT } from '../playwright.config.js';
 
 // The toolwire host against real pages: @toolwire/host in Node, the endpoint in Debian's
 // Chromium, on the two origins the e2e server offers (localhost and 127.0.0.1, same port).
 
-const ORIGIN = 'http://localhost:5181';
-const OTHER_ORIGIN = 'http://127.0.0.1:5181';
+const ORIGIN = `http://localhost:${E2E_PORT}`;
+const OTHER_ORIGIN = `http://127.0.0.1:${E2E_PORT}`;
 const PAGE = '/e2e/pages/host/page.html';
 
 let host: Host | undefined;

@@ -2,7 +2,8 @@
  * Builds @toolwire/polyfill (issue 4 "Entry points"):
  * - dist/index.js: the side-effect-free ES module (dependencies external);
  * - dist/polyfill.iife.js: one classic script that installs the globals on load;
- * - dist/polyfill-<chunk>.js: the lazily loaded parts (validator engines, lowering) as ES
+ * - dist/polyfill-<chunk>.js: the lazily loaded parts (validator engines, lowering, frames,
+ *   native layer, declarative form tools) as ES
  *   modules, which the IIFE imports from beside its own URL on first use.
  */
 import { fileURLToPath } from 'node:url';
@@ -33,6 +34,7 @@ await build({
         'polyfill-validator-cfworker': `${root}src/validator-cfworker.ts`,
         'polyfill-native': `${root}src/native.ts`,
         'polyfill-frames': `${root}src/frames/node.ts`,
+        'polyfill-declarative': `${root}src/declarative/forms.ts`,
         'polyfill-lowering': fileURLToPath(new URL('../../lowering/src/index.ts', import.meta.url)),
       },
       formats: ['es'],

@@ -5,9 +5,11 @@
  * is kept and the generic layer is installed on top of it.
  */
 
+import { watchForms } from './declarative/gate.js';
 import { dataError, ToolExecutionError } from './errors.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import { FramesGate } from './frames/gate.js';
+import { loadChunk } from './lib/chunks.js';
 import { documentOrigin } from './lib/origins.js';
 import { policyAnswer } from './lib/permissions.js';
 import { ModelContext } from './model-context.js';
@@ -56,7 +58,8 @@ export function install(options: InstallOptions = {}): Installation {
       (tools as Tools).runFor(entry, input, encoding, signal, caller),
     runSpec: (entry, input, signal, caller) =>
       ours
-        ? ours.runFor(entry, input, signal, caller)
+        ? // The frames wire carries a string: a form tool's navigation null crosses as "null".
+          ours.runFor(entry, input, signal, caller).then((text) => text ?? 'null')
         : Promise.reject(new DOMException('No modelContext polyfill here.', 'UnknownError')),
     toolsChanged: () => tools?.dispatchEvent(new Event('toolchange')),
     specChanged: () => ours?.dispatchEvent(new Event('toolchange')),
@@ -105,6 +108,22 @@ export function install(options: InstallOptions = {}): Installation {
   defineGlobal(win, 'tools', tools, true);
 
   frames.start(ownPolicy !== false);
+  // Form tools (issue 9): loaded only once the document has a tool form.
+  watchForms(win, () => {
+    loadChunk('declarative')
+      .then((chunk) =>
+        chunk.startDeclarative({
+          window: win,
+          registry,
+          events: modelContext,
+          activated: (toolName) => new ToolActivatedEvent('toolactivated', { toolName }),
+          cancelled: (toolName) => new ToolCancelEvent('toolcancel', { toolName }),
+          onRegister: native ? (entry) => native.mirror(entry, tools as Tools) : undefined,
+          onUnregister: native ? (entry) => native.unmirror(entry) : undefined,
+        }),
+      )
+      .catch((error: unknown) => console.warn(`toolwire: form tools unavailable: ${error}`));
+  });
 
   const installation: Installation = {
     toolManager,

@@ -328,7 +328,7 @@ export class ModelContext extends EventTarget {
     input: unknown,
     signal: AbortSignal | undefined,
     caller: string,
-  ): Promise<string> {
+  ): Promise<string | null> {
     let result: unknown;
     try {
       if (entry.layer === 'toolManager') {
@@ -349,6 +349,8 @@ export class ModelContext extends EventTarget {
     // A string result comes back as it is: the public WPT tests (executeTool-abort,
     // exposedTo-*) expect that, and Chromium does it, though the spec text would quote it.
     if (typeof result === 'string') return result;
+    // A form tool whose submission navigated: the spec's `DOMString?` null (declarative/forms.ts).
+    if (result === null && entry.layer === 'declarative') return null;
     let text: string | undefined;
     try {
       text = JSON.stringify(result);

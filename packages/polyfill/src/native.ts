@@ -66,9 +66,12 @@ export class NativeLayer {
     return this.#handles.has(tool as Tool);
   }
 
-  /** Mirrors an agent-exposed toolManager registration into the native registry. */
+  /**
+   * Mirrors an agent-exposed toolManager registration (or a form tool, on a browser with a
+   * native modelContext but no native declarative support) into the native registry.
+   */
   mirror(entry: RegistryEntry, caller: ToolCaller): void {
-    if (!entry.agentExposed || entry.layer !== 'toolManager') return;
+    if (!entry.agentExposed || entry.layer === 'modelContext') return;
     const controller = new AbortController();
     entry.memo.set(MIRROR, controller);
     this.#mirrored.add(entry.name);

@@ -23,7 +23,7 @@ import type {
   ToolPolicy,
 } from './types.js';
 
-export type ToolLayer = 'toolManager' | 'modelContext';
+export type ToolLayer = 'toolManager' | 'modelContext' | 'declarative';
 
 export interface RegistryEntryInit {
   name: string;
@@ -44,6 +44,11 @@ export interface RegistryEntryInit {
   execute: (input: unknown, context: ToolExecuteContext) => unknown;
   /** Where `toolactivated` / `toolcancel` fire for this tool. */
   events: EventTarget;
+  /**
+   * The tool fires `toolactivated` itself: a declarative (form) tool fires it after the form
+   * is filled, not before (explainer "toolactivated"; WPT executeTool-pseudo-classes).
+   */
+  selfActivating?: boolean;
 }
 
 export interface RegistryEntry extends RegistryEntryInit {
@@ -59,6 +64,14 @@ export interface RegistryChange {
   /** The union of the changed tools' exposedTo lists (frames tell exactly those origins). */
   exposedTo: Set<string>;
 }
+
+/**
+ * Marks an error a tool's execute() rejects with as the registry's kind of failure (a form
+ * tool whose form went away mid-call), not the tool's own: callers see it as it is
+ * (NotFoundError) instead of a ToolExecutionError. A registered symbol, so that the lazily
+ * loaded declarative chunk shares it.
+ */
+export const CALLER_ERROR: unique symbol = Symbol.for('toolwire.callerError');
 
 /** A tool's own failure, as opposed to the registry's: the layers report it differently. */
 export class ToolFailure {
@@ -187,9 +200,15 @@ export class ToolRegistry {
         settled = true;
         signal?.removeEventListener('abort', onAbort);
         if (ok) resolve(value);
+        // A failure the registry would report for any tool (a form tool whose form went away):
+        // passed on as it is, not as the tool's own failure.
+        else if ((value as { [CALLER_ERROR]?: boolean } | null)?.[CALLER_ERROR]) reject(value);
         else reject(new ToolFailure(value));
       };
-      entry.events.dispatchEvent(new ToolActivatedEvent('toolactivated', { toolName: entry.name }));
+      if (!entry.selfActivating)
+        entry.events.dispatchEvent(
+          new ToolActivatedEvent('toolactivated', { toolName: entry.name }),
+        );
       let returned: unknown;
       try {
         returned = entry.execute(input, context);

@@ -1,7 +1,8 @@
 /**
- * Lazily loaded parts of the polyfill: the two validator engines and the lowering. Module
- * builds let the bundler split them; the IIFE build (one classic script, which cannot be
- * split) loads them as ES modules from beside its own URL, captured while it runs.
+ * Lazily loaded parts of the polyfill: the two validator engines, the lowering, the frames
+ * bridge, the native layer and declarative (form) tools. Module builds let the bundler split
+ * them; the IIFE build (one classic script, which cannot be split) loads them as ES modules
+ * from beside its own URL, captured while it runs.
  */
 import type { LoweringModule } from './lowering.js';
 
@@ -13,6 +14,7 @@ interface ValidatorChunk {
 
 interface Chunks {
   frames: typeof import('../frames/node.js');
+  declarative: typeof import('../declarative/forms.js');
   native: typeof import('../native.js');
   'validator-ajv': ValidatorChunk;
   'validator-cfworker': ValidatorChunk;
@@ -43,6 +45,8 @@ export function loadChunk<K extends keyof Chunks>(name: K): Promise<Chunks[K]> {
       return import('../native.js') as Promise<Chunks[K]>;
     case 'frames':
       return import('../frames/node.js') as Promise<Chunks[K]>;
+    case 'declarative':
+      return import('../declarative/forms.js') as Promise<Chunks[K]>;
     default:
       return import('@toolwire/lowering') as unknown as Promise<Chunks[K]>;
   }

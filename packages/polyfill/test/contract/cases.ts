@@ -9,6 +9,7 @@
  * asserts that it still fails, so the list cannot go stale silently.
  */
 import { deepEqual, equal, nextTask, ok, rejects, rejectsWith, sleep } from './assert.js';
+import { DECLARATIVE_CASES, DECLARATIVE_NATIVE_DIFFERENCES } from './declarative-cases.js';
 
 export interface ContractEnv {
   win: Window & typeof globalThis;
@@ -23,8 +24,12 @@ export interface ContractEnv {
 
 export interface ContractCase {
   name: string;
-  /** spec: the WebMCP spec surface (runs natively); generic: toolManager/tools; layering: native + generic. */
-  kind: 'spec' | 'generic' | 'layering';
+  /**
+   * spec: the WebMCP spec surface (runs natively); generic: toolManager/tools; layering: native
+   * + generic; declarative: `<form toolname>` tools (declarative-cases.ts; native where the
+   * browser supports them).
+   */
+  kind: 'spec' | 'generic' | 'layering' | 'declarative';
   run(env: ContractEnv): Promise<void>;
 }
 
@@ -34,6 +39,7 @@ export const NATIVE_DIFFERENCES: Readonly<Record<string, string>> = {
     'Chromium 156 dispatches toolactivated in a task queued after execute() has started; the spec fires it before calling execute.',
   'executeTool: a result of undefined is an UnknownError':
     'Chromium 156 resolves with the string "undefined"; the spec JSON-serializes the result, which throws for undefined.',
+  ...DECLARATIVE_NATIVE_DIFFERENCES,
 };
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -737,4 +743,5 @@ export const CASES: ContractCase[] = [
       await nextTask();
     },
   },
+  ...DECLARATIVE_CASES,
 ];

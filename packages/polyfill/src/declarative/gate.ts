@@ -1,0 +1,46 @@
+/**
+ * The core's part of declarative tools (issue 9): decides whether the page needs the
+ * `polyfill-declarative` chunk at all, and loads it when it does. It costs a page without tool
+ * forms one MutationObserver that looks at added elements only.
+ *
+ * - Native declarative support (`SubmitEvent.prototype.agentInvoked`, Chromium with the WebMCP
+ *   flag) registers forms itself; scanning too would register every form twice, so nothing runs.
+ * - Otherwise the chunk starts as soon as a `form[toolname]` or an open shadow root (which may
+ *   hold one, now or later) is in the document.
+ */
+const FORM = 'form[toolname]';
+
+function holdsForm(node: Node): boolean {
+  if (node.nodeType !== 1 && node.nodeType !== 9) return false;
+  const element = node as Element;
+  if (element.matches?.(FORM) || element.shadowRoot || element.querySelector(FORM)) return true;
+  for (const child of element.querySelectorAll('*')) if (child.shadowRoot) return true;
+  return false;
+}
+
+export function watchForms(win: Window & typeof globalThis, start: () => void): void {
+  const proto = win.SubmitEvent?.prototype;
+  // The chunk marks its own agentInvoked (forms.ts HOOKS): that one is not native.
+  const native = proto && 'agentInvoked' in proto && !(Symbol.for('toolwire.declarative') in proto);
+  if (!win.MutationObserver || native) return;
+  const doc = win.document;
+  if (holdsForm(doc)) {
+    start();
+    return;
+  }
+  const observer = new win.MutationObserver((records) => {
+    for (const record of records) {
+      if (record.type === 'attributes' || [...record.addedNodes].some(holdsForm)) {
+        observer.disconnect();
+        start();
+        return;
+      }
+    }
+  });
+  observer.observe(doc, {
+    subtree: true,
+    childList: true,
+    attributes: true,
+    attributeFilter: ['toolname'],
+  });
+}
