@@ -29,10 +29,11 @@ export default defineConfig({
   projects: [
     // Native WebMCP off: everything runs against the polyfill.
     { name: 'chromium' },
-    // Chromium's own document.modelContext (behind a flag): the contract suite only.
+    // Chromium's own document.modelContext (behind a flag): the contract suite, and form tools
+    // served over the wire.
     {
       name: 'chromium-native',
-      testMatch: 'polyfill-contract.e2e.ts',
+      testMatch: ['polyfill-contract.e2e.ts', 'declarative-wire.e2e.ts'],
       use: {
         launchOptions: {
           executablePath,

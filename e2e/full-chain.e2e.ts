@@ -1,45 +1,26 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { type DemoServers, startDemoServers } from '../demo/serve.js';
+import { CLI, toolwire } from './support/cli.js';
 
 // The full chain, every link real: the built `toolwire` CLI (a process) -> its host (another
 // process) -> the demo app in Chromium -> the app's cross-origin calendar frame -> the frame's
 // tool -> the lowering -> back to the CLI's stdout. The frame's tools take Dates and return a
 // Map keyed by Dates, so both directions of the lowering are on the path.
 
-const CLI = fileURLToPath(new URL('../packages/host/dist/cli.js', import.meta.url));
 const PORTS = { a: 5213, b: 5214 };
 const ORIGIN_A = `http://localhost:${PORTS.a}`;
 const ORIGIN_B = `http://127.0.0.1:${PORTS.b}`;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const env = {
-  PATH: process.env.PATH ?? '',
   TOOLWIRE_STATE: join(mkdtempSync(join(tmpdir(), 'toolwire-chain-')), 'state.json'),
 };
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-function toolwire(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env, timeout: 25_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, out: stdout, err: stderr });
-      },
-    );
-  });
-}
+/** `toolwire ARGS` against this file's host. */
+const run = (args: string[]) => toolwire(args, env);
 
 let servers: DemoServers | undefined;
 let host: ChildProcess | undefined;
@@ -78,7 +59,7 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
       '--page',
       `${ORIGIN_A}/app/`,
     ],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   host.stderr?.on('data', (chunk: Buffer) => {
     hostLog += chunk.toString();
@@ -92,15 +73,15 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
   await expect
     .poll(
       async () => {
-        const run = await toolwire(['tools', '--json']);
-        return run.code === 0 ? JSON.parse(run.out).tools.map((tool: any) => tool.id) : [];
+        const listed = await run(['tools', '--json']);
+        return listed.code === 0 ? JSON.parse(listed.out).tools.map((tool: any) => tool.id) : [];
       },
       { timeout: 30_000 },
     )
     .toEqual(expect.arrayContaining(['calendar.events', 'calendar.schedule', 'notes.tags']));
 
   // What the agent is told: the Date and the Map as plain JSON Schema.
-  const full = JSON.parse((await toolwire(['tools', '--json', '--detail', 'full'])).out);
+  const full = JSON.parse((await run(['tools', '--json', '--detail', 'full'])).out);
   const events = full.tools.find((tool: any) => tool.id === 'calendar.events');
   expect(events.argumentsSchema.properties.before).toEqual({ type: 'string', format: 'date-time' });
   expect(events.resultSchema.properties.events).toMatchObject({
@@ -110,7 +91,7 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
   });
 
   // The call: CLI process -> host -> page -> frame -> tool, and back.
-  const called = await toolwire([
+  const called = await run([
     'call',
     'calendar.events',
     '--args',
@@ -138,7 +119,7 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
   ]);
 
   // A Date with an offset goes in, the frame keeps it as a Date, and it comes back as UTC ISO.
-  const scheduled = await toolwire([
+  const scheduled = await run([
     'call',
     'calendar.schedule',
     '--args',
@@ -156,7 +137,7 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
   );
 
   // A bad Date never reaches the frame: the page's schema check refuses it (exit 1).
-  const refused = await toolwire(['call', 'calendar.events', '--args', '{"before":"soon"}']);
+  const refused = await run(['call', 'calendar.events', '--args', '{"before":"soon"}']);
   expect(refused.code).toBe(1);
   expect(refused.err).toMatch(/^toolwire: tool_arguments_schema_invalid: /);
 

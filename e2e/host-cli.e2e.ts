@@ -1,83 +1,30 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
+import { CLI, HostProcess, toolwire } from './support/cli.js';
 
 // The built `toolwire` bin as processes: `toolwire host` spawned, a real page in Chromium
 // connected to it, and every client command run as its own process against it (human and
 // --json output, exit codes 0, 1, 2 and 3).
 
-const CLI = fileURLToPath(new URL('../packages/host/dist/cli.js', import.meta.url));
 const ORIGIN = `http://localhost:${E2E_PORT}`;
 const ORIGIN_PATTERN = ORIGIN.replaceAll('/', '\\/').replaceAll('.', '\\.');
 const PAGE = '/e2e/pages/host/page.html';
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-e2e-'));
-let counter = 0;
 
-interface Run {
-  code: number;
-  out: string;
-  err: string;
-}
-
-function toolwire(args: string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 25_000 },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-        resolve({ code, out: stdout, err: stderr });
-      },
-    );
-  });
-}
-
-class HostProcess {
-  readonly child: ChildProcess;
-  readonly env: Record<string, string>;
-  stderr = '';
-
-  constructor(args: string[]) {
-    this.env = { TOOLWIRE_STATE: join(dir, `state-${++counter}.json`) };
-    this.child = spawn(process.execPath, [CLI, 'host', '--port', '0', ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', ...this.env },
-    });
-    this.child.stderr?.on('data', (chunk) => {
-      this.stderr += chunk;
-    });
-  }
-
-  async url(): Promise<string> {
-    await expect.poll(() => /url: '([^']+)'/.exec(this.stderr)?.[1]).toBeTruthy();
-    await expect.poll(() => this.stderr).toContain('control API on');
-    return /url: '([^']+)'/.exec(this.stderr)?.[1] as string;
-  }
-
+/** The host process, connected to the e2e page (9 tools: 5 of its own, 4 built-in ui.*). */
+class PageHost extends HostProcess {
   async connect(page: Page, query = ''): Promise<void> {
     const url = await this.url();
     // (A new query string when the page is open already: a new fragment alone does not reload.)
     await page.goto(`${ORIGIN}${PAGE}${query}#toolwire=${encodeURIComponent(url)}`);
     await expect.poll(() => this.stderr).toMatch(/catalog tools, 9 tools/);
   }
-
-  stop(): Promise<number | null> {
-    return new Promise((resolve) => {
-      if (this.child.exitCode !== null) resolve(this.child.exitCode);
-      else {
-        this.child.once('exit', (code) => resolve(code));
-        this.child.kill('SIGTERM');
-      }
-    });
-  }
 }
 
-let host: HostProcess | undefined;
+let host: PageHost | undefined;
 
 test.afterEach(async () => {
   await host?.stop();
@@ -85,7 +32,7 @@ test.afterEach(async () => {
 });
 
 test('toolwire host + a real page: sessions, tools, call, batch as processes', async ({ page }) => {
-  host = new HostProcess(['--allow-origin', ORIGIN, '--max-tool-policy', 'write']);
+  host = new PageHost(['--allow-origin', ORIGIN, '--max-tool-policy', 'write']);
   const { env } = host;
   await host.connect(page);
 
@@ -210,7 +157,7 @@ test('exit codes: 2 for usage, 3 without a host or a session; one line, no stack
   );
   expect(refused.code).toBe(3);
 
-  host = new HostProcess(['--allow-origin', ORIGIN]);
+  host = new PageHost(['--allow-origin', ORIGIN]);
   await host.url();
   const noSession = await toolwire(['call', 'demo.echo'], host.env);
   expect(noSession).toMatchObject({
@@ -242,14 +189,14 @@ test('exit codes: 2 for usage, 3 without a host or a session; one line, no stack
 test("toolwire host --allow-origin '*' warns; without one, the page is refused", async ({
   page,
 }) => {
-  host = new HostProcess([]);
+  host = new PageHost([]);
   const url = await host.url();
   expect(host.stderr).toContain('no origin is allowed');
   await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
   await expect.poll(() => host?.stderr).toMatch(/refused a connection from .*: 403/);
   expect((await toolwire(['sessions'], host.env)).out).toBe('no sessions: no page is connected\n');
   await host.stop();
-  host = new HostProcess(['--allow-origin', '*']);
+  host = new PageHost(['--allow-origin', '*']);
   expect(await host.url()).toBeTruthy();
   expect(host.stderr).toContain("warning: --allow-origin '*'");
   await host.connect(page, '?again=1');
@@ -258,7 +205,7 @@ test("toolwire host --allow-origin '*' warns; without one, the page is refused",
 test('toolwire mcp --attach: the SDK client lists and calls a page tool of the running host', async ({
   page,
 }) => {
-  host = new HostProcess(['--allow-origin', ORIGIN]);
+  host = new PageHost(['--allow-origin', ORIGIN]);
   await host.connect(page);
   const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
   const transport = new StdioClientTransport({

@@ -163,6 +163,18 @@ export class Tools extends EventTarget implements ToolCaller {
         local: true,
       };
     }
+    if (this.#hooks.native?.owns(tool)) {
+      // A tool the browser registered (a page's own registerTool, or a form tool): the same
+      // policy rule as our document.modelContext registrations; availability is the browser's.
+      return {
+        policy: tool.annotations?.readOnlyHint ? 'read' : 'write',
+        category: undefined,
+        keywords: [],
+        prerequisites: [],
+        availability: () => true,
+        local: true,
+      };
+    }
     const descriptor = this.#hooks.frames?.descriptorOf(tool);
     if (!descriptor) return undefined;
     const runtime = descriptor.runtime;

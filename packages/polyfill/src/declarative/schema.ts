@@ -14,7 +14,9 @@
  * 5. date -> format date. time, datetime-local, month, week and color have no matching JSON
  *    Schema format (`time`/`date-time` demand seconds and a zone offset), so they get a `pattern`.
  * 6. `required` on any control of a property makes it required; `toolparamtitle` /
- *    `toolparamdescription` become the property's title / description.
+ *    `toolparamdescription` become the property's title / description. Without a
+ *    toolparamdescription, the control's `<label>`s describe it (joined by "; ", as Chromium
+ *    does), and each radio's or grouped checkbox's label titles its enum value.
  * 7. File inputs: an agent cannot pick a file for the user, so they are left out and named in
  *    the schema's description (the user chooses those files before submitting).
  */
@@ -191,14 +193,12 @@ export function synthesize(form: HTMLFormElement): Synthesized {
 
 /** Radio and checkbox schemas depend on the whole group, so they are made once it is known. */
 function groupSchema(field: Field, schema: JsonSchema): JsonSchema {
-  if (field.kind === 'radio') {
-    field.values = field.controls.map((control) => control.value);
-    return enumSchema(field.values);
-  }
   if (field.kind === 'checkbox' && field.controls.length > 1) field.kind = 'checks';
-  if (field.kind === 'checks') {
+  if (field.kind === 'radio' || field.kind === 'checks') {
     field.values = field.controls.map((control) => control.value);
-    return { type: 'array', items: enumSchema(field.values), uniqueItems: true };
+    const labels = field.controls.map(labelText);
+    const items = enumSchema(field.values, labels.some(Boolean) ? labels : undefined);
+    return field.kind === 'radio' ? items : { type: 'array', items, uniqueItems: true };
   }
   if (field.kind === 'checkbox') return { type: 'boolean' };
   return schema;
@@ -212,4 +212,21 @@ function describe(schema: JsonSchema, controls: Control[]): void {
       ?.getAttribute(attribute);
     if (value) schema[attribute === 'toolparamtitle' ? 'title' : 'description'] = value;
   }
+  // A group's labels title its values (above); a lone control's labels describe it.
+  if (schema.description === undefined && controls.length === 1 && controls[0]) {
+    const text = labelText(controls[0]);
+    if (text) schema.description = text;
+  }
+}
+
+/** The text of a control's labels, without the text of controls inside them (options...). */
+function labelText(control: Control): string {
+  const texts: string[] = [];
+  for (const label of control.labels ?? []) {
+    const copy = label.cloneNode(true) as HTMLElement;
+    for (const inner of copy.querySelectorAll('select, textarea, button, datalist')) inner.remove();
+    const text = (copy.textContent ?? '').trim();
+    if (text) texts.push(text);
+  }
+  return texts.join('; ');
 }

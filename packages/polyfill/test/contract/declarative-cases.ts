@@ -165,6 +165,51 @@ export const DECLARATIVE_CASES: ContractCase[] = [
     },
   },
   {
+    name: 'declarative: labels describe a control without toolparamdescription and title radio and checkbox values',
+    kind: 'declarative',
+    async run(env) {
+      const { tool } = await formTool(
+        env,
+        `<form toolname="labelled" tooldescription="Labels">
+          <label> Your  name <input name="who"></label>
+          <label for="labelled-mail">Mail</label><label for="labelled-mail">(work)</label>
+          <input id="labelled-mail" name="mail">
+          <label>Size <select name="size"><option>s</option></select></label>
+          <label>Ignored <input name="own" toolparamdescription="Own words"></label>
+          <label><input type="checkbox" name="agree"> I agree</label>
+          <label><input type="radio" name="color" value="red"> Red</label>
+          <label><input type="radio" name="color" value="blue"> Blue</label>
+          <label><input type="checkbox" name="days" value="mon"> Monday</label>
+          <label><input type="checkbox" name="days" value="tue"> Tuesday</label>
+          <input name="bare" placeholder="A placeholder is not a label">
+        </form>`,
+        'labelled',
+      );
+      deepEqual(
+        tool.inputSchema,
+        {
+          type: 'object',
+          properties: {
+            who: { type: 'string', description: 'Your  name' },
+            mail: { type: 'string', description: 'Mail; (work)' },
+            size: { ...enumOf(['s'], ['s']), description: 'Size' },
+            own: { type: 'string', description: 'Own words' },
+            agree: { type: 'boolean', description: 'I agree' },
+            color: enumOf(['red', 'blue'], ['Red', 'Blue']),
+            days: {
+              type: 'array',
+              items: enumOf(['mon', 'tue'], ['Monday', 'Tuesday']),
+              uniqueItems: true,
+            },
+            bare: { type: 'string' },
+          },
+          required: [],
+        },
+        'inputSchema',
+      );
+    },
+  },
+  {
     name: 'declarative: hidden, button-like, disabled and nameless controls are skipped',
     kind: 'declarative',
     async run(env) {
