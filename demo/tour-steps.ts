@@ -112,6 +112,13 @@ export async function runTour(page: Page, session: HostSession, say: Say): Promi
   await call('notes.tags', {});
 
   heading(
+    "notes.search: a tool declared by the app's search form in HTML (toolname); the arguments fill the form, it submits, the page answers with respondWith",
+  );
+  await call('notes.search', { text: 'milk', order: 'oldest' });
+  const searched = await page.locator('#search-form input[name="text"]').inputValue();
+  say(`     the form's search field now reads ${json(searched)}`);
+
+  heading(
     'calendar.events: runs in the cross-origin calendar frame; a Date goes in, a Map keyed by Dates comes out',
   );
   await call('calendar.events', { before: dayAt(3).toISOString() });

@@ -35,6 +35,10 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
   await expect(page.locator('#notes li')).toHaveCount(3);
   await expect(page.locator('#notes')).toContainText('Water plants');
   await expect(page.locator('#tag-cloud')).toContainText('#errands 2');
+  // The search form (a declarative tool) after the tour's notes.search: filled, one match shown.
+  await expect(page.locator('#search-form input[name="text"]')).toHaveValue('milk');
+  await expect(page.locator('#search-result')).toContainText('(searched by the agent)');
+  await expect(page.locator('#notes li.match')).toHaveCount(1);
   const calendar = page.frameLocator('#calendar');
   await expect(calendar.locator('#events li')).toHaveCount(4);
   await expect(calendar.locator('#events li.new')).toContainText('Call Ada');
@@ -42,7 +46,7 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
 
   // Session panel: state, revision, and the log with one exchange open.
   await expect(page.locator('#fact-state')).toHaveText('connected');
-  await expect(page.locator('#fact-revision')).toContainText(/revision \w+ · 11 tools/);
+  await expect(page.locator('#fact-revision')).toContainText(/revision \w+ · 12 tools/);
   await expect(page.locator('#fact-traffic')).toContainText('1 error');
   expect(await page.locator('#log .exchange').count()).toBeGreaterThanOrEqual(15);
   await expect(page.locator('#log .exchange[data-state="error"]')).toContainText(
@@ -57,8 +61,8 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
   );
 
   // Agent view: the three groups, the frame's tools in theirs, one schema open.
-  await expect(page.locator('#agent-summary')).toHaveText('11 tools');
-  await expect(page.locator('#agent-tools .group-page .agent-tool')).toHaveCount(5);
+  await expect(page.locator('#agent-summary')).toHaveText('12 tools');
+  await expect(page.locator('#agent-tools .group-page .agent-tool')).toHaveCount(6);
   await expect(page.locator('#agent-tools .group-frame .agent-tool')).toHaveCount(2);
   await expect(page.locator('#agent-tools .group-frame h3')).toContainText(`127.0.0.1:${5224}`);
   const events = page.locator('#agent-tools details[data-tool="calendar.events"]');

@@ -35,7 +35,9 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
     `the app, paired with the host:  http://localhost:${PORT_A}/app/#toolwire=`,
   );
   // The catalog: the app's tools, the frame's coalesced ones, the built-ins.
-  expect(out).toContain("The host lists the app's tools (tool.query): 11 of them");
+  expect(out).toContain("The host lists the app's tools (tool.query): 12 of them");
+  // The search form: a tool by its HTML attributes alone.
+  expect(out).toMatch(/notes\.search +write +the app\n/);
   expect(out).toMatch(/calendar\.events +read +the calendar frame, http:\/\/127\.0\.0\.1:5204\n/);
   expect(out).toMatch(
     /calendar\.schedule +write +the calendar frame, http:\/\/127\.0\.0\.1:5204\n/,
@@ -55,6 +57,13 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   expect(out).toContain('< {"performed":"tap"}');
   // A Map out, lowered to an object (string keys).
   expect(out).toContain('> notes.tags {}\n   < {"errands":1,"home":1}');
+  // The form tool: the arguments filled the form, it submitted, the page answered.
+  expect(out).toMatch(
+    new RegExp(
+      `> notes\\.search \\{"text":"milk","order":"oldest"\\}\\n {3}< \\{"count":1,"notes":\\[\\{"text":"Buy milk #errands","at":"${ISO}","tags":\\["errands"\\]\\}\\]\\}`,
+    ),
+  );
+  expect(out).toContain(`the form's search field now reads "milk"`);
   // The frame tool: a Date in (it arrived as a Date), a Map keyed by Dates out.
   expect(out).toMatch(
     new RegExp(

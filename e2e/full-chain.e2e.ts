@@ -141,6 +141,26 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
   expect(refused.code).toBe(1);
   expect(refused.err).toMatch(/^toolwire: tool_arguments_schema_invalid: /);
 
+  // The app's search form is a tool by its HTML attributes alone (issue 9): the CLI's
+  // arguments fill it, it submits itself, and the page's respondWith answers.
+  expect((await run(['call', 'notes.add', '--args', '{"text":"Buy milk #errands"}'])).code).toBe(0);
+  const searched = await run([
+    'call',
+    'notes.search',
+    '--args',
+    '{"text":"MILK","tag":"errands"}',
+    '--json',
+  ]);
+  expect(searched.code, searched.err).toBe(0);
+  expect(JSON.parse(searched.out).result.result).toMatchObject({
+    count: 1,
+    notes: [{ text: 'Buy milk #errands', tags: ['errands'] }],
+  });
+  await expect(page.locator('#search-form input[name="text"]')).toHaveValue('MILK');
+  await expect(page.locator('#search-result')).toHaveText(
+    '1 of 1 notes matched (searched by the agent).',
+  );
+
   // The app's session panel saw the CLI's calls, arguments included.
   const logged = page.locator('#log .exchange[data-tool="calendar.events"][data-state="ok"]');
   await expect(logged).toHaveCount(1);

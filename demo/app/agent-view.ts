@@ -112,7 +112,11 @@ function signature(tool: CatalogTool): string {
 type Group = 'page' | 'frame' | 'builtin';
 
 const GROUPS: { id: Group; title: string; note: string }[] = [
-  { id: 'page', title: 'This page', note: 'registered by the notes app (origin A)' },
+  {
+    id: 'page',
+    title: 'This page',
+    note: 'registered by the notes app (origin A), its search form included',
+  },
   {
     id: 'frame',
     title: 'Calendar frame',

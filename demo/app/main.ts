@@ -26,18 +26,23 @@ const empty = document.getElementById('notes-empty') as HTMLParagraphElement;
 const cloud = document.getElementById('tag-cloud') as HTMLDivElement;
 const timeFormat = new Intl.DateTimeFormat('en-GB', { hour: '2-digit', minute: '2-digit' });
 
+/** The notes the last search found, highlighted until the next search. */
+let matches = new Set<number>();
+
 function renderNotes(): void {
   list.replaceChildren(
     ...store.notes.map((note) => {
       const text = element('span', 'note-text', note.text.replace(/\s*#[\p{L}\p{N}_-]+/gu, ''));
       text.dataset.noteText = note.text;
-      return element(
+      const item = element(
         'li',
         '',
         text,
         ...note.tags.map((tag) => element('span', 'tag', `#${tag}`)),
         element('time', 'note-time', timeFormat.format(new Date(note.at))),
       );
+      item.classList.toggle('match', matches.has(note.id));
+      return item;
     }),
   );
   empty.hidden = store.notes.length > 0;
@@ -59,6 +64,33 @@ form.addEventListener('submit', (event) => {
   if (!value) return;
   store.add(value);
   input.value = '';
+});
+
+// The search form: a user's search, and the notes.search tool declared by its attributes. For
+// an agent's call (event.agentInvoked) the matches are also the tool's result (respondWith).
+const searchForm = document.getElementById('search-form') as HTMLFormElement;
+const searchResult = document.getElementById('search-result') as HTMLParagraphElement;
+type AgentSubmit = SubmitEvent & {
+  agentInvoked?: boolean;
+  respondWith?(answer: Promise<unknown>): void;
+};
+searchForm.addEventListener('submit', (event: AgentSubmit) => {
+  event.preventDefault();
+  const data = new FormData(searchForm);
+  const order = data.get('order') === 'oldest' ? 'oldest' : 'newest';
+  const found = store.search(String(data.get('text') ?? ''), String(data.get('tag') ?? ''), order);
+  matches = new Set(found.map((note) => note.id));
+  renderNotes();
+  searchResult.hidden = false;
+  searchResult.textContent = `${found.length} of ${store.notes.length} notes matched${event.agentInvoked ? ' (searched by the agent)' : ''}.`;
+  if (event.agentInvoked) {
+    event.respondWith?.(
+      Promise.resolve({
+        count: found.length,
+        notes: found.map(({ text, at, tags }) => ({ text, at, tags })),
+      }),
+    );
+  }
 });
 
 await registerNoteTools(installation, store);

@@ -29,6 +29,17 @@ export class NoteStore extends EventTarget {
     return note;
   }
 
+  /** Notes containing `text` (any case) and carrying `tag` (when given), in `order`. */
+  search(text: string, tag: string, order: 'newest' | 'oldest'): Note[] {
+    const words = text.trim().toLowerCase();
+    const wanted = tag.trim().replace(/^#/, '').toLowerCase();
+    const found = this.notes.filter(
+      (note) =>
+        note.text.toLowerCase().includes(words) && (wanted === '' || note.tags.includes(wanted)),
+    );
+    return order === 'newest' ? found.reverse() : found;
+  }
+
   /** Tag -> how many notes carry it, sorted by tag. */
   tagCounts(): Map<string, number> {
     const counts = new Map<string, number>();
