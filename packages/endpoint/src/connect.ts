@@ -94,6 +94,8 @@ export class Session extends EventTarget {
   #refreshing: Promise<void> | undefined;
   #lastPushed = '';
   #expand: ((schema: object) => object) | undefined;
+  /** `request` / `response` have (or once had) a listener: only then are their events built. */
+  #observed = { request: false, response: false };
   readonly sessionKey = randomId();
 
   constructor(options: ConnectOptions) {
@@ -129,6 +131,18 @@ export class Session extends EventTarget {
 
   get status(): SessionStatus {
     return this.#status;
+  }
+
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: AddEventListenerOptions | boolean,
+  ): void {
+    // Two events per call cost a small call ~10% of its page-side time; most pages never
+    // listen. Once anything listens, the events are sent for good (a `once` listener or an
+    // aborted signal removes itself without telling us, so no count is kept).
+    if (listener && (type === 'request' || type === 'response')) this.#observed[type] = true;
+    super.addEventListener(type, listener, options);
   }
 
   /** The bridge's current tools (built-ins first), for inspection and the demo's agent view. */
@@ -229,7 +243,9 @@ export class Session extends EventTarget {
     try {
       if (this.#refreshing) await this.#refreshing;
       // The request event's detail parses the frame only if a listener reads it.
-      this.dispatchEvent(new CustomEvent('request', { detail: lazyPeek(frame) }));
+      if (this.#observed.request) {
+        this.dispatchEvent(new CustomEvent('request', { detail: lazyPeek(frame) }));
+      }
       const response = await this.#bridge.handle(frame);
       if (!response) return;
       if (socket.readyState !== 1 || this.#socket !== socket) {
@@ -239,7 +255,9 @@ export class Session extends EventTarget {
         return;
       }
       socket.send(serializeMessage(response));
-      this.dispatchEvent(new CustomEvent('response', { detail: response }));
+      if (this.#observed.response) {
+        this.dispatchEvent(new CustomEvent('response', { detail: response }));
+      }
     } catch (error) {
       // handle() never throws; a send on a closing socket might.
       this.dispatchEvent(new CustomEvent('error', { detail: error }));

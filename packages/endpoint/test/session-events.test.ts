@@ -91,3 +91,53 @@ describe('Session events', () => {
     session.close();
   });
 });
+
+const callFrame = (id: string) =>
+  JSON.stringify({ type: 'tool.call', id, capability: 'tool.exec', payload: { toolId: 'x' } });
+
+describe('Session events nobody listens to', () => {
+  it('are skipped without changing the answers, and start once a listener is added', async () => {
+    const before = sockets.length;
+    const session = connect({
+      url: 'ws://127.0.0.1:9/toolwire?token=t',
+      tools: emptyTools(),
+      builtins: false,
+      reconnect: false,
+      WebSocket: FakeSocket as unknown as typeof WebSocket,
+    });
+    await until(() => sockets.length === before + 1);
+    const socket = sockets.at(-1) as FakeSocket;
+    socket.open();
+    const dispatched: string[] = [];
+    const dispatch = session.dispatchEvent.bind(session);
+    session.dispatchEvent = (event: Event) => {
+      dispatched.push(event.type);
+      return dispatch(event);
+    };
+
+    // No listener: the call is answered exactly as before, and no request/response event is made.
+    socket.onmessage?.({ data: callFrame('call-1') });
+    await until(() => socket.sent.some((frame) => frame.includes('"replyTo":"call-1"')));
+    const answer = JSON.parse(socket.sent.at(-1) as string);
+    expect(answer).toMatchObject({
+      type: 'tool.error',
+      id: 'call-1.response',
+      replyTo: 'call-1',
+      payload: { code: 'tool_not_found' },
+    });
+    expect(dispatched.filter((type) => type === 'request' || type === 'response')).toEqual([]);
+
+    // A listener for one of them: from now on both kinds it asks for arrive.
+    const seen: string[] = [];
+    session.addEventListener('response', (event) =>
+      seen.push(`response ${(event as CustomEvent).detail.replyTo}`),
+    );
+    session.addEventListener('request', (event) =>
+      seen.push(`request ${(event as CustomEvent).detail.id}`),
+    );
+    socket.onmessage?.({ data: callFrame('call-2') });
+    await until(() => seen.length === 2);
+    expect(seen).toEqual(['request call-2', 'response call-2']);
+    session.close();
+  });
+});

@@ -21,6 +21,7 @@ export type { HostErrorCode } from './errors.js';
 export { HOST_ERROR_CODES, hostError } from './errors.js';
 export type { HostEvents, HostOptions, WaitForSessionOptions } from './host.js';
 export { createHost, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PATH, Host } from './host.js';
+export { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from './inflate.js';
 export type { McpBridge, McpBridgeOptions, McpSourceTool, McpToolSource } from './mcp.js';
 export { createMcpBridge, hostToolSource, MCP_PROTOCOL_VERSIONS, mcpToolName } from './mcp.js';
 export type {

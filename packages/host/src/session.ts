@@ -21,6 +21,7 @@ import type {
   CodecLimits,
   DecodedResponse,
   ErrorPayload,
+  InflateText,
   QueryPayload,
   RequestOptions,
   RequestType,
@@ -41,6 +42,7 @@ import type { CatalogChange, HostTool } from './catalog-cache.js';
 import { CatalogCache } from './catalog-cache.js';
 import { Emitter } from './emitter.js';
 import { hostError } from './errors.js';
+import { nodeInflateText } from './inflate.js';
 
 /** What the page said about itself in `session.open` (clipped: it is the page's word only). */
 export interface SessionInfo {
@@ -80,6 +82,8 @@ export interface HostSessionOptions {
   grant: ToolPolicy;
   timeoutMs?: number;
   limits?: CodecLimits;
+  /** The gunzip step for compressed responses. Default: node:zlib (nodeInflateText). */
+  inflate?: InflateText;
   /** Also refresh the catalog this often (for SDKs that never push). 0 = only on push. */
   pollIntervalMs?: number;
 }
@@ -152,6 +156,7 @@ export class HostSession extends Emitter<SessionEvents> {
       sessionId: options.id,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.limits ? { limits: options.limits } : {}),
+      inflate: options.inflate ?? nodeInflateText,
       onMessage: this.#onMessage,
       onClose: this.#finish,
     });

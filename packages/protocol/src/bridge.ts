@@ -11,13 +11,7 @@
  *    be serialized becomes `tool_protocol_bridge_failed`.
  * 6. `handle` never throws: whatever goes wrong inside becomes a coded tool.error.
  */
-import type {
-  AvailabilityInput,
-  BridgeTool,
-  CatalogState,
-  ToolContext,
-  ToolSource,
-} from './catalog.js';
+import type { BridgeTool, CatalogState, ToolContext, ToolSource } from './catalog.js';
 import {
   answerQuery,
   buildCatalogState,
@@ -30,7 +24,7 @@ import { decodePayload, encodePayload, parseFrame } from './codec.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
 import type { Guard, GuardPreset } from './guard.js';
 import { isExecutable, resolveGuard } from './guard.js';
-import { randomHex } from './ids.js';
+import { isoNow, randomHex } from './ids.js';
 import {
   assertDepth,
   checkSerializable,
@@ -57,7 +51,7 @@ import {
   TOOL_CAPABILITY,
 } from './messages.js';
 import { isToolFailureOutcome, isToolResultOutcome } from './outcome.js';
-import { rememberPayloadJson } from './serialize.js';
+import { rememberFrame } from './serialize.js';
 import type { Validate, ValidatorProvider } from './validator.js';
 import { createAjvProvider } from './validator.js';
 
@@ -121,6 +115,8 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     options.onToolError ?? ((error: Error) => console.warn(`toolwire: ${error.message}`));
   const definitionCache = createDefinitionCache();
   let statePromise: Promise<CatalogState> | undefined;
+  /** The state statePromise resolved to, once it has: calls then skip an await. */
+  let ready: CatalogState | undefined;
 
   const readGuard = (): Guard =>
     resolveGuard(typeof options.guard === 'function' ? options.guard() : options.guard);
@@ -134,9 +130,14 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
       });
       statePromise = building;
       // A failed build is not cached: the next request tries again.
-      building.catch(() => {
-        if (statePromise === building) statePromise = undefined;
-      });
+      building.then(
+        (state) => {
+          if (statePromise === building) ready = state;
+        },
+        () => {
+          if (statePromise === building) statePromise = undefined;
+        },
+      );
     }
     return statePromise;
   };
@@ -159,16 +160,36 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
         ),
       );
     }
-    const envelope = {
-      type: responseType,
-      id: request ? `${request.id}.response` : `tool.error.${randomHex(16)}`,
-      ...(request ? { replyTo: request.id } : {}),
-      sessionId: request?.sessionId ?? null,
-      sentAt: new Date().toISOString(),
-      capability: TOOL_CAPABILITY,
-      payload: encoded.payload,
-    } as ResponseEnvelope;
-    rememberPayloadJson(envelope, encoded.json);
+    const id = request ? `${request.id}.response` : `tool.error.${randomHex(16)}`;
+    const sessionId = request?.sessionId ?? null;
+    const sentAt = isoNow();
+    // Key order as the wire has it; the frame is written here once, in the same order.
+    const envelope = (
+      request
+        ? {
+            type: responseType,
+            id,
+            replyTo: request.id,
+            sessionId,
+            sentAt,
+            capability: TOOL_CAPABILITY,
+            payload: encoded.payload,
+          }
+        : {
+            type: responseType,
+            id,
+            sessionId,
+            sentAt,
+            capability: TOOL_CAPABILITY,
+            payload: encoded.payload,
+          }
+    ) as ResponseEnvelope;
+    const frame =
+      `{"type":"${responseType}","id":${JSON.stringify(id)},` +
+      (request ? `"replyTo":${JSON.stringify(request.id)},` : '') +
+      `"sessionId":${sessionId === null ? 'null' : JSON.stringify(sessionId)},` +
+      `"sentAt":"${sentAt}","capability":"${TOOL_CAPABILITY}","payload":${encoded.json}}`;
+    rememberFrame(envelope, encoded.json, frame);
     return envelope;
   };
 
@@ -217,17 +238,22 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     }
   };
 
-  const runWithTimeout = async (
+  const runWithTimeout = (
     tool: BridgeTool,
     args: Record<string, unknown>,
     context: Omit<ToolContext, 'signal'>,
-  ) => {
+  ): Promise<unknown> => {
     const controller = new AbortController();
-    const execution = (async () => tool.execute(args, { ...context, signal: controller.signal }))();
+    let execution: Promise<unknown>;
+    try {
+      execution = Promise.resolve(tool.execute(args, { ...context, signal: controller.signal }));
+    } catch (error) {
+      execution = Promise.reject(error);
+    }
     if (!callTimeoutMs) return execution;
-    let call: { deadline: number; expire(): void } | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      call = {
+    // One promise that settles with the tool or with the sweep's timeout, whichever is first.
+    return new Promise((resolve, reject) => {
+      const call = {
         deadline: Date.now() + callTimeoutMs,
         expire: () => {
           controller.abort(
@@ -244,12 +270,17 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
         sweeper = setInterval(sweep, Math.max(10, Math.min(1000, callTimeoutMs / 4)));
         (sweeper as { unref?: () => void }).unref?.();
       }
+      execution.then(
+        (value) => {
+          running.delete(call);
+          resolve(value);
+        },
+        (error) => {
+          running.delete(call);
+          reject(error);
+        },
+      );
     });
-    try {
-      return await Promise.race([execution, timeout]);
-    } finally {
-      if (call) running.delete(call);
-    }
   };
 
   const executeCall = async (
@@ -287,9 +318,9 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     // Availability is evaluated again right before every execution.
     let availability: unknown;
     try {
-      availability = await (tool.availability?.() as
-        | AvailabilityInput
-        | Promise<AvailabilityInput>);
+      // Awaited only when it is a promise: most tools answer at once, or have no check.
+      availability = tool.availability?.();
+      if (isPromiseLike(availability)) availability = await availability;
     } catch (error) {
       availability = runtimeFromFailure(error);
     }
@@ -309,7 +340,9 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
         errorPayload('tool_arguments_invalid', 'The call arguments must be a JSON object.'),
       );
     }
-    const validateArgs = await compile(definition.argumentsSchema, 'argumentsSchema', toolId);
+    const validateArgs =
+      compiled.get(definition.argumentsSchema) ??
+      (await compile(definition.argumentsSchema, 'argumentsSchema', toolId));
     if (typeof validateArgs !== 'function') return failure(toolId, validateArgs);
     const argsCheck = validateArgs(rawArgs);
     if (!argsCheck.valid) {
@@ -368,7 +401,9 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
         ),
       );
     }
-    const validateResult = await compile(definition.resultSchema, 'resultSchema', toolId);
+    const validateResult =
+      compiled.get(definition.resultSchema) ??
+      (await compile(definition.resultSchema, 'resultSchema', toolId));
     if (typeof validateResult !== 'function') return failure(toolId, validateResult);
     // Results are JSON values (the polyfill lowers web types before they get here); they are
     // validated as given rather than round-tripped, which would double the cost of big results.
@@ -384,9 +419,10 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
         ),
       );
     }
-    const evidenceResult = withEvidence
-      ? await captureEvidence(state, call.after, toolId, request)
-      : null;
+    const evidenceResult =
+      withEvidence && call.after !== undefined && call.after !== null
+        ? await captureEvidence(state, call.after, toolId, request)
+        : null;
     return { toolId, success: true, message, result: wireResult, evidence: evidenceResult };
   };
 
@@ -442,7 +478,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
   };
 
   const handleCall = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
-    const state = await getState();
+    const state = ready ?? (await getState());
     const outcome = await executeCall(state, payload, request, true, false);
     if (!outcome.success) return fail(request, outcome.error);
     return respond(request, 'tool.result', outcome);
@@ -572,8 +608,17 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     handle,
     invalidate() {
       statePromise = undefined;
+      ready = undefined;
     },
   };
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
 }
 
 function failure(toolId: string | null, error: ErrorPayload): Outcome {

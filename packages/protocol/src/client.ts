@@ -10,10 +10,10 @@
  *    `tool_transport_closed` and every timer is cleared.
  * 5. Frames that are not responses to a pending request go to `onMessage` untouched.
  */
-import type { CodecLimits } from './codec.js';
+import type { CodecLimits, DecodeOptions, InflateText } from './codec.js';
 import { decodePayloadWithInfo, parseFrame } from './codec.js';
 import { ToolProtocolError } from './errors.js';
-import { randomHex } from './ids.js';
+import { isoNow, randomHex } from './ids.js';
 import { DEFAULT_MAX_DEPTH, FRAME_DEPTH_ALLOWANCE } from './json.js';
 import type {
   BatchPayload,
@@ -36,6 +36,8 @@ export interface ToolClientOptions {
   sessionId?: string | null;
   timeoutMs?: number;
   limits?: CodecLimits;
+  /** The gunzip step for `$ansightEncoding` responses (a Node host passes node:zlib). Default fflate. */
+  inflate?: InflateText;
   /** Frames that are not answers to a pending request (other traffic, late replies). */
   onMessage?: (message: unknown, frame: string) => void;
   /** The transport closed; pending requests have already been failed. */
@@ -80,7 +82,9 @@ interface Pending {
   resolve(response: DecodedResponse): void;
   reject(error: Error): void;
   timer: ReturnType<typeof setTimeout> | undefined;
-  cleanup(): void;
+  /** Only when the caller passed a signal: the listener to take off it again. */
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
 }
 
 const EXPECTED: Record<RequestType, ResponseType> = {
@@ -102,15 +106,29 @@ export function createToolClient(
   let closed = false;
   let sessionId = options.sessionId ?? null;
   const maxDepth = (options.limits?.maxDepth ?? DEFAULT_MAX_DEPTH) + FRAME_DEPTH_ALLOWANCE;
-  const limits: CodecLimits = { maxInflatedBytes: options.limits?.maxInflatedBytes, maxDepth };
+  const limits: DecodeOptions = {
+    maxInflatedBytes: options.limits?.maxInflatedBytes,
+    maxDepth,
+    ...(options.inflate ? { inflate: options.inflate } : {}),
+  };
 
   const settle = (id: string): Pending | undefined => {
     const entry = pending.get(id);
     if (!entry) return undefined;
     pending.delete(id);
     clearTimeout(entry.timer);
-    entry.cleanup();
+    if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
     return entry;
+  };
+
+  // One function for every request's timer (its id and timeout are the timer's arguments), so
+  // a request allocates no closure for it.
+  const expire = (id: string, timeoutMs: number): void => {
+    settle(id)?.reject(
+      new ToolProtocolError('tool_timeout', `No response to "${id}" within ${timeoutMs} ms.`, {
+        details: { requestId: id, timeoutMs },
+      }),
+    );
   };
 
   transport.onmessage = (frame: string) => {
@@ -244,39 +262,34 @@ export function createToolClient(
       type,
       id,
       sessionId,
-      sentAt: new Date().toISOString(),
+      sentAt: isoNow(),
       capability: TOOL_CAPABILITY,
       payload: payload ?? {},
     });
     return new Promise<DecodedResponse>((resolve, reject) => {
-      const onAbort = () => {
-        settle(id)?.reject(
-          new ToolProtocolError('tool_request_aborted', `Request "${id}" was aborted.`, {
-            cause: signal?.reason,
-          }),
-        );
-      };
       const entry: Pending = {
         type,
         resolve,
         reject,
         timer: undefined,
-        cleanup: () => signal?.removeEventListener('abort', onAbort),
+        signal: undefined,
+        onAbort: undefined,
       };
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        entry.timer = setTimeout(() => {
-          settle(id)?.reject(
-            new ToolProtocolError(
-              'tool_timeout',
-              `No response to "${id}" within ${timeoutMs} ms.`,
-              {
-                details: { requestId: id, timeoutMs },
-              },
-            ),
-          );
-        }, timeoutMs);
+        entry.timer = setTimeout(expire, timeoutMs, id, timeoutMs);
       }
-      signal?.addEventListener('abort', onAbort, { once: true });
+      if (signal) {
+        const onAbort = () => {
+          settle(id)?.reject(
+            new ToolProtocolError('tool_request_aborted', `Request "${id}" was aborted.`, {
+              cause: signal.reason,
+            }),
+          );
+        };
+        entry.signal = signal;
+        entry.onAbort = onAbort;
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
       pending.set(id, entry);
       try {
         transport.send(frame);

@@ -7,3 +7,19 @@ export function randomHex(bytes = 16): string {
   for (const byte of buffer) hex += HEX[byte];
   return hex;
 }
+
+let isoAt = Number.NaN;
+let isoText = '';
+
+/**
+ * `new Date().toISOString()`, formatted once per millisecond: a busy endpoint stamps many
+ * frames within one (formatting costs about a microsecond, more than the rest of a header).
+ */
+export function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoAt) {
+    isoAt = now;
+    isoText = new Date(now).toISOString();
+  }
+  return isoText;
+}

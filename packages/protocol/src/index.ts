@@ -10,15 +10,24 @@ export type {
 export { normalizeSearch, toStaticDefinition } from './catalog.js';
 export type { DecodedResponse, RequestOptions, ToolClient, ToolClientOptions } from './client.js';
 export { createToolClient, DEFAULT_TIMEOUT_MS } from './client.js';
-export type { CodecLimits, DecodedPayload, EncodedPayload, EncodeOptions } from './codec.js';
+export type {
+  CodecLimits,
+  DecodedPayload,
+  DecodeOptions,
+  EncodedPayload,
+  EncodeOptions,
+  InflateText,
+} from './codec.js';
 export {
   COMPRESSION_THRESHOLD_BYTES,
   DEFAULT_MAX_INFLATED_BYTES,
   decodePayload,
   decodePayloadWithInfo,
   encodePayload,
+  inflateToText,
   PAYLOAD_ENCODING,
   parseFrame,
+  payloadTooLarge,
 } from './codec.js';
 export type { ToolErrorCode } from './errors.js';
 export { defaultRetryable, errorPayload, TOOL_ERROR_CODES, ToolProtocolError } from './errors.js';

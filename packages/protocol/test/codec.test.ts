@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import { createGzip } from 'node:zlib';
 import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { INFLATE_MIN_SLICE_BYTES, inflateToText, MAX_INFLATE_CHUNK_BYTES } from '../src/codec.js';
@@ -12,7 +10,7 @@ import {
   parseFrame,
   ToolProtocolError,
 } from '../src/index.js';
-import { nested } from './helpers.js';
+import { codeOf, nested, zeroBomb } from './helpers.js';
 
 function wrapper(gzipBytes: Uint8Array, extra: Record<string, unknown> = {}) {
   return {
@@ -23,28 +21,6 @@ function wrapper(gzipBytes: Uint8Array, extra: Record<string, unknown> = {}) {
     data: Buffer.from(gzipBytes).toString('base64'),
     ...extra,
   };
-}
-
-function codeOf(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolProtocolError);
-    return (error as ToolProtocolError).code;
-  }
-  throw new Error('expected a ToolProtocolError');
-}
-
-/** A gzip stream of `mebibytes` MiB of zeros, made without holding them in memory. */
-async function zeroBomb(mebibytes: number): Promise<Uint8Array> {
-  const gzip = createGzip({ level: 9 });
-  const chunks: Buffer[] = [];
-  gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const zeros = Buffer.alloc(1 << 20);
-  for (let i = 0; i < mebibytes; i++) if (!gzip.write(zeros)) await once(gzip, 'drain');
-  gzip.end();
-  await once(gzip, 'end');
-  return new Uint8Array(Buffer.concat(chunks));
 }
 
 describe('encodePayload', () => {

@@ -1,10 +1,13 @@
+import { once } from 'node:events';
+import { createGzip } from 'node:zlib';
+import { expect } from 'vitest';
 import type {
   BridgeTool,
   BridgeToolDefinition,
   ResponseEnvelope,
   ToolBridge,
 } from '../src/index.js';
-import { decodePayload } from '../src/index.js';
+import { decodePayload, ToolProtocolError } from '../src/index.js';
 
 export function definition(
   id: string,
@@ -66,4 +69,27 @@ export function nested(depth: number): Record<string, unknown> {
   let value: Record<string, unknown> = { leaf: true };
   for (let i = 1; i < depth; i++) value = { child: value };
   return value;
+}
+
+/** The code of the ToolProtocolError `run` throws (the test fails if it throws none). */
+export function codeOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ToolProtocolError);
+    return (error as ToolProtocolError).code;
+  }
+  throw new Error('expected a ToolProtocolError');
+}
+
+/** A gzip stream of `mebibytes` MiB of zeros, made without holding them in memory. */
+export async function zeroBomb(mebibytes: number): Promise<Uint8Array> {
+  const gzip = createGzip({ level: 9 });
+  const chunks: Buffer[] = [];
+  gzip.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const zeros = Buffer.alloc(1 << 20);
+  for (let i = 0; i < mebibytes; i++) if (!gzip.write(zeros)) await once(gzip, 'drain');
+  gzip.end();
+  await once(gzip, 'end');
+  return new Uint8Array(Buffer.concat(chunks));
 }
