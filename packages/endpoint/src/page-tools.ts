@@ -11,11 +11,14 @@
  * - Calls go through `tools.callTool(..., {encoding: 'json'})`: arguments lifted, results
  *   lowered; the polyfill's errors become wire codes.
  */
-import type { Tool, Tools } from '@toolwire/polyfill';
+import type { CallToolOptions, Tool, Tools } from '@toolwire/polyfill';
 import type { AvailabilityInput, BridgeTool, JsonValue } from '@toolwire/protocol';
 import { toolFailure } from '@toolwire/protocol';
 
 type Expand = (schema: object) => object;
+
+/** The polyfill's `WIRE_RESULT` option key (a registered symbol, so any copy reads it). */
+const WIRE_RESULT = Symbol.for('toolwire.wireResult');
 
 export interface PageToolsOptions {
   tools: Tools;
@@ -116,15 +119,16 @@ function toBridgeTool(
       prerequisiteToolIds: info.prerequisites,
     },
     availability: () => info.availability() as AvailabilityInput,
-    async execute(args, context) {
-      try {
-        return await options.tools.callTool(handle, args, {
+    execute(args, context) {
+      // callTool never throws (it rejects), so no async wrapper: one promise hop fewer a call.
+      return options.tools
+        .callTool(handle, args, {
           encoding: 'json',
           signal: context.signal,
-        });
-      } catch (error) {
-        return wireFailure(error);
-      }
+          // The bridge serializes the result at once: JSON as it is need not be copied.
+          [WIRE_RESULT]: true,
+        } as CallToolOptions)
+        .then(undefined, wireFailure);
     },
   };
 }

@@ -246,14 +246,20 @@ export class HostSession extends Emitter<SessionEvents> {
     args?: Record<string, unknown> | null,
     options: CallOptions = {},
   ): Promise<ResultPayload> {
-    await this.#admit(toolId);
+    // Awaited only when the catalog must be refreshed first: a listed, granted tool is sent at once.
+    const admitting = this.#admit(toolId);
+    if (admitting) await admitting;
     const { callId, after, ...request } = options;
     const payload: CallPayload = { toolId };
     if (args !== undefined) payload.arguments = args as CallPayload['arguments'];
     if (callId !== undefined) payload.callId = callId;
     if (after !== undefined) payload.after = after;
     try {
-      return (await this.#expect('tool.call', payload, request)) as ResultPayload;
+      const response = await this.request('tool.call', payload, request);
+      if (response.type === 'tool.error') {
+        throw ToolProtocolError.fromPayload(response.payload as ErrorPayload);
+      }
+      return response.payload as ResultPayload;
     } catch (error) {
       if (!(error instanceof ToolProtocolError) || error.code !== 'tool_not_found') throw error;
       // The page lost the tool since our last catalog (a reload, a re-registration).
@@ -278,7 +284,8 @@ export class HostSession extends Emitter<SessionEvents> {
         continue;
       }
       try {
-        await this.#admit(call.toolId);
+        const admitting = this.#admit(call.toolId);
+        if (admitting) await admitting;
       } catch (error) {
         const local = error as ToolProtocolError;
         throw new ToolProtocolError(local.code, `Batch call ${index}: ${local.message}`, {
@@ -335,20 +342,28 @@ export class HostSession extends Emitter<SessionEvents> {
     return response.payload;
   }
 
-  /** Throws the local refusal for `toolId`, refreshing once if the catalog does not list it. */
-  async #admit(toolId: string): Promise<void> {
+  /**
+   * Throws the local refusal for `toolId`, refreshing once if the catalog does not list it.
+   * Synchronous (undefined) when the answer is known now; a promise only when it refreshes.
+   */
+  #admit(toolId: string): Promise<void> | undefined {
     if (typeof toolId !== 'string' || toolId.trim() === '') {
       throw new ToolProtocolError('tool_call_missing_id', 'A tool call needs a toolId.');
     }
     if (!this.isOpen) {
       throw new ToolProtocolError('tool_transport_closed', 'The connection is closed.');
     }
-    let refusal = this.#refusal(toolId);
+    const refusal = this.#refusal(toolId);
     if (refusal?.code === 'tool_not_found') {
-      await this.refresh().catch(() => undefined);
-      refusal = this.#refusal(toolId);
+      return this.refresh()
+        .catch(() => undefined)
+        .then(() => {
+          const again = this.#refusal(toolId);
+          if (again) throw again;
+        });
     }
     if (refusal) throw refusal;
+    return undefined;
   }
 
   #refusal(toolId: string): ToolProtocolError | undefined {

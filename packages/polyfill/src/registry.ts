@@ -194,11 +194,14 @@ export class ToolRegistry {
           entry.events.dispatchEvent(new ToolCancelEvent('toolcancel', { toolName: entry.name }));
         });
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      // The abort listener goes on only when the tool returns a promise: a tool that answers at
+      // once is settled before anyone could abort, so most calls never touch the signal. An
+      // abort during toolactivated or execute() itself is found by looking, right after.
+      let listening = false;
       const finish = (ok: boolean, value: unknown) => {
         if (settled) return; // cancelled meanwhile: the late outcome is ignored (spec)
         settled = true;
-        signal?.removeEventListener('abort', onAbort);
+        if (listening) signal?.removeEventListener('abort', onAbort);
         if (ok) resolve(value);
         // A failure the registry would report for any tool (a form tool whose form went away):
         // passed on as it is, not as the tool's own failure.
@@ -210,14 +213,30 @@ export class ToolRegistry {
           new ToolActivatedEvent('toolactivated', { toolName: entry.name }),
         );
       let returned: unknown;
+      let threw = false;
+      let then: unknown;
       try {
         returned = entry.execute(input, context);
       } catch (error) {
-        finish(false, error);
+        threw = true;
+        returned = error;
+      }
+      if (!threw && returned !== null) then = (returned as PromiseLike<unknown> | undefined)?.then;
+      // Aborted meanwhile (by a toolactivated listener, or by execute): as the listener would
+      // have, the caller gets the reason and the tool's signal aborts in a later task.
+      if (signal?.aborted) {
+        onAbort();
         return;
       }
-      if (returned !== null && typeof (returned as PromiseLike<unknown>)?.then === 'function') {
-        (returned as PromiseLike<unknown>).then(
+      if (threw) {
+        finish(false, returned);
+      } else if (typeof then === 'function') {
+        if (signal) {
+          signal.addEventListener('abort', onAbort, { once: true });
+          listening = true;
+        }
+        (then as PromiseLike<unknown>['then']).call(
+          returned,
           (value) => finish(true, value),
           (error) => finish(false, error),
         );

@@ -12,7 +12,7 @@ import type { FramesGate } from './frames/gate.js';
 import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
 import type { LoweringModule } from './lib/lowering.js';
-import { loadLowering, lowerThrown, usesWebTypes } from './lib/lowering.js';
+import { loadedLowering, loadLowering, lowerThrown, usesWebTypes } from './lib/lowering.js';
 import type { NativeHooks } from './native-proxy.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
@@ -48,6 +48,19 @@ export interface ToolsHooks {
 }
 
 const EXPANDED = 'tools.expanded.';
+
+/**
+ * @internal A CallToolOptions key the endpoint sets (`encoding: 'json'` only): the caller
+ * serializes the result at once and keeps nothing, so a result that is already JSON (plain
+ * objects and arrays, strings, finite numbers, booleans, null; within lower's depth and size
+ * limits; no -0) is handed back as it is instead of being copied by lower, which would give
+ * equal JSON. Anything else is lowered as usual. Registered, so that another copy of the
+ * polyfill on the page reads it too.
+ */
+export const WIRE_RESULT: unique symbol = Symbol.for('toolwire.wireResult');
+
+/** lower's default maxJsonBytes (@toolwire/lowering DEFAULT_LIMITS): 64 MiB. */
+const MAX_LOWERED_BYTES = 64 * 1024 * 1024;
 
 export class Tools extends EventTarget implements ToolCaller {
   #registry: ToolRegistry;
@@ -122,6 +135,7 @@ export class Tools extends EventTarget implements ToolCaller {
         encoding,
         options.signal,
         this.#registry.origin,
+        encoding === 'json' && (options as { [WIRE_RESULT]?: unknown })[WIRE_RESULT] === true,
       );
     } catch (error) {
       return Promise.reject(error);
@@ -205,6 +219,7 @@ export class Tools extends EventTarget implements ToolCaller {
     encoding: 'structured' | 'json',
     signal: AbortSignal | undefined,
     caller: string,
+    wire = false,
   ) {
     let value = input;
     if (entry.inputSchema) {
@@ -228,7 +243,7 @@ export class Tools extends EventTarget implements ToolCaller {
         await check(entry.inputSchema, entry.inputSchema, value, 'structured', 'input');
       }
     } else if (encoding === 'json') {
-      value = await liftPlain(value);
+      checkPlain(value);
     }
 
     let result: unknown;
@@ -244,9 +259,15 @@ export class Tools extends EventTarget implements ToolCaller {
     }
 
     if (encoding === 'json') {
+      // For the wire (see WIRE_RESULT): a result that is JSON as it is goes out as it is.
+      if (wire && !entry.outputSchema && isWireJson(result)) return result;
       let lowered: unknown;
       try {
-        lowered = await (await loadLowering()).lower(result, entry.outputSchema);
+        // The module once loaded is taken as it is: one await fewer per call.
+        lowered = await (loadedLowering() ?? (await loadLowering())).lower(
+          result,
+          entry.outputSchema,
+        );
       } catch (error) {
         throw domException(
           'OperationError',
@@ -311,45 +332,120 @@ export function expanded(
  * JSON input to a tool without a schema is used as given, as long as it is JSON: checked by a
  * walk rather than copied (a stringify/parse round trip cost more than the rest of a small
  * call). Anything JSON cannot hold (undefined, functions, non-finite numbers, class
- * instances, cycles, nesting past 128) is a DataError naming the path.
+ * instances, cycles, nesting past 128) is a DataError naming the path. Synchronous, and the
+ * walk builds no path strings: the path is put together only when something fails.
  */
-async function liftPlain(value: unknown): Promise<unknown> {
-  const problem = jsonProblem(value, '', 0, new Set());
-  if (problem) throw dataError([{ path: problem.path, reason: problem.reason, schemaPath: '' }]);
-  return value;
+function checkPlain(value: unknown): void {
+  const problem = jsonProblem(value, 0, []);
+  if (!problem) return;
+  const path = problem.keys
+    .reverse()
+    .map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`)
+    .join('');
+  throw dataError([{ path, reason: problem.reason, schemaPath: '' }]);
 }
 
-function jsonProblem(
-  value: unknown,
-  path: string,
-  depth: number,
-  open: Set<object>,
-): { path: string; reason: string } | undefined {
+/** What JSON cannot hold; `keys` collects the path on the way out (innermost first). */
+interface Problem {
+  reason: string;
+  keys: (string | number)[];
+}
+
+function problemOf(reason: string): Problem {
+  return { reason, keys: [] };
+}
+
+function jsonProblem(value: unknown, depth: number, open: object[]): Problem | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
   if (typeof value === 'number')
-    return Number.isFinite(value) ? undefined : { path, reason: `${value} is not a JSON number` };
-  if (typeof value !== 'object') return { path, reason: `a ${typeof value} is not JSON` };
-  if (depth >= 128) return { path, reason: 'nests deeper than 128 levels' };
-  if (open.has(value)) return { path, reason: 'refers back to itself (a cycle)' };
-  const isArray = Array.isArray(value);
-  if (!isArray) {
+    return Number.isFinite(value) ? undefined : problemOf(`${value} is not a JSON number`);
+  if (typeof value !== 'object') return problemOf(`a ${typeof value} is not JSON`);
+  if (depth >= 128) return problemOf('nests deeper than 128 levels');
+  // The open containers: at most 128 of them, so a scan beats a Set per call.
+  if (open.includes(value)) return problemOf('refers back to itself (a cycle)');
+  open.push(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'string' || typeof item === 'boolean' || item === null) continue;
+      const problem = jsonProblem(item, depth + 1, open);
+      if (problem) {
+        problem.keys.push(i);
+        return problem;
+      }
+    }
+  } else {
     const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null)
-      return { path, reason: 'is not a plain object' };
+    if (proto !== Object.prototype && proto !== null) {
+      open.pop();
+      return problemOf('is not a plain object');
+    }
+    const keys = Object.keys(value);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const item = (value as Record<string, unknown>)[key];
+      if (typeof item === 'string' || typeof item === 'boolean' || item === null) continue;
+      const problem = jsonProblem(item, depth + 1, open);
+      if (problem) {
+        problem.keys.push(key);
+        return problem;
+      }
+    }
   }
-  open.add(value);
-  const entries = isArray ? (value as unknown[]).entries() : Object.entries(value as object);
-  for (const [key, item] of entries) {
-    const problem = jsonProblem(
-      item,
-      `${path}/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`,
-      depth + 1,
-      open,
-    );
-    if (problem) return problem;
-  }
-  open.delete(value);
+  open.pop();
   return undefined;
+}
+
+/**
+ * Would lower (no schema) turn `value` into equal JSON as it stands? Plain objects and dense
+ * arrays of JSON values only, at most 128 levels, no cycles, and a JSON text surely under
+ * lower's size limit (each string counted at 6 bytes a UTF-16 unit, the worst escape). A getter
+ * that throws, or anything else unusual, answers false: lower then reports it as it does.
+ */
+function isWireJson(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  let bytes = 0;
+  const open: object[] = [];
+  const visit = (node: unknown, depth: number): boolean => {
+    if (node === null || typeof node === 'boolean') {
+      bytes += 5;
+      return true;
+    }
+    if (typeof node === 'string') {
+      bytes += 6 * node.length + 2;
+      return true;
+    }
+    if (typeof node === 'number') {
+      bytes += 24;
+      // -0 is lowered (to 0) like anything else lower would change.
+      return Number.isFinite(node) && !Object.is(node, -0);
+    }
+    if (typeof node !== 'object' || depth >= 128 || open.includes(node)) return false;
+    open.push(node);
+    bytes += 2;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        bytes += 1;
+        if (!(i in node) || !visit(node[i], depth + 1)) return false;
+      }
+    } else {
+      const proto = Object.getPrototypeOf(node);
+      if (proto !== Object.prototype && proto !== null) return false;
+      const keys = Object.keys(node);
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        bytes += 6 * key.length + 4;
+        if (!visit((node as Record<string, unknown>)[key], depth + 1)) return false;
+      }
+    }
+    open.pop();
+    return bytes <= MAX_LOWERED_BYTES;
+  };
+  try {
+    return visit(value, 0);
+  } catch {
+    return false;
+  }
 }
 
 function asDataError(error: unknown): DOMException {

@@ -15,13 +15,25 @@ export interface LoweringModule {
 }
 
 let loading: Promise<LoweringModule> | undefined;
+let loaded: LoweringModule | undefined;
 
 export function loadLowering(): Promise<LoweringModule> {
-  loading ??= loadChunk('lowering').catch((error) => {
-    loading = undefined;
-    throw error;
-  });
+  loading ??= loadChunk('lowering').then(
+    (module) => {
+      loaded = module;
+      return module;
+    },
+    (error) => {
+      loading = undefined;
+      throw error;
+    },
+  );
   return loading;
+}
+
+/** The module once loadLowering has resolved; undefined before. */
+export function loadedLowering(): LoweringModule | undefined {
+  return loaded;
 }
 
 /** Does this schema mention a web type anywhere? (Cheap test before loading the lowering.) */
