@@ -185,37 +185,13 @@ function summaryTable(runs: Run[]): string {
         `\`${command}\``,
       ]);
     }
-    if (failed(run)) {
-      rows.push([
-        `bench:${run.name} ${status(run)}; see ${run.output}`,
-        '-',
-        '-',
-        '-',
-        '-',
-        'FAILED',
-        `\`${command}\``,
-      ]);
-    } else if (run.rows.length === 0) {
-      rows.push([
-        `bench:${run.name} recorded no headline rows`,
-        '-',
-        '-',
-        '-',
-        '-',
-        '-',
-        `\`${command}\``,
-      ]);
-    }
+    // A line about the run itself rather than a figure: only its text and verdict columns.
+    const note = (text: string, verdictText = '-') =>
+      rows.push([text, '-', '-', '-', '-', verdictText, `\`${command}\``]);
+    if (failed(run)) note(`bench:${run.name} ${status(run)}; see ${run.output}`, 'FAILED');
+    else if (run.rows.length === 0) note(`bench:${run.name} recorded no headline rows`);
     if (run.badLines > 0) {
-      rows.push([
-        `bench:${run.name}: ${run.badLines} unreadable line(s) in its .jsonl`,
-        '-',
-        '-',
-        '-',
-        '-',
-        '-',
-        `\`${command}\``,
-      ]);
+      note(`bench:${run.name}: ${run.badLines} unreadable line(s) in its .jsonl`);
     }
   }
   return table(

@@ -13,13 +13,7 @@
 import type { Browser } from '@playwright/test';
 import { chromium } from '@playwright/test';
 import type { ControlServer, HostSession } from '../packages/host/src/index.js';
-import {
-  controlStatePath,
-  createHost,
-  removeControlState,
-  startControlServer,
-  writeControlState,
-} from '../packages/host/src/index.js';
+import { createHost, publishControl } from '../packages/host/src/index.js';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
 import { startDemoServers } from './serve.js';
 import { runTour } from './tour-steps.js';
@@ -41,24 +35,13 @@ say(`  host: ws://127.0.0.1:${host.port}, grant write, pages allowed from ${serv
 let headed: Browser | undefined;
 // The control API (what `toolwire sessions/tools/call` talk to), only when we keep serving.
 let control: ControlServer | undefined;
-const statePath = controlStatePath(process.env);
 if (!once) {
-  control = await startControlServer(host);
-  writeControlState(statePath, {
-    pid: process.pid,
-    controlUrl: control.url,
-    port: control.port,
-    token: host.token,
-    wsUrl: host.url,
-  });
+  control = await publishControl(host);
   say(`  control API: ${control.url} (pnpm toolwire tools / call ... in another terminal)`);
 }
 const shutdown = async () => {
   await headed?.close();
-  if (control) {
-    removeControlState(statePath);
-    await control.close();
-  }
+  await control?.close();
   await host.close();
   await servers.close();
 };

@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import { enumOf } from '../packages/polyfill/test/contract/declarative-cases.js';
 
 // Declarative (form) tools in real Chromium with native WebMCP off (issue 9): the polyfill
 // scans the forms, synthesizes schemas, fills controls as a user would, and answers calls
@@ -34,15 +35,6 @@ test('schema synthesis: every control type, as getTools lists it', async ({ page
     const tools = await (document as any).modelContext.getTools();
     const found = tools.find((entry: { name: string }) => entry.name === 'all');
     return { ...found, window: found.window === window };
-  });
-  const enumOf = (values: string[], titles?: string[]) => ({
-    type: 'string',
-    anyOf: values.map((value, i) => ({
-      type: 'string',
-      const: value,
-      ...(titles ? { title: titles[i] } : {}),
-    })),
-    enum: values,
   });
   expect(tool).toEqual({
     description: 'Every control',

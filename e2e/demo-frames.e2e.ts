@@ -3,7 +3,8 @@ import { type DemoServers, startDemoServers } from '../demo/serve.js';
 
 // The demo's frames page (issue 5): its live matrix, on two real origins, must agree with
 // API.md in every cell. The page computes the expected values itself (demo/frames/expectations.ts);
-// this test holds it to "no red cell, no failed call".
+// this test holds it to "no red cell, no failed call", checks what a reader sees first, and
+// takes the page's screenshot (test-results/; demo/frames/screenshot.ts makes the committed one).
 
 let servers: DemoServers;
 
@@ -44,5 +45,12 @@ test('the frames page matrix matches API.md in every cell', async ({ page }) => 
   expect(counts.cells).toBeGreaterThan(100);
   expect(counts.mismatch).toEqual([]);
   expect(counts.error).toEqual([]);
+  await expect(page.locator('h1')).toHaveText('toolwire: who sees which tool across frames');
+  await expect(page.locator('#summary')).toContainText('0 mismatch');
+  await expect(page.locator('#scenarios .card')).toHaveCount(6);
+  const height = await page.evaluate(() => document.documentElement.scrollHeight);
+  await page.setViewportSize({ width: 1560, height });
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: test.info().outputPath('frames.png') });
   expect(problems).toEqual([]);
 });

@@ -45,18 +45,25 @@ async function until(check: () => boolean): Promise<void> {
   expect(check()).toBe(true);
 }
 
+/** A session over a fresh FakeSocket, opened: the page has no tools and no built-ins. */
+async function openSession() {
+  const before = sockets.length;
+  const session = connect({
+    url: 'ws://127.0.0.1:9/toolwire?token=t',
+    tools: emptyTools(),
+    builtins: false,
+    reconnect: false,
+    WebSocket: FakeSocket as unknown as typeof WebSocket,
+  });
+  await until(() => sockets.length === before + 1);
+  const socket = sockets.at(-1) as FakeSocket;
+  socket.open();
+  return { session, socket };
+}
+
 describe('Session events', () => {
   it('request carries the decoded message; response the envelope answering it', async () => {
-    const session = connect({
-      url: 'ws://127.0.0.1:9/toolwire?token=t',
-      tools: emptyTools(),
-      builtins: false,
-      reconnect: false,
-      WebSocket: FakeSocket as unknown as typeof WebSocket,
-    });
-    await until(() => sockets.length === 1);
-    const socket = sockets[0] as FakeSocket;
-    socket.open();
+    const { session, socket } = await openSession();
     const requests: { type: unknown; id: unknown; toolId: unknown; message: unknown }[] = [];
     const responses: { type?: unknown; replyTo?: unknown }[] = [];
     session.addEventListener('request', (event) => {
@@ -97,17 +104,7 @@ const callFrame = (id: string) =>
 
 describe('Session events nobody listens to', () => {
   it('are skipped without changing the answers, and start once a listener is added', async () => {
-    const before = sockets.length;
-    const session = connect({
-      url: 'ws://127.0.0.1:9/toolwire?token=t',
-      tools: emptyTools(),
-      builtins: false,
-      reconnect: false,
-      WebSocket: FakeSocket as unknown as typeof WebSocket,
-    });
-    await until(() => sockets.length === before + 1);
-    const socket = sockets.at(-1) as FakeSocket;
-    socket.open();
+    const { session, socket } = await openSession();
     const dispatched: string[] = [];
     const dispatch = session.dispatchEvent.bind(session);
     session.dispatchEvent = (event: Event) => {

@@ -19,13 +19,7 @@ import { parsePolicy } from '@toolwire/protocol';
 import type { ControlTarget } from './attach.js';
 import { controlToolSource } from './attach.js';
 import type { ControlServer } from './control.js';
-import {
-  controlStatePath,
-  readControlState,
-  removeControlState,
-  startControlServer,
-  writeControlState,
-} from './control.js';
+import { controlStatePath, publishControl, readControlState } from './control.js';
 import type { Host, HostOptions } from './host.js';
 import { createHost } from './host.js';
 import { createMcpBridge } from './mcp.js';
@@ -355,17 +349,9 @@ async function runHost(parsed: ParsedCommand, io: CommandIo): Promise<number> {
   const statePath = controlStatePath(io.env);
   if (parsed.command === 'host') {
     try {
-      control = await startControlServer(host, { port: parsed.controlPort ?? 0 });
-      writeControlState(statePath, {
-        pid: process.pid,
-        controlUrl: control.url,
-        port: control.port,
-        token: host.token,
-        wsUrl: host.url,
-      });
+      control = await publishControl(host, { port: parsed.controlPort ?? 0, statePath });
     } catch (error) {
       print(`toolwire: could not start the control API: ${(error as Error).message}`);
-      await control?.close();
       await host.close();
       return EXIT.failed;
     }
@@ -409,10 +395,7 @@ async function runHost(parsed: ParsedCommand, io: CommandIo): Promise<number> {
   } else {
     await stopped;
   }
-  if (control) {
-    removeControlState(statePath);
-    await control.close();
-  }
+  await control?.close();
   await host.close();
   return EXIT.ok;
 }

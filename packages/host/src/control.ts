@@ -248,6 +248,39 @@ export interface ControlServerOptions {
   port?: number;
 }
 
+/**
+ * The control API as `toolwire host` offers it: started, and announced in the state file the
+ * CLI reads (`statePath`, default `controlStatePath()`). Its `close()` removes the file first,
+ * then stops the API.
+ */
+export async function publishControl(
+  host: Host,
+  options: ControlServerOptions & { statePath?: string } = {},
+): Promise<ControlServer> {
+  const statePath = options.statePath ?? controlStatePath();
+  const control = await startControlServer(host, options);
+  try {
+    writeControlState(statePath, {
+      pid: process.pid,
+      controlUrl: control.url,
+      port: control.port,
+      token: host.token,
+      wsUrl: host.url,
+    });
+  } catch (error) {
+    await control.close();
+    throw error;
+  }
+  return {
+    url: control.url,
+    port: control.port,
+    async close() {
+      removeControlState(statePath);
+      await control.close();
+    },
+  };
+}
+
 /** Starts the control API for `host` on 127.0.0.1. */
 export async function startControlServer(
   host: Host,

@@ -12,6 +12,7 @@ export type {
 } from './control.js';
 export {
   controlStatePath,
+  publishControl,
   readControlState,
   removeControlState,
   startControlServer,

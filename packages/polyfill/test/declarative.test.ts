@@ -3,6 +3,8 @@
 // A submit that is not prevented would make happy-dom navigate, so the navigation outcome
 // (result null) and real user clicks are covered in Chromium (e2e/declarative.e2e.ts).
 import { afterEach, describe, expect, it } from 'vitest';
+import { sleep } from './contract/assert.js';
+import { enumOf, toolNamed } from './contract/declarative-cases.js';
 import { freshInstall, rejection } from './helpers.js';
 
 type Setup = ReturnType<typeof freshInstall> & { mc: any; doc: Document };
@@ -20,18 +22,6 @@ function page(html: string): Setup {
   const result = { ...setup, doc, mc: (doc as unknown as { modelContext: any }).modelContext };
   open.push(result);
   return result;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until modelContext lists a tool named `name` (or `gone` until it does not). */
-async function toolNamed(setup: Setup, name: string, gone = false): Promise<any> {
-  for (let i = 0; i < 100; i++) {
-    const found = (await setup.mc.getTools()).find((tool: { name: string }) => tool.name === name);
-    if (gone ? !found : found) return found;
-    await sleep(10);
-  }
-  throw new Error(`tool ${name} ${gone ? 'still listed' : 'never listed'}`);
 }
 
 /** Records input/change events (target name, type) at the document. */
@@ -76,16 +66,6 @@ const ALL_CONTROLS = `
   <input type="file" name="upload">
   <button type="submit">Go</button>
 </form>`;
-
-const enumOf = (values: string[], titles?: string[]) => ({
-  type: 'string',
-  anyOf: values.map((value, i) => ({
-    type: 'string',
-    const: value,
-    ...(titles ? { title: titles[i] } : {}),
-  })),
-  enum: values,
-});
 
 describe('declarative tools: schema synthesis', () => {
   it('maps every control type, skips what an agent cannot fill, refuses file inputs', async () => {

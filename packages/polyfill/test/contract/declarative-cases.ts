@@ -39,7 +39,8 @@ async function formTool(env: ContractEnv, html: string, name: string) {
   return { box, form: box.querySelector('form') as HTMLFormElement, tool };
 }
 
-async function toolNamed(env: ContractEnv, name: string, gone = false): Promise<any> {
+/** Waits until `mc.getTools()` lists `name` (or, with `gone`, until it does not). */
+export async function toolNamed(env: { mc: any }, name: string, gone = false): Promise<any> {
   for (let i = 0; i < 200; i++) {
     const found = (await env.mc.getTools()).find((tool: { name: string }) => tool.name === name);
     if (gone ? !found : found) return found;
@@ -76,7 +77,8 @@ function isActive(env: ContractEnv, form: HTMLFormElement): boolean {
     : form.hasAttribute('data-tool-form-active');
 }
 
-const enumOf = (values: string[], titles?: string[]) => ({
+/** The enum schema form tools get: `anyOf` of consts (titled when labelled) plus `enum`. */
+export const enumOf = (values: string[], titles?: string[]) => ({
   type: 'string',
   anyOf: values.map((value, i) => ({
     type: 'string',
