@@ -4,7 +4,7 @@
  *
  * Builds the endpoint, serves a page that loads only the built `endpoint.iife.js` from
  * 127.0.0.1, and drives Debian's Chromium. The page registers one echo tool and connects to a
- * @toolwire/host in this process (through the `#toolwire=` URL `host.pageUrl` makes). The same
+ * @toolwire/host in this process (the page connects to `host.url` by its own code). The same
  * page also opens a second, plain WebSocket to a bare `ws` server in this process and echoes
  * every JSON message it gets: that JSON request/response over one WebSocket to the same page
  * is the baseline every row is divided by, timed in lockstep with the host call.
@@ -73,7 +73,8 @@ const PAGE_HTML = `<!doctype html>
   <head><meta charset="utf-8" /><title>toolwire: host benchmark</title></head>
   <body>
     <p id="status">loading</p>
-    <!-- The endpoint as a site ships it; it connects by itself from #toolwire=... -->
+    <!-- The endpoint as a site ships it; the page's own code connects it (a pairing link
+         would wait for a click in its prompt, and this Chromium has no driver attached). -->
     <script src="/dist/endpoint.iife.js"></script>
     <script>
       toolManager.register({
@@ -85,6 +86,7 @@ const PAGE_HTML = `<!doctype html>
         execute: (input) => input,
       });
       const fragment = new URLSearchParams(location.hash.slice(1));
+      toolwire.connect({ url: fragment.get('host') });
       // A second session of the same endpoint, to a bare @toolwire/protocol client: the host's
       // own cost is the difference between the two.
       toolwire.connect({ url: fragment.get('client') });
@@ -369,8 +371,8 @@ async function main(): Promise<void> {
   const host = await createHost({ origins: [server.origin] });
   const baseline = await startBaseline();
   const bare = await startBareClient();
-  const pageUrl = new URL(host.pageUrl(`${server.origin}/bench/host.html`));
-  pageUrl.hash += `&baseline=${encodeURIComponent(baseline.url)}&client=${encodeURIComponent(bare.url)}`;
+  const pageUrl = new URL(`${server.origin}/bench/host.html`);
+  pageUrl.hash = `host=${encodeURIComponent(host.url)}&baseline=${encodeURIComponent(baseline.url)}&client=${encodeURIComponent(bare.url)}`;
   const browser = launchChromium(pageUrl.toString());
   try {
     let session: HostSession;

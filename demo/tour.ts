@@ -15,6 +15,7 @@ import { chromium } from '@playwright/test';
 import type { ControlServer, HostSession } from '../packages/host/src/index.js';
 import { createHost, publishControl } from '../packages/host/src/index.js';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
+import { clickConnect } from './click-connect.js';
 import { startDemoServers } from './serve.js';
 import { runTour } from './tour-steps.js';
 
@@ -25,7 +26,7 @@ const say = (line = '') => process.stdout.write(`${line}\n`);
 
 const servers = await startDemoServers({ watch: false });
 const host = await createHost({ origins: [servers.originA], maxToolPolicy: 'write' });
-const appUrl = host.pageUrl(`${servers.originA}/app/`);
+const appUrl = host.pairingUrl(`${servers.originA}/app/`);
 say('toolwire demo');
 say(`  the app, paired with the host:  ${appUrl}`);
 say(`  its calendar widget (a frame):  ${servers.originB}/app/calendar.html`);
@@ -55,6 +56,9 @@ if (tour) {
     const page = await browser.newPage();
     const connected = host.waitForSession({ timeoutMs: 30_000 });
     await page.goto(appUrl);
+    // The link only asks: the person at the page says yes in the endpoint's prompt.
+    await clickConnect(page);
+    say('  (clicked Connect in the pairing prompt the link opened in the page)');
     const session: HostSession = await connected;
     await session.ready;
     await runTour(page, session, say);
@@ -73,7 +77,8 @@ if (tour) {
   });
   const page = await headed.newPage({ viewport: null });
   await page.goto(appUrl);
-  say('\nOpened the app in Chromium, paired. Try the form, or call its tools from a terminal:');
+  say('\nOpened the app in Chromium: click Connect in its prompt to pair it. Then try the form,');
+  say('or call its tools from a terminal:');
   say('  pnpm toolwire tools   /   pnpm toolwire call notes.tags   (the host below answers)');
 }
 

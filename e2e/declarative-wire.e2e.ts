@@ -1,6 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
 import { HostProcess, toolwire } from './support/cli.js';
+import { clickConnect } from './support/pairing.js';
 
 // Issue 9, "done when" 2: a form declared with HTML attributes alone, on a page whose only
 // script is endpoint.iife.js, is listed by `toolwire tools` and called by `toolwire call`: the
@@ -23,11 +24,12 @@ test('a form with only HTML attributes: listed by toolwire tools, called by tool
   page,
 }, testInfo) => {
   const native = testInfo.project.name === 'chromium-native';
-  host = new HostProcess(['--allow-origin', ORIGIN, '--max-tool-policy', 'write']);
+  host = new HostProcess(['--max-tool-policy', 'write', '--page', `${ORIGIN}${PAGE}`]);
   const { env } = host;
-  const url = await host.url();
-  // Form tools are `write` (submitting changes something); the page's guard must allow that.
-  await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}&toolwire-guard=read-write`);
+  // Form tools are `write` (submitting changes something); the page's script tag says
+  // data-toolwire-guard="read-write". The link pairs after one click in the page's prompt.
+  await page.goto(await host.pairingLink());
+  await clickConnect(page);
   expect(await page.evaluate(() => 'modelContext' in document)).toBe(true);
 
   await expect

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
+import { clickConnect } from './support/pairing.js';
 import { type HostConnection, TestHost, waitForMessage } from './support/ws-host.js';
 
 // The page as a remote-tool endpoint, end to end: a real `ws` server in Node, the real
@@ -272,13 +273,14 @@ test('a hostile host: junk, unknown types, other capabilities, a 20 MiB frame, a
   expect(errors).toEqual([]);
 });
 
-test('a page with only <script src=endpoint.iife.js> and a URL fragment connects to a host', async ({
+test('a page with only <script src=endpoint.iife.js> and a pairing link connects to a host', async ({
   page,
 }) => {
   const connection = host.nextConnection();
   await page.goto(
-    `/e2e/pages/endpoint/iife.html#toolwire=${encodeURIComponent(`${host.url}?token=abc`)}`,
+    `/e2e/pages/endpoint/iife.html#toolwire=${encodeURIComponent(`${host.url}?pair=abc`)}`,
   );
+  await clickConnect(page);
   const conn = await connection;
   const open = await waitForMessage(conn.messages, (m) => m?.type === 'session.open');
   expect(open.payload.page.title).toBe('only the endpoint script');

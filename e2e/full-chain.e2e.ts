@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { type DemoServers, startDemoServers } from '../demo/serve.js';
 import { CLI, toolwire } from './support/cli.js';
+import { clickConnect } from './support/pairing.js';
 
 // The full chain, every link real: the built `toolwire` CLI (a process) -> its host (another
 // process) -> the demo app in Chromium -> the app's cross-origin calendar frame -> the frame's
@@ -68,6 +69,7 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
   const pairUrl = /or open: (\S+)/.exec(hostLog)?.[1] as string;
   expect(pairUrl.startsWith(`${ORIGIN_A}/app/#toolwire=`)).toBe(true);
   await page.goto(pairUrl);
+  await clickConnect(page);
 
   // The frame's tools coalesce into the app a moment after it loads; the host then lists them.
   await expect

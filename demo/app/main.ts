@@ -3,11 +3,12 @@
  * another origin whose tools coalesce into it, and two inspectors: the session panel (what the
  * host asked, what the page answered) and the agent view (the catalog as the host sees it).
  *
- * Open it at the address `pnpm demo` (or `toolwire host --page`) prints: `#toolwire=<ws URL>`
- * pairs it with that host. It serves its tools with the read-write guard.
+ * Open it at the address `pnpm demo` (or `toolwire host --page`) prints: `#toolwire=<ws address
+ * ?pair=CODE>` asks to pair it with that host (one click). It serves its tools with the
+ * read-write guard.
  */
 import type { Session } from '../../packages/endpoint/src/index.js';
-import { connect } from '../../packages/endpoint/src/index.js';
+import { pairFromLink } from '../../packages/endpoint/src/index.js';
 import { install } from '../../packages/polyfill/src/index.js';
 import { AgentView, readCatalog } from './agent-view.js';
 import { element } from './format.js';
@@ -146,17 +147,15 @@ function followCatalog(session: Session): void {
   soon();
 }
 
-const url = new URLSearchParams(location.hash.slice(1)).get('toolwire');
-if (url) {
-  // Keep the token out of the address bar and history.
-  history.replaceState(history.state, '', location.pathname + location.search);
-  const session = connect({ url, guard: 'read-write' });
-  const host = new URL(url);
+// Pairing as every page does it (issue 13): a link's code, after the person here says yes in
+// the endpoint's prompt; a reload of this tab reconnects with the credential it kept.
+panel.setState('unpaired');
+void pairFromLink({ guard: 'read-write' }).then((session) => {
+  if (!session) return;
+  const host = new URL(session.address);
   panel.attach(session, `${host.protocol}//${host.host}${host.pathname}`);
   followCatalog(session);
   // For the tour and tests: expand one tool's schemas in the agent view.
   Object.assign(window, { toolwireDemo: { session, agentView, store } });
-} else {
-  panel.setState('unpaired');
-}
+});
 document.body.dataset.ready = 'true';

@@ -5,6 +5,7 @@
  */
 import type { Page } from '@playwright/test';
 import type { Host } from '../../packages/host/src/index.js';
+import { clickConnect } from '../click-connect.js';
 import { runTour } from '../tour-steps.js';
 
 export const SHOWCASE_VIEWPORT = { width: 1480, height: 1000 };
@@ -12,7 +13,8 @@ export const SHOWCASE_VIEWPORT = { width: 1480, height: 1000 };
 export async function showcase(page: Page, host: Host, originA: string): Promise<string[]> {
   const transcript: string[] = [];
   const connected = host.waitForSession({ timeoutMs: 30_000 });
-  await page.goto(host.pageUrl(`${originA}/app/`));
+  await page.goto(host.pairingUrl(`${originA}/app/`));
+  await clickConnect(page);
   const session = await connected;
   await session.ready;
   await runTour(page, session, (line = '') => transcript.push(line));

@@ -61,6 +61,13 @@ export class HostProcess {
     return /url: '([^']+)'/.exec(this.stderr)?.[1] as string;
   }
 
+  /** The pairing link `--page URL` made the host print (a single-use code, not the token). */
+  async pairingLink(): Promise<string> {
+    await expect.poll(() => /or open: (\S+)/.exec(this.stderr)?.[1]).toBeTruthy();
+    await expect.poll(() => this.stderr).toContain('control API on');
+    return /or open: (\S+)/.exec(this.stderr)?.[1] as string;
+  }
+
   stop(): Promise<number | null> {
     return new Promise((resolve) => {
       if (this.child.exitCode !== null) resolve(this.child.exitCode);

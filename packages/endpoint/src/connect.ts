@@ -13,12 +13,37 @@
  *    locally; their results are dropped with a console warning.
  * 5. Limits: a frame above `maxMessageBytes` closes the socket with 4009 (the protocol's 1009,
  *    "message too big", is reserved: browsers let pages send only 1000 and 3000-4999); nothing
- *    the host sends can throw out of the session.
+ *    the host sends can throw out of the session, and nothing inflates beyond the frame limit.
+ * 6. Pairing (issue 13): a `?pair=` code in the URL (or `pairingCode`) is traded, on the first
+ *    socket, for the credential the host's `session.welcome` carries; every reconnect then uses
+ *    the credential, never the spent code. A refused code or credential (4401) or a revocation
+ *    (4403) ends the session with one console line saying why: no retry.
+ * 7. The welcome's grant (`maxToolPolicy`) lowers what this page executes, checked at every call.
+ *    `session.open` and each catalog push report the page's guard and the tools it hides.
+ * 8. Heartbeats: pings are answered; a host silent for three of its heartbeat intervals is
+ *    dropped and reconnected.
  */
 import type { Tools } from '@toolwire/polyfill';
 import { install, loadLowering } from '@toolwire/polyfill';
-import type { BridgeTool, Guard, GuardPreset } from '@toolwire/protocol';
-import { createToolBridge, decodePayload, serializeMessage } from '@toolwire/protocol';
+import type {
+  BridgeSnapshot,
+  BridgeTool,
+  Guard,
+  GuardPreset,
+  GuardReport,
+  SessionWelcomePayload,
+  ToolPolicy,
+} from '@toolwire/protocol';
+import {
+  catalogChanged,
+  createToolBridge,
+  isPlainObject,
+  readWelcome,
+  SESSION_CLOSE,
+  serializeMessage,
+  sessionOpen,
+  sessionPong,
+} from '@toolwire/protocol';
 import type { CaptureProvider } from './builtins/index.js';
 import { createBuiltinTools } from './builtins/index.js';
 import { readPageTools } from './page-tools.js';
@@ -28,9 +53,16 @@ export const SDK_NAME = 'toolwire-web';
 export const SDK_VERSION = '0.1.0';
 
 export interface ConnectOptions {
-  /** ws:// or wss:// URL of the host; `?token=` may be in it already. */
+  /**
+   * ws:// or wss:// URL of the host. It may carry its secret already: `?token=` (the host's
+   * page token), `?pair=` (a single-use pairing code) or `?credential=` (a tab's credential).
+   */
   url: string;
   token?: string;
+  /** A single-use pairing code (from a link), traded for a credential on the first socket. */
+  pairingCode?: string;
+  /** A credential this tab was given before (see the `paired` event). */
+  credential?: string;
   /** The page's local guard. Default 'read-only'. */
   guard?: GuardPreset | Guard;
   /** Serve ui.get_visual_tree, ui.query_nodes, ui.perform_action, ui.get_screenshot. Default true. */
@@ -41,6 +73,7 @@ export interface ConnectOptions {
   limits?: {
     /** Incoming frames above this close the socket with 4009 ("message too big"). Default 16 MiB. */
     maxMessageBytes?: number;
+    /** Largest inflated payload; never above maxMessageBytes. Default: maxMessageBytes. */
     maxInflatedBytes?: number;
     maxDepth?: number;
     callTimeoutMs?: number;
@@ -55,16 +88,51 @@ export interface ConnectOptions {
 
 export type SessionStatus = 'connecting' | 'open' | 'closed';
 
+/** What the `paired` event carries: keep `credential` to reconnect this tab later. */
+export interface PairedDetail {
+  /** The host's address, without any secret. */
+  address: string;
+  credential: string;
+  hostRun: string;
+}
+
+/** Why the host ended this tab's pairing (`refused` event): no retry follows. */
+export interface RefusedDetail {
+  code: number;
+  reason: string;
+  revoked: boolean;
+}
+
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** 1009 in the application range: a page's close() accepts only 1000 and 3000-4999. */
 export const MESSAGE_TOO_BIG = 4009;
 
-function withToken(url: string, token: string | undefined): string {
-  if (!token) return url;
-  const parsed = new URL(url);
-  if (!parsed.searchParams.has('token')) parsed.searchParams.set('token', token);
+type Secret = { name: 'token' | 'pair' | 'credential'; value: string } | undefined;
+
+/** The URL without its secret, and the secret: options win over what the URL carries. */
+function splitSecret(options: ConnectOptions): { address: string; secret: Secret } {
+  const parsed = new URL(options.url);
+  let secret: Secret;
+  for (const name of ['token', 'pair', 'credential'] as const) {
+    const value = parsed.searchParams.get(name);
+    parsed.searchParams.delete(name);
+    if (value && !secret) secret = { name, value };
+  }
+  if (options.credential) secret = { name: 'credential', value: options.credential };
+  else if (options.pairingCode) secret = { name: 'pair', value: options.pairingCode };
+  else if (options.token) secret = { name: 'token', value: options.token };
+  return { address: parsed.toString(), secret };
+}
+
+function withSecret(address: string, secret: Secret): string {
+  if (!secret) return address;
+  const parsed = new URL(address);
+  parsed.searchParams.set(secret.name, secret.value);
   return parsed.toString();
 }
+
+const presetName = (guard: ConnectOptions['guard']): string | undefined =>
+  typeof guard === 'string' ? guard : guard === undefined ? 'read-only' : undefined;
 
 function randomId(): string {
   return typeof crypto !== 'undefined' && 'randomUUID' in crypto
@@ -75,8 +143,10 @@ function randomId(): string {
 /**
  * One page's connection to a host. Events: `open`, `close` (detail: {code, reason, willRetry}),
  * `error`, `request` (detail: {type, id, toolId?, message}, before it is served; `message` is the
- * decoded request, undefined when the frame is not JSON or over 64 KiB) and `response`
- * (detail: the response envelope, after it is sent).
+ * decoded request, undefined when the frame is not JSON or over 64 KiB), `response`
+ * (detail: the response envelope, after it is sent), `welcome` (detail: the host's
+ * session.welcome payload), `paired` (detail: PairedDetail) and `refused` (detail:
+ * RefusedDetail; the session is closed for good).
  */
 export class Session extends EventTarget {
   #options: ConnectOptions;
@@ -94,6 +164,11 @@ export class Session extends EventTarget {
   #refreshing: Promise<void> | undefined;
   #lastPushed = '';
   #expand: ((schema: object) => object) | undefined;
+  #address: string;
+  #secret: Secret;
+  #welcome: SessionWelcomePayload | undefined;
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+  #lastHeard = 0;
   /** `request` / `response` have (or once had) a listener: only then are their events built. */
   #observed = { request: false, response: false };
   readonly sessionKey = randomId();
@@ -101,6 +176,7 @@ export class Session extends EventTarget {
   constructor(options: ConnectOptions) {
     super();
     this.#options = options;
+    ({ address: this.#address, secret: this.#secret } = splitSecret(options));
     this.#pageTools = options.tools ?? install().tools;
     if (options.builtins !== false && typeof document !== 'undefined') {
       const builtins = createBuiltinTools({ document, captureProvider: options.captureProvider });
@@ -110,12 +186,18 @@ export class Session extends EventTarget {
       this.#builtins = [];
       this.#disposeBuiltins = () => {};
     }
+    const maxMessageBytes = options.limits?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#bridge = createToolBridge({
       tools: () => [...this.#builtins, ...this.#tools],
       guard: options.guard ?? 'read-only',
+      // The host's grant, as its welcome on this socket said (requirement 7).
+      grant: () => this.#welcome?.maxToolPolicy,
       validator: pageValidator(),
       limits: {
-        maxInflatedBytes: options.limits?.maxInflatedBytes,
+        maxInflatedBytes: Math.min(
+          options.limits?.maxInflatedBytes ?? maxMessageBytes,
+          maxMessageBytes,
+        ),
         maxDepth: options.limits?.maxDepth,
         callTimeoutMs: options.limits?.callTimeoutMs,
       },
@@ -131,6 +213,16 @@ export class Session extends EventTarget {
 
   get status(): SessionStatus {
     return this.#status;
+  }
+
+  /** The host's address, without any secret. */
+  get address(): string {
+    return this.#address;
+  }
+
+  /** The host's grant on the current socket (undefined before its welcome, or if it sent none). */
+  get grant(): ToolPolicy | undefined {
+    return this.#welcome?.maxToolPolicy;
   }
 
   override addEventListener(
@@ -165,6 +257,7 @@ export class Session extends EventTarget {
       document.removeEventListener('visibilitychange', this.#onVisibility);
     }
     this.#disposeBuiltins();
+    clearInterval(this.#watchdog);
     this.#socket?.close(1000, 'closed by the page');
     this.#setStatus('closed');
   }
@@ -176,7 +269,7 @@ export class Session extends EventTarget {
     const Socket = this.#options.WebSocket ?? globalThis.WebSocket;
     let socket: WebSocket;
     try {
-      socket = new Socket(withToken(this.#options.url, this.#options.token));
+      socket = new Socket(withSecret(this.#address, this.#secret));
     } catch (error) {
       this.dispatchEvent(new CustomEvent('error', { detail: error }));
       this.#scheduleRetry();
@@ -188,32 +281,37 @@ export class Session extends EventTarget {
     socket.onopen = () => {
       this.#attempt = 0;
       this.#lastPushed = '';
-      this.#send(socket, {
-        type: 'session.open',
-        id: `session.open.${randomId()}`,
-        sentAt: new Date().toISOString(),
-        payload: {
-          sdk: { name: SDK_NAME, version: SDK_VERSION },
-          page: {
-            origin: typeof location !== 'undefined' ? location.origin : 'null',
-            url: typeof location !== 'undefined' ? location.href : '',
-            title: typeof document !== 'undefined' ? document.title : '',
-          },
-          session: this.sessionKey,
-        },
-      });
+      this.#lastHeard = Date.now();
       this.#setStatus('open');
       this.dispatchEvent(new Event('open'));
+      void this.#sendOpen(socket);
     };
     socket.onmessage = (event) => this.#onMessage(socket, event);
     socket.onerror = () => this.dispatchEvent(new Event('error'));
     socket.onclose = (event) => {
       if (this.#socket !== socket) return;
       this.#socket = undefined;
+      this.#welcome = undefined;
+      clearInterval(this.#watchdog);
+      // The host said no to this tab's code or credential, or revoked it: retrying cannot help.
+      const refused =
+        event.code === SESSION_CLOSE.pairingRefused || event.code === SESSION_CLOSE.revoked;
+      if (refused) this.#closedByUser = true;
       const willRetry = !this.#closedByUser && this.#options.reconnect !== false;
       this.dispatchEvent(
         new CustomEvent('close', { detail: { code: event.code, reason: event.reason, willRetry } }),
       );
+      if (refused) {
+        const revoked = event.code === SESSION_CLOSE.revoked;
+        console.warn(
+          `toolwire: the host at ${this.#address} ${revoked ? 'revoked' : 'refused'} this tab's pairing: ${event.reason || 'no reason given'}.`,
+        );
+        this.dispatchEvent(
+          new CustomEvent<RefusedDetail>('refused', {
+            detail: { code: event.code, reason: event.reason, revoked },
+          }),
+        );
+      }
       if (willRetry) {
         this.#setStatus('connecting');
         this.#scheduleRetry();
@@ -223,7 +321,87 @@ export class Session extends EventTarget {
     };
   }
 
+  /** `session.open`, once the guard report is ready (requests meanwhile are served as usual). */
+  async #sendOpen(socket: WebSocket): Promise<void> {
+    let guard: GuardReport | undefined;
+    try {
+      guard = guardReport(await this.#bridge.snapshot(), this.#options.guard);
+    } catch {
+      // The open still says who we are; the next catalog push carries the guard.
+    }
+    if (this.#socket !== socket) return;
+    this.#send(
+      socket,
+      sessionOpen({
+        sdk: { name: SDK_NAME, version: SDK_VERSION },
+        page: {
+          origin: typeof location !== 'undefined' ? location.origin : 'null',
+          url: typeof location !== 'undefined' ? location.href : '',
+          title: typeof document !== 'undefined' ? document.title : '',
+        },
+        session: this.sessionKey,
+        ...(guard ? { guard } : {}),
+      }),
+    );
+  }
+
+  /** The host's session messages: the welcome, pings. True when `frame` was one. */
+  #onSessionMessage(socket: WebSocket, frame: string): boolean {
+    // Cheap test first: tool traffic never starts its type with "session.".
+    if (!frame.includes('"session.')) return false;
+    let message: unknown;
+    try {
+      message = JSON.parse(frame);
+    } catch {
+      return false;
+    }
+    if (!isPlainObject(message)) return false;
+    if (message.type === 'session.ping' && typeof message.id === 'string') {
+      this.#send(socket, sessionPong({ id: message.id }));
+      return true;
+    }
+    if (message.type !== 'session.welcome') return false;
+    const welcome = readWelcome(message);
+    if (!welcome) return true;
+    this.#welcome = welcome;
+    this.#startWatchdog(socket, welcome.heartbeatIntervalMs);
+    this.dispatchEvent(new CustomEvent('welcome', { detail: welcome }));
+    if (welcome.credential && this.#secret?.name === 'pair') {
+      // The code is spent: this tab reconnects with its credential from now on.
+      this.#secret = { name: 'credential', value: welcome.credential };
+      this.dispatchEvent(
+        new CustomEvent<PairedDetail>('paired', {
+          detail: {
+            address: this.#address,
+            credential: welcome.credential,
+            hostRun: welcome.hostRun,
+          },
+        }),
+      );
+    }
+    return true;
+  }
+
+  #startWatchdog(socket: WebSocket, intervalMs: number): void {
+    clearInterval(this.#watchdog);
+    if (intervalMs <= 0) return;
+    this.#watchdog = setInterval(() => {
+      if (this.#socket !== socket) return;
+      if (Date.now() - this.#lastHeard >= 3 * intervalMs) {
+        clearInterval(this.#watchdog);
+        // The host went quiet (a sleeping laptop, a dead process behind a live proxy).
+        socket.close(SESSION_CLOSE.silent, 'the host stopped answering');
+        // Browsers report the close only after the handshake; do not wait for a dead peer.
+        socket.onclose?.call(socket, {
+          code: SESSION_CLOSE.silent,
+          reason: 'the host stopped answering',
+        } as CloseEvent);
+      }
+    }, intervalMs);
+  }
+
   #onMessage(socket: WebSocket, event: MessageEvent): void {
+    this.#lastHeard = Date.now();
     const data = event.data as unknown;
     // Binary frames (ASFT transfers go host-bound only) are not ours to read.
     if (typeof data !== 'string') return;
@@ -236,6 +414,7 @@ export class Session extends EventTarget {
       socket.close(MESSAGE_TOO_BIG, 'message too big');
       return;
     }
+    if (this.#onSessionMessage(socket, data)) return;
     void this.#serve(socket, data);
   }
 
@@ -265,6 +444,7 @@ export class Session extends EventTarget {
   }
 
   #send(socket: WebSocket, message: object): void {
+    if (socket.readyState !== 1) return;
     try {
       socket.send(JSON.stringify(message));
     } catch (error) {
@@ -344,26 +524,39 @@ export class Session extends EventTarget {
   async #pushCatalogChanged(): Promise<void> {
     const socket = this.#socket;
     if (socket?.readyState !== 1) return; // 1: OPEN
-    const response = await this.#bridge.handle({
-      type: 'tool.query',
-      id: 'toolwire.internal',
-      payload: { detail: 'index', limit: 1 },
-    });
-    const payload = response
-      ? (decodePayload(response.payload) as { revision?: string; availabilityRevision?: string })
-      : undefined;
-    if (!payload?.revision) return;
-    const key = `${payload.revision}|${payload.availabilityRevision ?? ''}`;
+    let snapshot: BridgeSnapshot;
+    try {
+      snapshot = await this.#bridge.snapshot();
+    } catch {
+      return;
+    }
+    const guard = guardReport(snapshot, this.#options.guard);
+    // The hidden tools count as a change too: a host explains them (issue 13).
+    const key = `${snapshot.revision}|${snapshot.availabilityRevision}|${JSON.stringify(guard.hidden)}`;
     if (key === this.#lastPushed) return;
     this.#lastPushed = key;
-    this.#send(socket, {
-      type: 'tool.catalog.changed',
-      id: `tool.catalog.changed.${randomId()}`,
-      sentAt: new Date().toISOString(),
-      capability: 'tool.exec',
-      payload: { revision: payload.revision, availabilityRevision: payload.availabilityRevision },
-    });
+    this.#send(
+      socket,
+      catalogChanged({
+        revision: snapshot.revision,
+        availabilityRevision: snapshot.availabilityRevision,
+        guard,
+      }),
+    );
   }
+}
+
+/** The guard as `session.open` and the catalog push report it. */
+function guardReport(snapshot: BridgeSnapshot, option: ConnectOptions['guard']): GuardReport {
+  const report: GuardReport = {
+    discoveryEnabled: snapshot.guard.discoveryEnabled,
+    executionEnabled: snapshot.guard.executionEnabled,
+    maxPolicy: snapshot.guard.maxPolicy,
+    hidden: snapshot.hidden.slice(0, 1000),
+  };
+  const preset = presetName(option);
+  if (preset) report.preset = preset;
+  return report;
 }
 
 interface RequestPeek {

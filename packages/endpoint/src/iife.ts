@@ -1,36 +1,52 @@
 /**
  * dist/endpoint.iife.js: the polyfill and the endpoint in one classic script. It installs the
- * globals, exposes `window.toolwire.connect`, and connects by itself when the page's URL carries
- * `#toolwire=<encoded ws URL with token>` (what `toolwire host` prints). The fragment is removed
- * from the address bar once read, so the token does not linger in history or screenshots.
+ * globals, exposes `window.toolwire.connect`, and pairs the tab from a link the host printed
+ * (`#toolwire=<ws address ?pair=CODE>`), after asking the person at the page (pair-from-link.ts).
+ *
+ * The page author decides, on the script tag:
+ * - `data-toolwire-guard`: the page's guard (`read-only` by default, `read-write`,
+ *   `full-access`, `disabled`). Never read from the URL.
+ * - `data-toolwire-hosts`: hosts beyond this machine a link may pair with (`host[:port] ...`).
  */
 
 import { install } from '@toolwire/polyfill';
-import type { Guard, GuardPreset } from '@toolwire/protocol';
+import type { GuardPreset } from '@toolwire/protocol';
+import { GUARD_PRESETS } from '@toolwire/protocol';
 import type { ConnectOptions, Session } from './connect.js';
 import { connect, SDK_VERSION } from './connect.js';
+import { pairFromLink, parseHosts } from './pair-from-link.js';
 
 interface ToolwireGlobal {
   version: string;
   connect(options: ConnectOptions): Session;
+  /** The session this script paired from a link (set once the person said yes). */
   session?: Session;
+  /** Resolves with that session, or undefined when the tab did not pair. */
+  paired: Promise<Session | undefined>;
+}
+
+const script = document.currentScript as HTMLScriptElement | null;
+const guardAttribute = script?.dataset.toolwireGuard?.trim();
+let guard: GuardPreset = 'read-only';
+if (guardAttribute) {
+  if (Object.hasOwn(GUARD_PRESETS, guardAttribute)) guard = guardAttribute as GuardPreset;
+  else {
+    console.warn(
+      `toolwire: data-toolwire-guard="${guardAttribute}" is not a guard (read-only, read-write, full-access, disabled); using read-only.`,
+    );
+  }
 }
 
 install();
-const api: ToolwireGlobal = { version: SDK_VERSION, connect };
+const api = { version: SDK_VERSION, connect } as ToolwireGlobal;
+api.paired = pairFromLink({ guard, hosts: parseHosts(script?.dataset.toolwireHosts) }).then(
+  (session) => {
+    if (session) api.session = session;
+    return session;
+  },
+  (error: unknown) => {
+    console.warn(`toolwire: pairing failed: ${String(error)}`);
+    return undefined;
+  },
+);
 (window as unknown as { toolwire: ToolwireGlobal }).toolwire = api;
-
-const fragment = new URLSearchParams(location.hash.slice(1));
-const url = fragment.get('toolwire');
-if (url) {
-  const guard = (fragment.get('toolwire-guard') ?? undefined) as GuardPreset | Guard | undefined;
-  fragment.delete('toolwire');
-  fragment.delete('toolwire-guard');
-  const rest = fragment.toString();
-  history.replaceState(
-    history.state,
-    '',
-    `${location.pathname}${location.search}${rest ? `#${rest}` : ''}`,
-  );
-  api.session = connect({ url, ...(guard ? { guard } : {}) });
-}

@@ -1,6 +1,20 @@
 export type { BuiltinTools, CaptureProvider } from './builtins/index.js';
 export { createBuiltinTools } from './builtins/index.js';
-export type { ConnectOptions, SessionStatus } from './connect.js';
+export type {
+  ConnectOptions,
+  PairedDetail,
+  RefusedDetail,
+  SessionStatus,
+} from './connect.js';
 export { connect, SDK_NAME, SDK_VERSION, Session } from './connect.js';
 export { readPageTools, wireFailure } from './page-tools.js';
+export type { LinkPairingOptions } from './pair-from-link.js';
+export {
+  linkMayReach,
+  PAIRING_STORAGE_KEY,
+  pairFromLink,
+  parseHosts,
+} from './pair-from-link.js';
+export type { PairingRequest } from './pairing-prompt.js';
+export { askToPair, describeGuard } from './pairing-prompt.js';
 export { pageValidator } from './validator.js';

@@ -373,7 +373,7 @@ async function runHost(parsed: ParsedCommand, io: CommandIo): Promise<number> {
   print(
     'or add one line to the page: <script src="endpoint.iife.js"></script> and open it with #toolwire=<the URL above, URI-encoded> (--page URL prints it)',
   );
-  if (parsed.page) print(`or open: ${host.pageUrl(parsed.page)}`);
+  if (parsed.page) print(`or open: ${host.pairingUrl(parsed.page)}`);
 
   let stop: () => void = () => {};
   const stopped = new Promise<void>((resolve) => {

@@ -8,6 +8,8 @@ import { ToolProtocolError } from '@toolwire/protocol';
 export const HOST_ERROR_CODES = {
   /** The tool's policy is above the host's grant (`maxToolPolicy`). */
   tool_policy_not_granted: { retryable: false },
+  /** The page lists the tool in-page, but its own guard keeps it off the wire (issue 13). */
+  tool_hidden_by_page_guard: { retryable: false },
   /** No open page session serves the request. */
   session_not_connected: { retryable: true },
 } as const satisfies Record<string, { retryable: boolean }>;

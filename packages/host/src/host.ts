@@ -11,6 +11,12 @@
  * 4. A page that opens a new session under the key of a session still open (a reconnect after
  *    a silent drop) replaces it: the old one is closed and its pending requests fail at once.
  * 5. Frames are limited to `maxMessageBytes` (default 64 MiB): a 1 MiB result is ordinary.
+ * 6. Pairing (issue 13): links carry single-use pairing codes (`pairingUrl`), traded for a
+ *    credential bound to the page's origin and this run; `revoke` ends a tab's pairing. The
+ *    page token (`url`) is for pages whose own code connects, never for links.
+ * 7. Every socket starts with `session.welcome` (the grant, the heartbeat); a page that stays
+ *    silent for three heartbeat intervals is closed and its pending calls fail.
+ * 8. Refused upgrades are logged at most once per origin per interval, with a count.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -18,11 +24,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { CodecLimits, ToolPolicy, TransportCloseInfo } from '@toolwire/protocol';
-import { DEFAULT_TIMEOUT_MS, parsePolicy } from '@toolwire/protocol';
+import { DEFAULT_TIMEOUT_MS, parsePolicy, SESSION_CLOSE } from '@toolwire/protocol';
 import { WebSocketServer } from 'ws';
 import type { CatalogChange } from './catalog-cache.js';
 import { Emitter } from './emitter.js';
 import { hostError } from './errors.js';
+import type { PairingCode } from './pairing.js';
+import { Pairing } from './pairing.js';
 import { HostSession } from './session.js';
 import { socketTransport } from './socket-transport.js';
 import { createToken, redactToken } from './token.js';
@@ -30,6 +38,10 @@ import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
 
 export const DEFAULT_PATH = '/toolwire';
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_HEARTBEAT_INTERVAL_MS = 10_000;
+/** Refused upgrades: one log line per origin per this interval. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+const MAX_REFUSAL_KEYS = 256;
 
 export interface HostOptions {
   /** Interface to bind. Default 127.0.0.1: the host is for the developer's own machine. */
@@ -57,6 +69,15 @@ export interface HostOptions {
   pollIntervalMs?: number;
   /** Log lines (tokens already redacted). Default: none. */
   log?: (line: string) => void;
+  /** How long a pairing code stays good. Default 5 minutes. */
+  pairingCodeTtlMs?: number;
+  /** Ping every page this often; three silent intervals close it. Default 10 s; 0 = off. */
+  heartbeatIntervalMs?: number;
+}
+
+export interface PairingLink extends PairingCode {
+  /** The page's address with `#toolwire=<ws address ?pair=code>`. */
+  url: string;
 }
 
 export interface HostEvents extends Record<string, unknown> {
@@ -85,6 +106,8 @@ export class Host extends Emitter<HostEvents> {
   #sessions = new Map<string, HostSession>();
   #port = 0;
   #closing: Promise<void> | undefined;
+  #pairing: Pairing;
+  #refusals = new Map<string, { at: number; suppressed: number }>();
 
   /** Use createHost(), which also starts listening. */
   constructor(options: HostOptions = {}) {
@@ -99,6 +122,9 @@ export class Host extends Emitter<HostEvents> {
     if (!grant) throw new TypeError(`Unknown maxToolPolicy "${String(options.maxToolPolicy)}".`);
     this.grant = grant;
     this.origins = (options.origins ?? []).map(normalizeOrigin);
+    this.#pairing = new Pairing(
+      options.pairingCodeTtlMs === undefined ? {} : { codeTtlMs: options.pairingCodeTtlMs },
+    );
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
@@ -119,7 +145,7 @@ export class Host extends Emitter<HostEvents> {
       });
     });
     this.#port = (this.#server.address() as AddressInfo).port;
-    this.#log(`listening on ${this.#displayUrl(redactToken(this.token))}`);
+    this.#log(`listening on ${this.#displayUrl(`?token=${redactToken(this.token)}`)}`);
     if (this.origins.includes('*')) {
       this.#log('warning: any origin may connect (allow-list "*"); the token is the only check');
     } else if (this.origins.length === 0) {
@@ -132,19 +158,64 @@ export class Host extends Emitter<HostEvents> {
     return this.#port;
   }
 
-  /** The URL a page connects to, token included: hand it to the page, never to a log. */
-  get url(): string {
-    return this.#displayUrl(encodeURIComponent(this.token));
+  /** Random per host run; a page's credential from another run is unknown to this one. */
+  get hostRun(): string {
+    return this.#pairing.hostRun;
   }
 
-  /** `page` with `#toolwire=<url>`: endpoint.iife.js connects by itself from such a URL. */
-  pageUrl(page: string, options: { guard?: string } = {}): string {
+  /**
+   * The URL a page's own code connects to (`connect({url})`), the page token included: hand it
+   * to the page author's code, never to a link or a log.
+   */
+  get url(): string {
+    return this.#displayUrl(`?token=${encodeURIComponent(this.token)}`);
+  }
+
+  /** The WebSocket address without any secret (what a pairing prompt shows). */
+  get address(): string {
+    return this.#displayUrl('');
+  }
+
+  /**
+   * A pairing link for `page`: its address with `#toolwire=<ws address ?pair=CODE>`. The code
+   * is single use, expires after `ttlMs` (default `pairingCodeTtlMs`), and only a page of
+   * `page`'s origin can redeem it. endpoint.iife.js on that page asks the person there first.
+   */
+  pairingLink(page: string, options: { ttlMs?: number } = {}): PairingLink {
     const url = new URL(page);
+    if (url.origin === 'null') throw new TypeError(`"${page}" has no origin to pair with.`);
+    const code = this.#pairing.createCode({ origin: url.origin, ...options });
     const fragment = new URLSearchParams(url.hash.slice(1));
-    fragment.set('toolwire', this.url);
-    if (options.guard) fragment.set('toolwire-guard', options.guard);
+    fragment.delete('toolwire');
+    fragment.set('toolwire', this.#displayUrl(`?pair=${encodeURIComponent(code.code)}`));
     url.hash = fragment.toString();
-    return url.toString();
+    return { ...code, url: url.toString() };
+  }
+
+  /** `pairingLink(page).url`. */
+  pairingUrl(page: string, options: { ttlMs?: number } = {}): string {
+    return this.pairingLink(page, options).url;
+  }
+
+  /**
+   * A code not bound to a page (for a page opened by other means): any origin the allow-list
+   * accepts may redeem it, once.
+   */
+  createPairingCode(options: { ttlMs?: number } = {}): PairingCode {
+    return this.#pairing.createCode(options);
+  }
+
+  /**
+   * Revokes the pairing of session `id` (exact id): its credential is forgotten and the session
+   * closed with 4403, so the tab neither stays connected nor reconnects. False if no such session.
+   */
+  revoke(id: string): boolean {
+    const session = this.#sessions.get(id);
+    if (!session) return false;
+    if (session.credential) this.#pairing.revoke(session.credential);
+    this.#log(`session ${id.slice(0, 8)}: pairing revoked`);
+    session.close('revoked by the host', SESSION_CLOSE.revoked);
+    return true;
   }
 
   /** Open sessions, oldest first. */
@@ -214,9 +285,32 @@ export class Host extends Emitter<HostEvents> {
     return this.#closing;
   }
 
-  #displayUrl(token: string): string {
+  #displayUrl(query: string): string {
     const host = this.hostname.includes(':') ? `[${this.hostname}]` : this.hostname;
-    return `ws://${host}:${this.#port}${this.path}?token=${token}`;
+    return `ws://${host}:${this.#port}${this.path}${query}`;
+  }
+
+  #allows = (origin: string | null): boolean =>
+    this.origins.includes('*') || (origin !== null && this.origins.includes(origin));
+
+  /** One line per origin per interval; the next line says how many were not logged. */
+  #logRefusal(key: string, line: string): void {
+    const now = Date.now();
+    const seen = this.#refusals.get(key);
+    if (seen && now - seen.at < REFUSAL_LOG_INTERVAL_MS) {
+      seen.suppressed++;
+      return;
+    }
+    if (!seen && this.#refusals.size >= MAX_REFUSAL_KEYS) {
+      // Many distinct origins at once: forget the quiet ones, or all, rather than grow.
+      for (const [other, entry] of this.#refusals) {
+        if (now - entry.at >= REFUSAL_LOG_INTERVAL_MS) this.#refusals.delete(other);
+      }
+      if (this.#refusals.size >= MAX_REFUSAL_KEYS) this.#refusals.clear();
+    }
+    const more = seen?.suppressed ? ` (and ${seen.suppressed} more since the last line)` : '';
+    this.#refusals.set(key, { at: now, suppressed: 0 });
+    this.#log(`${line}${more}`);
   }
 
   #log(line: string): void {
@@ -235,10 +329,24 @@ export class Host extends Emitter<HostEvents> {
       path: this.path,
       token: this.token,
       origins: this.origins,
+      redeem: (code, origin) => this.#pairing.redeem(code, origin, this.#allows),
+      resume: (credential, origin) => this.#pairing.resume(credential, origin),
     });
     if (!verdict.ok) {
       const from = request.socket.remoteAddress ?? '?';
-      this.#log(`refused a connection from ${from}: ${verdict.status} (${verdict.reason})`);
+      const origin = typeof request.headers.origin === 'string' ? request.headers.origin : null;
+      this.#logRefusal(
+        origin ?? from,
+        `refused a connection from ${origin ?? `${from} (no origin)`}: ${verdict.status === 'close' ? verdict.closeCode : verdict.status} (${verdict.reason})`,
+      );
+      if (verdict.status === 'close') {
+        // A page cannot read an HTTP status: it gets a socket closed with the reason instead.
+        this.#wss.handleUpgrade(request, socket, head, (ws) => {
+          ws.on('error', () => {});
+          ws.close(verdict.closeCode, verdict.reason.slice(0, 120));
+        });
+        return;
+      }
       const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[verdict.status];
       socket.end(
         `HTTP/1.1 ${verdict.status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
@@ -258,6 +366,10 @@ export class Host extends Emitter<HostEvents> {
         }),
         origin: verdict.origin,
         grant: this.grant,
+        hostRun: this.#pairing.hostRun,
+        heartbeatIntervalMs: this.#options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+        ...(verdict.credential ? { credential: verdict.credential } : {}),
+        sendCredential: verdict.via === 'pair',
         ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
         ...(this.#options.limits ? { limits: this.#options.limits } : {}),
         ...(this.#options.pollIntervalMs ? { pollIntervalMs: this.#options.pollIntervalMs } : {}),
@@ -269,7 +381,8 @@ export class Host extends Emitter<HostEvents> {
   #adopt(session: HostSession): void {
     const tag = session.id.slice(0, 8);
     this.#sessions.set(session.id, session);
-    this.#log(`session ${tag} connected from ${session.origin ?? '(no origin)'}`);
+    const how = session.credential ? (session.paired ? ', newly paired' : ', paired before') : '';
+    this.#log(`session ${tag} connected from ${session.origin ?? '(no origin)'}${how}`);
     session.on('open', (info) => {
       this.#log(
         `session ${tag}: ${info.sdk.name} ${info.sdk.version} on ${info.page.url || '(no url)'}` +
@@ -280,7 +393,7 @@ export class Host extends Emitter<HostEvents> {
       for (const other of this.#sessions.values()) {
         if (other !== session && other.info?.key === info.key) {
           this.#log(`session ${other.id.slice(0, 8)} replaced by ${tag}`);
-          other.close('replaced by a new connection of the same page', 4000);
+          other.close('replaced by a new connection of the same page', SESSION_CLOSE.replaced);
         }
       }
     });

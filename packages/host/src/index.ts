@@ -20,11 +20,19 @@ export {
 } from './control.js';
 export type { HostErrorCode } from './errors.js';
 export { HOST_ERROR_CODES, hostError } from './errors.js';
-export type { HostEvents, HostOptions, WaitForSessionOptions } from './host.js';
-export { createHost, DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_PATH, Host } from './host.js';
+export type { HostEvents, HostOptions, PairingLink, WaitForSessionOptions } from './host.js';
+export {
+  createHost,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_PATH,
+  Host,
+} from './host.js';
 export { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from './inflate.js';
 export type { McpBridge, McpBridgeOptions, McpSourceTool, McpToolSource } from './mcp.js';
 export { createMcpBridge, hostToolSource, MCP_PROTOCOL_VERSIONS, mcpToolName } from './mcp.js';
+export type { PairingCode } from './pairing.js';
+export { DEFAULT_PAIRING_CODE_TTL_MS, Pairing } from './pairing.js';
 export type {
   BatchOptions,
   CallOptions,
@@ -33,9 +41,9 @@ export type {
   SessionInfo,
   SessionStats,
 } from './session.js';
-export { HostSession } from './session.js';
+export { guardName, HostSession } from './session.js';
 export type { SocketTransportOptions } from './socket-transport.js';
 export { socketTransport } from './socket-transport.js';
 export { createToken, redactToken, redactUrl, tokensEqual } from './token.js';
-export type { UpgradePolicy, UpgradeVerdict } from './upgrade.js';
-export { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
+export type { SecretVerdict, UpgradePolicy, UpgradeVerdict } from './upgrade.js';
+export { authorizeUpgrade, normalizeOrigin, PAIRING_REFUSED } from './upgrade.js';

@@ -12,6 +12,12 @@
  * 5. Responses are decoded before correlation (createToolClient); the byte counts of
  *    compressed responses are recorded in `stats`.
  * 6. A closed or replaced connection fails every pending request at once.
+ * 7. The first frame on the socket is `session.welcome` (issue 13): the grant, which the page
+ *    applies too, the heartbeat interval, and on a newly paired socket the credential.
+ * 8. Heartbeats: a `session.ping` every interval; any frame from the page counts as life, and
+ *    three silent intervals close the session (4008), failing its pending requests.
+ * 9. The page's guard report (`session.open`, `tool.catalog.changed`) names the tools its guard
+ *    hides: a call to one is refused as hidden by the page's guard, not as unknown.
  */
 import type {
   BatchPayload,
@@ -21,6 +27,7 @@ import type {
   CodecLimits,
   DecodedResponse,
   ErrorPayload,
+  GuardReport,
   InflateText,
   QueryPayload,
   RequestOptions,
@@ -36,6 +43,11 @@ import {
   isPlainObject,
   isToolCapability,
   POLICY_RANK,
+  readGuardReport,
+  SESSION_CLOSE,
+  sessionPing,
+  sessionPong,
+  sessionWelcome,
   ToolProtocolError,
 } from '@toolwire/protocol';
 import type { CatalogChange, HostTool } from './catalog-cache.js';
@@ -50,6 +62,8 @@ export interface SessionInfo {
   page: { origin: string; url: string; title: string };
   /** The page's own key, the same across its reconnects; null when it sent none. */
   key: string | null;
+  /** The page's guard as it reported it; null when it sent none. */
+  guard: GuardReport | null;
 }
 
 export interface SessionStats {
@@ -86,6 +100,14 @@ export interface HostSessionOptions {
   inflate?: InflateText;
   /** Also refresh the catalog this often (for SDKs that never push). 0 = only on push. */
   pollIntervalMs?: number;
+  /** This host run's id, told to the page in `session.welcome`. */
+  hostRun?: string;
+  /** Ping this often; three silent intervals close the session. Default 0 (off). */
+  heartbeatIntervalMs?: number;
+  /** The credential this page connected with (or was just given). */
+  credential?: string;
+  /** The socket came with a pairing code: give the page its credential in the welcome. */
+  sendCredential?: boolean;
 }
 
 export interface CallOptions extends Omit<RequestOptions, 'id'> {
@@ -111,6 +133,7 @@ function readInfo(payload: unknown): SessionInfo {
     sdk: { name: text(sdk.name, 'unknown'), version: text(sdk.version) },
     page: { origin: text(page.origin), url: text(page.url), title: text(page.title) },
     key: typeof body.session === 'string' && body.session !== '' ? text(body.session) : null,
+    guard: readGuardReport(body.guard) ?? null,
   };
 }
 
@@ -118,6 +141,10 @@ export class HostSession extends Emitter<SessionEvents> {
   readonly id: string;
   readonly origin: string | null;
   readonly grant: ToolPolicy;
+  /** The credential this session's tab holds (undefined: it connected with the page token). */
+  readonly credential: string | undefined;
+  /** True when this socket traded a pairing code for the credential. */
+  readonly paired: boolean;
   readonly connectedAt = new Date();
   readonly catalog = new CatalogCache();
   readonly stats: SessionStats = {
@@ -142,6 +169,9 @@ export class HostSession extends Emitter<SessionEvents> {
   #refreshing: Promise<CatalogChange> | undefined;
   #queued: Promise<CatalogChange> | undefined;
   #queuedForce = false;
+  #guard: GuardReport | null = null;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
+  #lastHeard = Date.now();
 
   constructor(options: HostSessionOptions) {
     super();
@@ -151,8 +181,34 @@ export class HostSession extends Emitter<SessionEvents> {
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
     });
-    this.#transport = options.transport;
-    this.#client = createToolClient(options.transport, {
+    this.credential = options.credential;
+    this.paired = options.sendCredential === true && options.credential !== undefined;
+    // Every frame from the page is a sign of life: watch them on the way to the client.
+    const socket = options.transport;
+    const watched: Transport = {
+      send: (frame) => socket.send(frame),
+      close: (info) => socket.close(info),
+    };
+    socket.onmessage = (frame) => {
+      this.#lastHeard = Date.now();
+      watched.onmessage?.(frame);
+    };
+    socket.onclose = (info) => watched.onclose?.(info);
+    this.#transport = watched;
+    const heartbeatMs = options.heartbeatIntervalMs ?? 0;
+    // The welcome goes first, before the first query (requirement 7).
+    this.#sendQuietly(
+      JSON.stringify(
+        sessionWelcome({
+          sessionId: options.id,
+          hostRun: options.hostRun ?? '',
+          maxToolPolicy: options.grant,
+          heartbeatIntervalMs: heartbeatMs,
+          ...(this.paired ? { credential: options.credential as string } : {}),
+        }),
+      ),
+    );
+    this.#client = createToolClient(watched, {
       sessionId: options.id,
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
       ...(options.limits ? { limits: options.limits } : {}),
@@ -169,6 +225,32 @@ export class HostSession extends Emitter<SessionEvents> {
     if (every > 0) {
       this.#poll = setInterval(() => void this.refresh().catch(() => {}), every);
       this.#poll.unref?.();
+    }
+    if (heartbeatMs > 0) {
+      this.#heartbeat = setInterval(() => this.#beat(heartbeatMs), heartbeatMs);
+      this.#heartbeat.unref?.();
+    }
+  }
+
+  /** The page's guard as last reported (session.open, then each catalog push); null if none. */
+  get pageGuard(): GuardReport | null {
+    return this.#guard;
+  }
+
+  #beat(intervalMs: number): void {
+    if (Date.now() - this.#lastHeard >= 3 * intervalMs) {
+      this.close(`the page stopped answering for ${3 * intervalMs} ms`, SESSION_CLOSE.silent);
+      return;
+    }
+    this.#sendQuietly(JSON.stringify(sessionPing(this.id)));
+  }
+
+  /** A frame of our own (welcome, ping, pong): a socket that is closing is not an error here. */
+  #sendQuietly(frame: string): void {
+    try {
+      this.#transport.send(frame);
+    } catch {
+      // The close that follows fails what is pending.
     }
   }
 
@@ -368,6 +450,15 @@ export class HostSession extends Emitter<SessionEvents> {
 
   #refusal(toolId: string): ToolProtocolError | undefined {
     const tool = this.catalog.get(toolId);
+    const hidden = tool ? undefined : this.#guard?.hidden.find((entry) => entry.id === toolId);
+    if (hidden && this.#guard) {
+      const guard = this.#guard;
+      return hostError(
+        'tool_hidden_by_page_guard',
+        `Tool "${toolId}" (policy ${hidden.policy}) is hidden by the page's guard (${guardName(guard)}); the page's author sets the guard (data-toolwire-guard on its script tag, or connect({ guard })).`,
+        { toolId, policy: hidden.policy, guard: guardName(guard), sessionId: this.id },
+      );
+    }
     if (!tool) {
       return new ToolProtocolError(
         'tool_not_found',
@@ -389,12 +480,19 @@ export class HostSession extends Emitter<SessionEvents> {
     if (!isPlainObject(message)) return;
     if (message.type === 'session.open') {
       this.#info = readInfo(message.payload);
+      this.#guard = this.#info.guard;
       this.emit('open', this.#info);
+      return;
+    }
+    if (message.type === 'session.ping' && typeof message.id === 'string') {
+      this.#sendQuietly(JSON.stringify(sessionPong({ id: message.id })));
       return;
     }
     // toolwire's push (WIRE "Not yet in the protocol"); a stale one costs one `unchanged`.
     if (message.type === 'tool.catalog.changed' && isToolCapability(message.capability)) {
       const payload = isPlainObject(message.payload) ? message.payload : {};
+      const guard = readGuardReport(payload.guard);
+      if (guard) this.#guard = guard;
       if (
         payload.revision === this.catalog.revision &&
         (payload.availabilityRevision ?? null) === this.catalog.availabilityRevision
@@ -409,7 +507,16 @@ export class HostSession extends Emitter<SessionEvents> {
     if (this.#closeInfo) return;
     this.#closeInfo = info;
     clearInterval(this.#poll);
+    clearInterval(this.#heartbeat);
     this.#resolveClosed(info);
     this.emit('close', info);
   };
+}
+
+/** `read-only`, or `read-only, discovery off` and the like: the guard as a person reads it. */
+export function guardName(guard: GuardReport): string {
+  const base = guard.preset ?? `up to ${guard.maxPolicy}`;
+  if (!guard.discoveryEnabled) return `${base}, discovery off`;
+  if (!guard.executionEnabled) return `${base}, execution off`;
+  return base;
 }

@@ -37,6 +37,7 @@ describe('a new session', () => {
       sdk: { name: 'fake-page', version: '1.0.0' },
       page: { origin: 'null', url: 'http://fake.test/', title: 'Fake' },
       key: page.key,
+      guard: null,
     });
     const [index, definitions, ...rest] = page.requests('tool.query');
     expect(rest).toEqual([]);

@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Host } from '../src/index.js';
 import { authorizeUpgrade, createHost, createToken, redactUrl, tokensEqual } from '../src/index.js';
@@ -47,8 +47,13 @@ describe('authorizeUpgrade', () => {
     expect(check(`/toolwire?token=${TOKEN}`, 'http://a.test', ['*'])).toEqual({
       ok: true,
       origin: 'http://a.test',
+      via: 'token',
     });
-    expect(check(`/toolwire?token=${TOKEN}`, undefined, ['*'])).toEqual({ ok: true, origin: null });
+    expect(check(`/toolwire?token=${TOKEN}`, undefined, ['*'])).toEqual({
+      ok: true,
+      origin: null,
+      via: 'token',
+    });
     expect(check('/toolwire?token=nope', 'http://a.test', ['*'])).toMatchObject({ status: 401 });
     const list = ['http://a.test'];
     expect(check(`/toolwire?token=${TOKEN}`, 'http://b.test', list)).toMatchObject({
@@ -93,7 +98,33 @@ describe('the host answers upgrades', () => {
     expect(await statusOf(`${base}/toolwire?token=${TOKEN}`, 'http://127.0.0.1:5181')).toBe(403);
     expect(await statusOf(host.url, 'http://localhost:5181')).toBe(101);
     expect(lines.join('\n')).not.toContain(TOKEN);
-    expect(lines.filter((line) => line.startsWith('refused'))).toHaveLength(3);
+    // One line per origin per interval: the two refusals from localhost:5181 make one line.
+    const refused = lines.filter((line) => line.startsWith('refused'));
+    expect(refused).toHaveLength(2);
+    expect(refused[0]).toContain('from http://localhost:5181: 404 (wrong path)');
+    expect(refused[1]).toContain('from http://127.0.0.1:5181: 403');
+  });
+
+  it('logs refusals once per origin per interval, then with the count it held back', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      host = await createHost({ token: TOKEN, log: (line) => lines.push(line) });
+      const url = `ws://127.0.0.1:${host.port}/toolwire?token=wrong`;
+      for (let i = 0; i < 5; i++) expect(await statusOf(url, 'http://evil.test')).toBe(401);
+      expect(await statusOf(url, 'http://other.test')).toBe(401);
+      let refused = lines.filter((line) => line.startsWith('refused'));
+      expect(refused).toEqual([
+        expect.stringContaining('from http://evil.test: 401 (wrong token)'),
+        expect.stringContaining('from http://other.test: 401 (wrong token)'),
+      ]);
+      vi.setSystemTime(Date.now() + 10_001);
+      expect(await statusOf(url, 'http://evil.test')).toBe(401);
+      refused = lines.filter((line) => line.startsWith('refused'));
+      expect(refused).toHaveLength(3);
+      expect(refused[2]).toContain('(and 4 more since the last line)');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('plain HTTP gets 426 on the path and 404 elsewhere', async () => {
@@ -150,15 +181,20 @@ describe('the host answers upgrades', () => {
     });
   });
 
-  it('pageUrl puts the connect URL in the fragment, keeping what was there', async () => {
+  it('pairingUrl puts a single-use code, never the page token, in the fragment', async () => {
     host = await createHost({ token: TOKEN });
-    const url = new URL(
-      host.pageUrl('http://localhost:5181/app?x=1#tab=2', { guard: 'read-write' }),
-    );
+    const url = new URL(host.pairingUrl('http://localhost:5181/app?x=1#tab=2'));
     const fragment = new URLSearchParams(url.hash.slice(1));
     expect(url.search).toBe('?x=1');
     expect(fragment.get('tab')).toBe('2');
-    expect(fragment.get('toolwire')).toBe(host.url);
-    expect(fragment.get('toolwire-guard')).toBe('read-write');
+    const connect = new URL(fragment.get('toolwire') as string);
+    expect(`${connect.origin.replace('http', 'ws')}${connect.pathname}`).toBe(host.address);
+    expect(connect.searchParams.get('pair')).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(url.toString()).not.toContain(TOKEN);
+    expect(fragment.has('toolwire-guard')).toBe(false);
+    // Two links, two codes.
+    expect(host.pairingUrl('http://localhost:5181/app')).not.toBe(
+      host.pairingUrl('http://localhost:5181/app'),
+    );
   });
 });

@@ -16,6 +16,7 @@ import {
   answerQuery,
   buildCatalogState,
   createDefinitionCache,
+  evaluateAvailability,
   normalizeRuntime,
   runtimeFromFailure,
 } from './catalog.js';
@@ -23,7 +24,7 @@ import type { CodecLimits } from './codec.js';
 import { decodePayload, encodePayload, parseFrame } from './codec.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
 import type { Guard, GuardPreset } from './guard.js';
-import { isExecutable, resolveGuard } from './guard.js';
+import { isExecutable, POLICY_RANK, resolveGuard } from './guard.js';
 import { isoNow, randomHex } from './ids.js';
 import {
   assertDepth,
@@ -41,6 +42,7 @@ import type {
   JsonValue,
   ResponseEnvelope,
   ResponseType,
+  ToolPolicy,
 } from './messages.js';
 import {
   isPlainObject,
@@ -78,6 +80,12 @@ export interface ToolBridgeOptions {
   tools: ToolSource;
   /** Read again on every invalidate(). Default `read-only`. */
   guard?: GuardPreset | Guard | (() => GuardPreset | Guard);
+  /**
+   * The paired host's grant (`maxToolPolicy`), read at every execution: it lowers what the page
+   * executes, never raises it (WIRE "Authorization"). Discovery stays the guard's, so a host
+   * still sees, and can explain, a tool above its grant. Undefined = no grant to apply.
+   */
+  grant?: () => ToolPolicy | undefined;
   validator?: ValidatorProvider;
   /** Merged over DEFAULT_EVIDENCE. */
   evidence?: Record<string, EvidenceProvider>;
@@ -86,10 +94,21 @@ export interface ToolBridgeOptions {
   onToolError?: (error: Error) => void;
 }
 
+/** The catalog as a host would see it now, read without a request. */
+export interface BridgeSnapshot {
+  revision: string;
+  availabilityRevision: string;
+  guard: Guard;
+  /** Valid tools the guard keeps out of the catalog, sorted by id. */
+  hidden: { id: string; policy: ToolPolicy }[];
+}
+
 export interface ToolBridge {
   handle(message: unknown): Promise<ResponseEnvelope | undefined>;
   /** The tool set or guard changed: rebuild revisions on the next request. */
   invalidate(): void;
+  /** Both revisions, the guard and the hidden tools, as of now. */
+  snapshot(): Promise<BridgeSnapshot>;
 }
 
 /** Looks like a tool request even though it does not parse: answered, not passed through. */
@@ -313,6 +332,19 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
       return failure(
         toolId,
         errorPayload('tool_execution_denied', `Tool "${toolId}" is denied: ${reason}.`),
+      );
+    }
+    // The host's grant, read now: a policy that changed after the host read the catalog is
+    // judged as it is, not as the host last saw it (issue 13).
+    const grant = options.grant?.();
+    if (grant !== undefined && POLICY_RANK[definition.policy] > POLICY_RANK[grant]) {
+      return failure(
+        toolId,
+        errorPayload(
+          'tool_execution_denied',
+          `Tool "${toolId}" is denied: its policy "${definition.policy}" exceeds the host's grant "${grant}".`,
+          { policy: definition.policy, maxToolPolicy: grant },
+        ),
       );
     }
     // Availability is evaluated again right before every execution.
@@ -609,6 +641,24 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     invalidate() {
       statePromise = undefined;
       ready = undefined;
+    },
+    async snapshot() {
+      const state = await getState();
+      const availability = await evaluateAvailability(state);
+      const hidden: BridgeSnapshot['hidden'] = [];
+      const shown = new Set(state.visible);
+      for (const entry of state.byId.values()) {
+        if (!shown.has(entry)) {
+          hidden.push({ id: entry.definition.id, policy: entry.definition.policy });
+        }
+      }
+      hidden.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return {
+        revision: state.revision,
+        availabilityRevision: availability.revision,
+        guard: state.guard,
+        hidden,
+      };
     },
   };
 }

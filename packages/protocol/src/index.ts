@@ -1,4 +1,10 @@
-export type { BridgeLimits, EvidenceProvider, ToolBridge, ToolBridgeOptions } from './bridge.js';
+export type {
+  BridgeLimits,
+  BridgeSnapshot,
+  EvidenceProvider,
+  ToolBridge,
+  ToolBridgeOptions,
+} from './bridge.js';
 export { createToolBridge, DEFAULT_EVIDENCE } from './bridge.js';
 export type {
   AvailabilityInput,
@@ -47,6 +53,7 @@ export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';
 export { toolFailure, toolResult } from './outcome.js';
 export { computeRevision } from './revision.js';
 export { serializeMessage } from './serialize.js';
+export * from './session-messages.js';
 export type { Transport, TransportCloseInfo } from './transport.js';
 export { createLinkedPair } from './transport.js';
 export type {

@@ -1,0 +1,203 @@
+/**
+ * toolwire's session messages, beside the `tool.*` vocabulary (WIRE "Not yet in the protocol":
+ * toolwire may add messages outside the tool request names; hosts that do not know them ignore
+ * them, as unknown types).
+ *
+ * 1. `session.open` (page -> host, once per socket): who the page is, its own guard, and the ids
+ *    its guard hides (so a host can say "hidden by the page's guard" instead of "not found").
+ * 2. `session.welcome` (host -> page, first thing on every socket): the host's grant
+ *    (`maxToolPolicy`, which lowers what the page will execute, never raises it), the heartbeat
+ *    interval, the host run, and, when the socket was opened with a pairing code, the session
+ *    credential the page keeps for reconnects.
+ * 3. `session.ping` / `session.pong`: heartbeats both ways; any message counts as a sign of life.
+ * 4. `tool.catalog.changed` (page -> host): both revisions and the guard report, pushed when
+ *    either changes.
+ * Pure types, builders and guards: no runtime imports.
+ */
+import type { ToolPolicy } from './messages.js';
+import { isPlainObject, TOOL_CAPABILITY } from './messages.js';
+
+export const SESSION_MESSAGE_TYPES = [
+  'session.open',
+  'session.welcome',
+  'session.ping',
+  'session.pong',
+  'tool.catalog.changed',
+] as const;
+export type SessionMessageType = (typeof SESSION_MESSAGE_TYPES)[number];
+
+/** The page's guard as it reports it (the page's word: it decides what it serves). */
+export interface GuardReport {
+  discoveryEnabled: boolean;
+  executionEnabled: boolean;
+  maxPolicy: ToolPolicy;
+  /** The preset's name when the guard is one, for people reading it. */
+  preset?: string;
+  /** Tools the guard keeps out of the catalog, by id, with their policies (at most 1,000). */
+  hidden: { id: string; policy: ToolPolicy }[];
+}
+
+export interface SessionOpenPayload {
+  sdk: { name: string; version: string };
+  page: { origin: string; url: string; title: string };
+  /** The page's own key, the same across its reconnects. */
+  session: string;
+  guard?: GuardReport;
+}
+
+export interface SessionWelcomePayload {
+  /** The host's id for this session (also on every request). */
+  sessionId: string;
+  /** Random per host run: a credential from another run is unknown to this one. */
+  hostRun: string;
+  /** The host's grant. The page executes nothing above it (WIRE "Authorization"). */
+  maxToolPolicy: ToolPolicy;
+  /** The host pings this often; a side that hears nothing for three intervals closes. 0 = off. */
+  heartbeatIntervalMs: number;
+  /** Only on a socket opened with a pairing code: what reconnects this tab from now on. */
+  credential?: string;
+}
+
+export interface CatalogChangedPayload {
+  revision: string;
+  availabilityRevision?: string;
+  guard?: GuardReport;
+}
+
+interface SessionEnvelope<T extends SessionMessageType, P> {
+  type: T;
+  id: string;
+  sentAt: string;
+  sessionId?: string | null;
+  replyTo?: string | null;
+  capability?: string;
+  payload: P;
+}
+
+export type SessionOpenMessage = SessionEnvelope<'session.open', SessionOpenPayload>;
+export type SessionWelcomeMessage = SessionEnvelope<'session.welcome', SessionWelcomePayload>;
+export type SessionPingMessage = SessionEnvelope<'session.ping', Record<string, never>>;
+export type SessionPongMessage = SessionEnvelope<'session.pong', Record<string, never>>;
+export type CatalogChangedMessage = SessionEnvelope<'tool.catalog.changed', CatalogChangedPayload>;
+export type SessionMessage =
+  | SessionOpenMessage
+  | SessionWelcomeMessage
+  | SessionPingMessage
+  | SessionPongMessage
+  | CatalogChangedMessage;
+
+/**
+ * Close codes toolwire uses on the page socket (the application range: a page may only send
+ * 1000 and 3000-4999). The page stops reconnecting on the two refusals.
+ */
+export const SESSION_CLOSE = {
+  /** The pairing code or credential was refused (unknown, spent, expired, another origin). */
+  pairingRefused: 4401,
+  /** The host revoked this tab's credential. */
+  revoked: 4403,
+  /** The other side stopped answering heartbeats. */
+  silent: 4008,
+  /** Another socket of the same page replaced this one. */
+  replaced: 4000,
+  /** An incoming frame exceeded the receiver's limit (1009's meaning). */
+  tooBig: 4009,
+} as const;
+
+const randomPart = (): string =>
+  typeof crypto !== 'undefined' && 'randomUUID' in crypto
+    ? crypto.randomUUID()
+    : String(Math.random()).slice(2);
+
+function envelope<T extends SessionMessageType, P>(
+  type: T,
+  payload: P,
+  extra: { sessionId?: string | null; replyTo?: string } = {},
+): SessionEnvelope<T, P> {
+  const message: SessionEnvelope<T, P> = {
+    type,
+    id: `${type}.${randomPart()}`,
+    sentAt: new Date().toISOString(),
+    ...extra,
+    payload,
+  };
+  // The push concerns tools: hosts that filter on the capability still read it.
+  if (type === 'tool.catalog.changed') message.capability = TOOL_CAPABILITY;
+  return message;
+}
+
+export function sessionOpen(payload: SessionOpenPayload): SessionOpenMessage {
+  return envelope('session.open', payload);
+}
+
+export function sessionWelcome(payload: SessionWelcomePayload): SessionWelcomeMessage {
+  return envelope('session.welcome', payload, { sessionId: payload.sessionId });
+}
+
+export function sessionPing(sessionId: string | null = null): SessionPingMessage {
+  return envelope('session.ping', {}, { sessionId });
+}
+
+export function sessionPong(ping: { id: string }): SessionPongMessage {
+  return envelope('session.pong', {}, { replyTo: ping.id });
+}
+
+export function catalogChanged(payload: CatalogChangedPayload): CatalogChangedMessage {
+  return envelope('tool.catalog.changed', payload);
+}
+
+function isPolicy(value: unknown): value is ToolPolicy {
+  return value === 'read' || value === 'write' || value === 'critical';
+}
+
+const MAX_HIDDEN = 1000;
+const MAX_TEXT = 2048;
+
+/** A guard report from the page, checked and clipped; undefined when it is not one. */
+export function readGuardReport(value: unknown): GuardReport | undefined {
+  if (!isPlainObject(value) || !isPolicy(value.maxPolicy)) return undefined;
+  const hidden: GuardReport['hidden'] = [];
+  if (Array.isArray(value.hidden)) {
+    for (const item of value.hidden.slice(0, MAX_HIDDEN)) {
+      if (!isPlainObject(item) || typeof item.id !== 'string' || item.id === '') continue;
+      if (!isPolicy(item.policy)) continue;
+      hidden.push({ id: item.id.slice(0, MAX_TEXT), policy: item.policy });
+    }
+  }
+  const report: GuardReport = {
+    discoveryEnabled: value.discoveryEnabled === true,
+    executionEnabled: value.executionEnabled === true,
+    maxPolicy: value.maxPolicy,
+    hidden,
+  };
+  if (typeof value.preset === 'string' && value.preset !== '') {
+    report.preset = value.preset.slice(0, 64);
+  }
+  return report;
+}
+
+/** A welcome from the host, checked; undefined when it is not one. */
+export function readWelcome(value: unknown): SessionWelcomePayload | undefined {
+  if (!isPlainObject(value) || value.type !== 'session.welcome') return undefined;
+  const payload = value.payload;
+  if (!isPlainObject(payload)) return undefined;
+  if (typeof payload.sessionId !== 'string' || typeof payload.hostRun !== 'string') {
+    return undefined;
+  }
+  if (!isPolicy(payload.maxToolPolicy)) return undefined;
+  const interval = payload.heartbeatIntervalMs;
+  const welcome: SessionWelcomePayload = {
+    sessionId: payload.sessionId,
+    hostRun: payload.hostRun,
+    maxToolPolicy: payload.maxToolPolicy,
+    heartbeatIntervalMs:
+      typeof interval === 'number' && Number.isFinite(interval) && interval > 0 ? interval : 0,
+  };
+  if (typeof payload.credential === 'string' && payload.credential !== '') {
+    welcome.credential = payload.credential;
+  }
+  return welcome;
+}
+
+export function isSessionMessageType(value: unknown): value is SessionMessageType {
+  return (SESSION_MESSAGE_TYPES as readonly unknown[]).includes(value);
+}
