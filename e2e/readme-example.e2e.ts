@@ -16,7 +16,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const section = README.slice(README.indexOf('## For page authors'));
 const SNIPPET = /```html\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-const ENDPOINT_TAG = /`(<script src="endpoint\.iife\.js"[^`]*><\/script>)`/.exec(section)?.[1] ?? '';
+const ENDPOINT_TAG =
+  /`(<script src="endpoint\.iife\.js"[^`]*><\/script>)`/.exec(section)?.[1] ?? '';
 const DIST = ['polyfill', 'endpoint'].map((name) => join(ROOT, 'packages', name, 'dist'));
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.html': 'text/html' };
 
