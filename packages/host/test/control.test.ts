@@ -94,10 +94,14 @@ async function withPage(url: string) {
 }
 
 describe('toolwire host: the control API and its state file', () => {
-  it('writes the state file 0600 (port, token) and removes it on exit', async () => {
+  it('writes the state file 0600 (port, control secret) and removes it on exit', async () => {
     const { state, run } = await startHost();
     const saved = readControlState(state);
-    expect(saved).toMatchObject({ pid: process.pid, token: TOKEN });
+    expect(saved).toMatchObject({ pid: process.pid });
+    // The control secret: 256 random bits, base64url, and never the page token.
+    expect(saved?.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(saved?.token).not.toBe(TOKEN);
+    expect(Object.keys(saved ?? {}).sort()).toEqual(['controlUrl', 'pid', 'port', 'token']);
     expect(saved?.controlUrl).toBe(`http://127.0.0.1:${saved?.port}`);
     expect(statSync(state).mode & 0o777).toBe(0o600);
     expect(run.err()).toContain(`control API on ${saved?.controlUrl}`);
@@ -108,7 +112,7 @@ describe('toolwire host: the control API and its state file', () => {
 
   it('refuses a wrong token (401), a browser Origin and a foreign Host name (403)', async () => {
     const { state } = await startHost();
-    const { port } = readControlState(state) as { port: number };
+    const { port, token: SECRET } = readControlState(state) as { port: number; token: string };
     const get = (headers: Record<string, string>, path = '/v1/sessions') =>
       new Promise<number>((resolve, reject) => {
         httpRequest({ host: '127.0.0.1', port, path, headers }, (response) => {
@@ -118,13 +122,16 @@ describe('toolwire host: the control API and its state file', () => {
           .on('error', reject)
           .end();
       });
-    expect(await get({ authorization: `Bearer ${TOKEN}` })).toBe(200);
-    expect(await get({}, `/v1/sessions?token=${TOKEN}`)).toBe(200);
+    expect(await get({ authorization: `Bearer ${SECRET}` })).toBe(200);
+    expect(await get({}, `/v1/sessions?token=${SECRET}`)).toBe(200);
     expect(await get({ authorization: 'Bearer wrong' })).toBe(401);
     expect(await get({})).toBe(401);
-    expect(await get({ authorization: `Bearer ${TOKEN}`, origin: 'http://evil.test' })).toBe(403);
-    expect(await get({ authorization: `Bearer ${TOKEN}`, host: 'evil.test' })).toBe(403);
-    expect(await get({ authorization: `Bearer ${TOKEN}` }, '/v1/nothing')).toBe(404);
+    // The page token (what every page holds) does not open the control API.
+    expect(await get({ authorization: `Bearer ${TOKEN}` })).toBe(401);
+    expect(await get({}, `/v1/sessions?token=${TOKEN}`)).toBe(401);
+    expect(await get({ authorization: `Bearer ${SECRET}`, origin: 'http://evil.test' })).toBe(403);
+    expect(await get({ authorization: `Bearer ${SECRET}`, host: 'evil.test' })).toBe(403);
+    expect(await get({ authorization: `Bearer ${SECRET}` }, '/v1/nothing')).toBe(404);
   });
 });
 
@@ -260,8 +267,15 @@ describe('client commands', () => {
     const noSession = await cli(['call', 'demo.echo'], env);
     expect(noSession).toMatchObject({ code: 3 });
     expect(noSession.err).toBe('toolwire: session_not_connected: No page is connected.\n');
-    const wrongToken = await cli(['sessions'], { ...env, TOOLWIRE_TOKEN: 'not-the-token' });
+    const wrongToken = await cli(['sessions'], {
+      ...env,
+      TOOLWIRE_CONTROL_TOKEN: 'not-the-token',
+    });
     expect(wrongToken.code).toBe(3);
+    expect(wrongToken.err).toMatch(/^toolwire: the host at .* refused us: Wrong or missing token/);
+    // $TOOLWIRE_TOKEN is the page token, for `toolwire host`: the client commands ignore it.
+    const pageToken = await cli(['sessions'], { ...env, TOOLWIRE_TOKEN: 'not-the-token' });
+    expect(pageToken.code).toBe(0);
     for (const argv of [
       ['tools', '--detail', 'everything'],
       ['call'],
