@@ -1,10 +1,19 @@
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatTable, readControlState, runCommand } from '../src/index.js';
+import {
+  controlRequest,
+  createHost,
+  formatTable,
+  readControlState,
+  runCommand,
+  startControlServer,
+} from '../src/index.js';
 import { FakePage, tool, until } from './helpers.js';
 
 // The client commands in-process against `toolwire host` run in-process (the built bin as a
@@ -132,6 +141,77 @@ describe('toolwire host: the control API and its state file', () => {
     expect(await get({ authorization: `Bearer ${SECRET}`, origin: 'http://evil.test' })).toBe(403);
     expect(await get({ authorization: `Bearer ${SECRET}`, host: 'evil.test' })).toBe(403);
     expect(await get({ authorization: `Bearer ${SECRET}` }, '/v1/nothing')).toBe(404);
+  });
+});
+
+describe('the control secret is not the page token', () => {
+  it('the page never gets it; the state file holds no page token; it cannot be the page token', async () => {
+    const { state, url, run } = await startHost();
+    const page = await withPage(url);
+    const { token: secret, controlUrl } = readControlState(state) as {
+      token: string;
+      controlUrl: string;
+    };
+    // The honest path: the secret works (the page is listed) ...
+    const env = { TOOLWIRE_HOST: controlUrl, TOOLWIRE_CONTROL_TOKEN: secret };
+    expect(JSON.parse((await cli(['sessions', '--json'], env)).out).sessions).toHaveLength(1);
+    // ... the page token, which the page holds, does not.
+    const refused = await cli(['sessions'], { ...env, TOOLWIRE_CONTROL_TOKEN: TOKEN });
+    expect(refused.code).toBe(3);
+    expect(refused.err).toMatch(/refused us: Wrong or missing token/);
+    await cli(['call', 'demo.echo'], env);
+    expect(page.requests('tool.call')).toHaveLength(1);
+    // Nothing the page received, nor any log line, carries the secret.
+    expect(JSON.stringify(page.received)).not.toContain(secret);
+    expect(url).not.toContain(secret);
+    expect(run.err()).not.toContain(secret);
+    expect(readFileSync(state, 'utf8')).not.toContain(TOKEN);
+    const host = await createHost({ token: TOKEN });
+    try {
+      await expect(startControlServer(host, { token: TOKEN })).rejects.toThrow(
+        /not the page token/,
+      );
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('the state file secret goes only to the address the state file names', async () => {
+    const { state, env } = await startHost();
+    const saved = readControlState(state) as { controlUrl: string };
+    expect((await cli(['sessions', '--host-url', saved.controlUrl], env)).code).toBe(0);
+    const elsewhere = await cli(['sessions', '--host-url', 'http://127.0.0.1:9'], env);
+    expect(elsewhere).toEqual({
+      code: 3,
+      out: '',
+      err: 'toolwire: no control secret for the host at http://127.0.0.1:9 (pass --token or set TOOLWIRE_CONTROL_TOKEN)\n',
+    });
+  });
+});
+
+describe('closing the control API', () => {
+  it('lets an answer out, cuts a request still pending after its grace, never hangs', async () => {
+    const host = await createHost({ token: TOKEN, origins: ['*'] });
+    const control = await startControlServer(host);
+    const page = await FakePage.connect(host.url, {
+      tools: [tool('demo.echo'), tool('slow.tool', () => new Promise(() => {}))],
+    });
+    pages.push(page);
+    await host.waitForSession();
+    const target = { url: control.url, token: control.token };
+    expect(await controlRequest(target, '/v1/call', { toolId: 'demo.echo' })).toMatchObject({
+      ok: true,
+    });
+    const stuck = controlRequest(target, '/v1/call', { toolId: 'slow.tool' });
+    const failed = stuck.catch((error: Error) => error);
+    await until(() => page.requests('tool.call').length === 2);
+    const started = Date.now();
+    await control.close();
+    // Cut after CLOSE_GRACE_MS (2 s): the host was not closed first, so no answer was coming.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(await failed).toMatchObject({ code: 'tool_transport_closed', retryable: false });
+    await host.close();
   });
 });
 
@@ -347,6 +427,25 @@ describe('toolwire mcp --attach', () => {
     expect((await rpc('tools/list')).result.tools.map((t: any) => t.name)).toContain('late_tool');
     stdin.end();
     expect(await exit).toBe(0);
+  });
+
+  it('a call whose connection breaks fails as not retryable: its outcome is unknown', async () => {
+    // A "host" that reads the call, then dies without answering.
+    const server = createNetServer((socket) => socket.once('data', () => socket.destroy()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const call = controlRequest({ url, token: 'x' }, '/v1/call', { toolId: 'demo.echo' });
+      await expect(call).rejects.toMatchObject({
+        code: 'tool_transport_closed',
+        retryable: false,
+        message: expect.stringMatching(/outcome is unknown \(the tool may have run\)/),
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const refused = controlRequest({ url, token: 'x' }, '/v1/call', { toolId: 'demo.echo' });
+    await expect(refused).rejects.toMatchObject({ code: 'session_not_connected' });
   });
 
   it('exits 3 when there is no host to attach to', async () => {
