@@ -496,7 +496,10 @@ export async function startControlServer(
     changes++;
     for (const wake of [...waiting]) wake();
   };
+  // Noted from the start, so a summary knows whether the first catalog has loaded.
+  for (const session of host.sessions) watchReady(session);
   const unsubscribe = [
+    host.on('session', watchReady),
     host.on('session', changed),
     host.on('catalog', changed),
     host.on('sessionclose', changed),

@@ -231,6 +231,14 @@ describe('client commands', () => {
     expect(json.sessions[0]).toMatchObject({ origin: 'http://app.test', tools: 5, grant: 'read' });
   });
 
+  it("tools --json as the first request: the session's count, not loading", async () => {
+    const { env, url, run } = await startHost();
+    await withPage(url);
+    await until(() => run.err().includes('catalog tools'));
+    const json = JSON.parse((await cli(['tools', '--json'], env)).out);
+    expect(json.session.tools).toBe(5);
+  });
+
   it('tools: policy, grant and availability marked; --query; --detail full; --json', async () => {
     const { env, url } = await startHost(['--max-tool-policy', 'write']);
     await withPage(url);
