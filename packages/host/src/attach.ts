@@ -6,11 +6,15 @@
  *   tools above the grant are not offered (as with a host in this process).
  * - A call is `POST /v1/call`; a tool or page refusal comes back as a ToolProtocolError.
  * - Changes are followed with the `GET /v1/changes` long poll; a failed poll waits a second.
+ * - A call whose connection to the host breaks fails with `tool_transport_closed`, not
+ *   retryable: the host may have run it (issue 13 part 9).
+ * - Log lines quote the host's error messages (a page's words): escaped (terminal-text.ts).
  */
 import type { JsonValue, ResultPayload } from '@toolwire/protocol';
 import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from './catalog-cache.js';
 import type { McpSourceTool, McpToolSource } from './mcp.js';
+import { escapeLine } from './terminal-text.js';
 
 export interface ControlTarget {
   /** `http://127.0.0.1:PORT` */
@@ -40,6 +44,20 @@ export async function controlRequest(
     },
     ...(body ? { body: JSON.stringify(body) } : {}),
     ...(signal ? { signal } : {}),
+  }).catch((error: unknown) => {
+    if (path !== '/v1/call' || signal?.aborted) throw error;
+    const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'ECONNREFUSED') {
+      throw new ToolProtocolError('session_not_connected', 'No toolwire host answers.', {
+        retryable: true,
+      });
+    }
+    // Connected, then cut (the host died mid-call): the call may have run.
+    throw new ToolProtocolError(
+      'tool_transport_closed',
+      'The connection to the toolwire host failed during the call; its outcome is unknown (the tool may have run).',
+      { retryable: false },
+    );
   });
   const answer = (await response.json()) as Record<string, unknown>;
   if (answer.ok === true) return answer;
@@ -73,7 +91,7 @@ export function controlToolSource(
         after = changes;
       } catch (error) {
         if (stop.signal.aborted) return;
-        options.log?.(`attach: ${(error as Error).message}`);
+        options.log?.(escapeLine(`attach: ${(error as Error).message}`));
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }

@@ -2,6 +2,7 @@
 // The `toolwire` bin; everything lives in command.ts so tests can drive it in-process. Whatever
 // goes wrong ends as one line on stderr, never a stack trace.
 import { runCommand } from './command.js';
+import { escapeLine } from './terminal-text.js';
 
 try {
   process.exitCode = await runCommand(process.argv.slice(2), {
@@ -15,6 +16,6 @@ try {
     },
   });
 } catch (error) {
-  process.stderr.write(`toolwire: ${(error as Error)?.message ?? String(error)}\n`);
+  process.stderr.write(`toolwire: ${escapeLine(String((error as Error)?.message ?? error))}\n`);
   process.exitCode = 1;
 }

@@ -3,34 +3,44 @@
  * client commands (`sessions`, `tools`, `call`, `batch`) that use a running host's control API.
  *
  * - `host` and `mcp` print human output to stderr (in `mcp`, stdout carries JSON-RPC only).
- *   The connect line is the one place the full token is printed: the page needs it. Every log
- *   line after it shows only the token's first characters.
- * - `host` also serves the control API (control.ts) on 127.0.0.1 and writes the state file
- *   (port and token, mode 0600) that the client commands read; it removes it on exit.
- * - SIGINT / SIGTERM (and, for `mcp`, the end of stdin) close the host; pending requests fail.
+ *   The connect line is the one place the full page token is printed: the page needs it. Every
+ *   log line after it shows only the token's first characters.
+ * - `host` also serves the control API (control.ts) on 127.0.0.1, with a secret of its own, and
+ *   writes the state file (port and that secret, mode 0600) the client commands read; it removes
+ *   it on exit. The page token does not open the control API.
+ * - SIGINT / SIGTERM (and, for `mcp`, the end of stdin) close the host first, so pending calls
+ *   fail with `tool_transport_closed` and those answers reach the CLIs waiting on them; then the
+ *   control API closes.
  * - Client commands print tables (or `--json`) to stdout and one line per error to stderr.
- *   Exit codes: 0 success, 1 the tool or protocol reported an error, 2 usage, 3 no host or no
- *   session.
+ *   Exit codes: EXIT.
+ * - Every line printed goes through terminal-text.ts: a page's ids, titles, URLs, descriptions,
+ *   results and messages never reach the terminal with a raw control character.
  */
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { parsePolicy } from '@toolwire/protocol';
 import type { ControlTarget } from './attach.js';
 import { controlToolSource } from './attach.js';
 import type { ControlServer } from './control.js';
-import { controlStatePath, publishControl, readControlState } from './control.js';
+import { controlStatePath, publishControl, readControlState, StateFileError } from './control.js';
 import type { Host, HostOptions } from './host.js';
 import { createHost } from './host.js';
 import { createMcpBridge } from './mcp.js';
+import { escapeBody, escapeLine, stringifySafe } from './terminal-text.js';
 import { redactUrl } from './token.js';
 import { normalizeOrigin } from './upgrade.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_PORT = 45124;
 
-/** Exit codes of every command. */
-export const EXIT = { ok: 0, failed: 1, usage: 2, noHost: 3 } as const;
+/**
+ * Exit codes of every command. `outcomeUnknown`: the connection to the host broke after a call
+ * or batch was sent (the host died mid-call): the tool may or may not have run.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, noHost: 3, outcomeUnknown: 4 } as const;
 
 export interface CommandIo {
   stdin: Readable;
@@ -45,7 +55,7 @@ export const USAGE = `Usage: toolwire <command> [options]
 
 Commands:
   host                 Run the host. Pages connect to it over a WebSocket; it also serves the
-                       control API (127.0.0.1, same token) the commands below use.
+                       control API (127.0.0.1, a secret of its own) the commands below use.
   mcp                  Run a host and serve its page tools to an MCP client over stdio;
                        with --attach, serve the tools of the running host instead.
   sessions             List the connected pages.
@@ -58,7 +68,7 @@ Host options (host, mcp):
   --port <n>           port (default ${DEFAULT_PORT}; 0 = any free port)
   --hostname <addr>    interface to bind (default 127.0.0.1)
   --path <path>        WebSocket path (default /toolwire)
-  --token <token>      session token (default: $TOOLWIRE_TOKEN, else random for this run)
+  --token <token>      the page token (default: $TOOLWIRE_TOKEN, else random for this run)
   --allow-origin <o>   allow pages of this origin to connect (repeatable). Default: none, every
                        page is refused; '*' allows any origin (with a warning)
   --max-tool-policy <p>  highest tool policy the host will call: read (default), write, critical
@@ -70,7 +80,7 @@ Host options (host, mcp):
   --attach             mcp: use the running host (--host-url, --token as for the commands below)
 
 Client options (sessions, tools, call, batch):
-  --session <id>       the session (an id prefix will do; default: the newest)
+  --session <id>       the session (an id prefix will do); needed when several are open
   --detail index|full  tools: the index (default) or full definitions
   --query <text>       tools: only tools matching every word
   --args <json|@file>  call: the arguments object (default {})
@@ -78,12 +88,16 @@ Client options (sessions, tools, call, batch):
   --continue-on-error  batch: keep going after a failed call
   --json               machine-readable output on stdout
   --host-url <url>     the control API (default: $TOOLWIRE_HOST, else the running host's state
-                       file); the token: --token, $TOOLWIRE_TOKEN, else the state file
+                       file)
+  --token <secret>     the control API's secret (default: $TOOLWIRE_CONTROL_TOKEN, else the
+                       state file's; not the page token)
 
   -h, --help           this text
   -v, --version        the version
 
-Exit codes: 0 success, 1 the tool or protocol reported an error, 2 usage, 3 no host or session.
+Exit codes: 0 success, 1 the tool or protocol reported an error, 2 usage (or several sessions
+and no --session), 3 no host or session, 4 the host went away mid-call: the outcome is unknown
+(the tool may have run).
 `;
 
 export class UsageError extends Error {}
@@ -309,9 +323,14 @@ function parseClient(
   return { command, options: {}, quiet: false, client };
 }
 
+/** Writes one line to `stream`, every control character in it made visible (terminal-text.ts). */
+function printLine(stream: Writable, line: string): void {
+  stream.write(`${escapeLine(line)}\n`);
+}
+
 /** Runs the CLI; resolves with the exit code (for `host` and `mcp`, once the host stopped). */
 export async function runCommand(argv: string[], io: CommandIo): Promise<number> {
-  const print = (line: string) => io.stderr.write(`${line}\n`);
+  const print = (line: string) => printLine(io.stderr, line);
   let parsed: ParsedCommand;
   try {
     parsed = parseCommand(argv, io.env);
@@ -336,7 +355,9 @@ export async function runCommand(argv: string[], io: CommandIo): Promise<number>
 }
 
 async function runHost(parsed: ParsedCommand, io: CommandIo): Promise<number> {
-  const print = (line: string) => io.stderr.write(`${line}\n`);
+  // Every line, the host's and the MCP bridge's log lines included (they quote pages' URLs and
+  // titles), is escaped on its way out.
+  const print = (line: string) => printLine(io.stderr, line);
   const log = parsed.quiet ? undefined : (line: string) => print(`toolwire: ${redactUrl(line)}`);
   let host: Host;
   try {
@@ -395,8 +416,11 @@ async function runHost(parsed: ParsedCommand, io: CommandIo): Promise<number> {
   } else {
     await stopped;
   }
-  await control?.close();
+  // The host first: its sessions fail pending calls with tool_transport_closed, and the control
+  // API, still up, sends those answers to the CLIs waiting on them. Then the control API closes
+  // (in-flight answers get a short grace) and the state file goes.
   await host.close();
+  await control?.close();
   return EXIT.ok;
 }
 
@@ -406,7 +430,7 @@ async function runAttached(
   args: ClientArgs,
   io: CommandIo,
 ): Promise<number> {
-  const print = (line: string) => io.stderr.write(`${line}\n`);
+  const print = (line: string) => printLine(io.stderr, line);
   let target: ControlTarget;
   try {
     target = resolveTarget(args, io.env);
@@ -437,7 +461,7 @@ async function runAttached(
 
 // ---- client commands --------------------------------------------------------------------
 
-/** An error with its exit code and the one line to print. */
+/** An error with its exit code and the one line to print (escaped when printed). */
 class CliFailure extends Error {
   constructor(
     readonly exitCode: number,
@@ -451,20 +475,106 @@ class CliFailure extends Error {
 // biome-ignore lint/suspicious/noExplicitAny: JSON from the control API, read defensively.
 type Loose = any;
 
+/**
+ * Where the control API is and its secret. The state file is read only when needed, and its
+ * secret goes only to the address it names: `--host-url elsewhere` never carries it away.
+ */
 function resolveTarget(args: ClientArgs, env: CommandIo['env']): ControlTarget {
-  const state = readControlState(controlStatePath(env));
-  const url = args.hostUrl ?? env.TOOLWIRE_HOST ?? state?.controlUrl;
+  const given = args.hostUrl ?? env.TOOLWIRE_HOST;
+  const givenToken = args.token ?? env.TOOLWIRE_CONTROL_TOKEN;
+  let state: ReturnType<typeof readControlState>;
+  if (given === undefined || givenToken === undefined) {
+    try {
+      state = readControlState(controlStatePath(env));
+    } catch (error) {
+      if (error instanceof StateFileError) throw new CliFailure(EXIT.noHost, error.message);
+      throw error;
+    }
+  }
+  const url = given ?? state?.controlUrl;
   if (!url) {
     throw new CliFailure(
       EXIT.noHost,
       'no toolwire host is running (start one with "toolwire host", or set TOOLWIRE_HOST)',
     );
   }
-  const token = args.token ?? env.TOOLWIRE_TOKEN ?? state?.token;
+  const token = givenToken ?? (state && state.controlUrl === url ? state.token : undefined);
   if (!token) {
-    throw new CliFailure(EXIT.noHost, `no token for the host at ${url} (set TOOLWIRE_TOKEN)`);
+    throw new CliFailure(
+      EXIT.noHost,
+      `no control secret for the host at ${url} (pass --token or set TOOLWIRE_CONTROL_TOKEN)`,
+    );
   }
   return { url, token };
+}
+
+/** How an exchange with the control API ended when it brought no answer. */
+class Broken extends Error {
+  constructor(
+    /** The connection was made: the request may have reached the host. */
+    readonly connected: boolean,
+    error: unknown,
+  ) {
+    super(errorCodeOf(error));
+  }
+}
+
+function errorCodeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
+}
+
+/**
+ * One HTTP exchange, over a connection of its own (no keep-alive pool to retry on). Rejects
+ * with Broken, saying whether the connection was ever made.
+ */
+function exchange(
+  url: URL,
+  method: 'GET' | 'POST',
+  token: string,
+  text?: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    let connected = false;
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(
+      url,
+      {
+        method,
+        agent: false,
+        headers: {
+          Authorization: `Bearer ${token}`,
+          ...(text === undefined
+            ? {}
+            : {
+                'Content-Type': 'application/json',
+                'Content-Length': Buffer.byteLength(text),
+              }),
+        },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        response.on('error', (error) => reject(new Broken(true, error)));
+        response.on('close', () => {
+          if (!response.complete) reject(new Broken(true, new Error('the answer was cut short')));
+        });
+      },
+    );
+    request.on('socket', (socket) => {
+      if (!socket.connecting) connected = true;
+      socket.once('connect', () => {
+        connected = true;
+      });
+    });
+    request.on('error', (error) => reject(new Broken(connected, error)));
+    request.end(text);
+  });
 }
 
 async function control(
@@ -473,56 +583,79 @@ async function control(
   path: string,
   body?: object,
 ): Promise<Record<string, Loose>> {
-  let response: Response;
+  let reply: { status: number; text: string };
   try {
-    response = await fetch(new URL(path, target.url), {
+    reply = await exchange(
+      new URL(path, target.url),
       method,
-      headers: {
-        Authorization: `Bearer ${target.token}`,
-        ...(body ? { 'Content-Type': 'application/json' } : {}),
-      },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-  } catch {
+      target.token,
+      body ? JSON.stringify(body) : undefined,
+    );
+  } catch (error) {
+    const broken = error instanceof Broken ? error : new Broken(false, error);
+    if (broken.connected && (path === '/v1/call' || path === '/v1/batch')) {
+      // The host had the request (or may have): saying "no host" would invite a blind retry.
+      const what = path === '/v1/call' ? 'call' : 'batch';
+      throw new CliFailure(
+        EXIT.outcomeUnknown,
+        `the connection to the host at ${target.url} broke during the ${what} (${broken.message}): its outcome is unknown, the tool may have run`,
+        {
+          ok: false,
+          error: {
+            code: 'outcome_unknown',
+            message: `The connection to the host broke during the ${what}; the tool may have run.`,
+          },
+        },
+      );
+    }
+    if (broken.connected) {
+      throw new CliFailure(
+        EXIT.noHost,
+        `the host at ${target.url} closed the connection (${broken.message})`,
+      );
+    }
     throw new CliFailure(
       EXIT.noHost,
       `no toolwire host answers at ${target.url} (start one with "toolwire host")`,
     );
   }
+  const { status } = reply;
   let answer: Record<string, Loose>;
   try {
-    answer = (await response.json()) as Record<string, Loose>;
+    answer = JSON.parse(reply.text) as Record<string, Loose>;
   } catch {
     throw new CliFailure(EXIT.noHost, `${target.url} is not a toolwire host`);
   }
-  if (response.status === 401 || response.status === 403) {
+  if (status === 401 || status === 403) {
     throw new CliFailure(
       EXIT.noHost,
-      `the host at ${target.url} refused us: ${answer?.error?.message ?? response.status}`,
+      `the host at ${target.url} refused us: ${answer?.error?.message ?? status}`,
       answer,
     );
   }
   if (answer?.ok === true) return answer;
-  const code = String(answer?.error?.code ?? response.status);
+  const code = String(answer?.error?.code ?? status);
   const message = `${code}: ${answer?.error?.message ?? 'the host failed'}`;
   if (code === 'session_not_connected') throw new CliFailure(EXIT.noHost, message, answer);
-  if (response.status === 400) throw new CliFailure(EXIT.usage, message, answer);
+  if (status === 400 || status === 409) throw new CliFailure(EXIT.usage, message, answer);
   throw new CliFailure(EXIT.failed, message, answer);
 }
 
-/** Columns padded to their widest cell; the last column is not padded. */
+/**
+ * Columns padded to their widest cell; the last column is not padded. Every cell is escaped
+ * as one line first (a page's text cannot break the table or reach the terminal raw).
+ */
 export function formatTable(headers: string[], rows: string[][]): string {
+  const cells = rows.map((row) => row.map((cell) => escapeLine(cell)));
   const widths = headers.map((header, column) =>
-    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+    Math.max(header.length, ...cells.map((row) => (row[column] ?? '').length)),
   );
-  const line = (cells: string[]) =>
-    cells
-      .map((cell, column) =>
-        column === cells.length - 1 ? cell : cell.padEnd(widths[column] ?? 0),
-      )
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
       .join('  ')
       .trimEnd();
-  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
+  return `${[line(headers), ...cells.map(line)].join('\n')}\n`;
 }
 
 function clip(text: string, max = 60): string {
@@ -530,8 +663,9 @@ function clip(text: string, max = 60): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** A value as a multi-line body: a string as it is, anything else as JSON; escaped. */
 function render(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+  return typeof value === 'string' ? escapeBody(value) : stringifySafe(value);
 }
 
 function readJsonArgument(value: string, what: string): unknown {
@@ -563,18 +697,22 @@ function sessionLine(session: Record<string, Loose>): string {
   const page = session.page
     ? `${session.page.title || '(untitled)'}  ${session.page.url}`
     : '(no session.open yet)';
-  return `session ${String(session.id).slice(0, 8)}  ${session.origin ?? '(no origin)'}  ${page}  (grant ${session.grant})`;
+  return escapeLine(
+    `session ${String(session.id).slice(0, 8)}  ${session.origin ?? '(no origin)'}  ${page}  (grant ${session.grant})`,
+  );
 }
 
 async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo): Promise<number> {
   const out = (text: string) => io.stdout.write(text);
+  // --json: still JSON, but C1 and bidi controls (which JSON.stringify leaves raw) as \uXXXX.
+  const json = (value: unknown) => out(`${stringifySafe(value)}\n`);
   try {
     const target = resolveTarget(args, io.env);
     const session = args.session === undefined ? {} : { session: args.session };
     if (command === 'sessions') {
       const answer = await control(target, 'GET', '/v1/sessions');
       if (args.json) {
-        out(`${JSON.stringify({ sessions: answer.sessions }, null, 2)}\n`);
+        json({ sessions: answer.sessions });
       } else if (answer.sessions.length === 0) {
         out('no sessions: no page is connected\n');
       } else {
@@ -584,8 +722,9 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
             answer.sessions.map((s: Loose) => [
               String(s.id).slice(0, 8),
               s.origin ?? '-',
-              String(s.tools),
-              s.grant,
+              // null: the page has not answered its first tool.query yet.
+              s.tools === null ? 'loading' : String(s.tools),
+              String(s.grant),
               s.sdk ? `${s.sdk.name} ${s.sdk.version}`.trim() : '-',
               s.page ? `${clip(s.page.title || '(untitled)', 40)}  ${s.page.url}` : '-',
             ]),
@@ -601,33 +740,33 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
         ...(args.query !== undefined ? { query: args.query } : {}),
       });
       if (args.json) {
-        out(`${JSON.stringify({ session: answer.session, tools: answer.tools }, null, 2)}\n`);
+        json({ session: answer.session, tools: answer.tools });
         return EXIT.ok;
       }
       out(`${sessionLine(answer.session)}\n`);
       if (answer.tools.length === 0) {
-        out(args.query ? `no tools match "${args.query}"\n` : 'no tools\n');
+        out(args.query ? `no tools match "${escapeLine(args.query)}"\n` : 'no tools\n');
         return EXIT.ok;
       }
       out(
         formatTable(
           ['TOOL', 'POLICY', 'GRANTED', 'AVAILABLE', 'DESCRIPTION'],
           answer.tools.map((tool: Loose) => [
-            tool.id,
-            tool.policy,
+            String(tool.id),
+            String(tool.policy),
             tool.granted ? 'yes' : 'no',
             tool.available
               ? 'yes'
-              : `no (${clip(tool.runtime?.reason ?? tool.runtime?.code ?? 'unavailable', 30)})`,
-            clip(tool.description ?? ''),
+              : `no (${clip(String(tool.runtime?.reason ?? tool.runtime?.code ?? 'unavailable'), 30)})`,
+            clip(String(tool.description ?? '')),
           ]),
         ),
       );
       if (args.detail === 'full') {
         for (const tool of answer.tools) {
-          out(`\n${tool.id} (${tool.name})\n`);
-          out(`  arguments: ${JSON.stringify(tool.argumentsSchema)}\n`);
-          out(`  result:    ${JSON.stringify(tool.resultSchema)}\n`);
+          out(`\n${escapeLine(String(tool.id))} (${escapeLine(String(tool.name))})\n`);
+          out(`  arguments: ${stringifySafe(tool.argumentsSchema, 0)}\n`);
+          out(`  result:    ${stringifySafe(tool.resultSchema, 0)}\n`);
         }
       }
       return EXIT.ok;
@@ -644,17 +783,18 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
         ...(args.after?.length ? { after: { include: args.after } } : {}),
       });
       if (args.json) {
-        out(`${JSON.stringify(answer, null, 2)}\n`);
+        json(answer);
         return EXIT.ok;
       }
       const result = answer.result;
-      if (result.message) out(`${result.message}\n`);
+      if (result.message) out(`${escapeBody(String(result.message))}\n`);
       out(`${render(result.result)}\n`);
       if (result.evidence) {
         for (const [key, evidence] of Object.entries(result.evidence)) {
-          out(
-            `\n${key}:\n${render((evidence as Loose).success ? (evidence as Loose).result : (evidence as Loose).error)}\n`,
-          );
+          const shown = (evidence as Loose).success
+            ? (evidence as Loose).result
+            : (evidence as Loose).error;
+          out(`\n${escapeLine(key)}:\n${render(shown)}\n`);
         }
       }
       return EXIT.ok;
@@ -692,14 +832,14 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
     });
     const result = answer.result;
     if (args.json) {
-      out(`${JSON.stringify(answer, null, 2)}\n`);
+      json(answer);
     } else {
       out(
         formatTable(
           ['#', 'TOOL', 'OK', 'RESULT'],
           result.results.map((item: Loose) => [
             String(item.index),
-            item.toolId ?? '-',
+            String(item.toolId ?? '-'),
             item.success ? 'yes' : 'no',
             item.success
               ? clip(
@@ -718,28 +858,30 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
     }
     if (!result.success) {
       const failed = result.results.find((item: Loose) => !item.success);
-      io.stderr.write(
-        `toolwire: batch call ${failed?.index ?? '?'} failed: ${failed?.error?.code ?? 'error'}: ${failed?.error?.message ?? ''}\n`,
+      printLine(
+        io.stderr,
+        `toolwire: batch call ${failed?.index ?? '?'} failed: ${failed?.error?.code ?? 'error'}: ${failed?.error?.message ?? ''}`,
       );
       return EXIT.failed;
     }
     return EXIT.ok;
   } catch (error) {
     if (!(error instanceof CliFailure)) {
-      io.stderr.write(`toolwire: ${(error as Error)?.message ?? String(error)}\n`);
+      printLine(io.stderr, `toolwire: ${(error as Error)?.message ?? String(error)}`);
       return EXIT.failed;
     }
     if (args.json) {
-      const body = (error.body as object | undefined) ?? {
-        ok: false,
-        error: {
-          code: error.exitCode === EXIT.noHost ? 'no_host' : 'usage',
-          message: error.message,
+      json(
+        error.body ?? {
+          ok: false,
+          error: {
+            code: error.exitCode === EXIT.noHost ? 'no_host' : 'usage',
+            message: error.message,
+          },
         },
-      };
-      out(`${JSON.stringify(body, null, 2)}\n`);
+      );
     }
-    io.stderr.write(`toolwire: ${error.message}\n`);
+    printLine(io.stderr, `toolwire: ${error.message}`);
     return error.exitCode;
   }
 }

@@ -1,11 +1,12 @@
 /**
  * The control API: how `toolwire sessions|tools|call|batch` (and `toolwire mcp` attaching to a
- * running host) talk to a running `toolwire host` (issue 7).
+ * running host) talk to a running `toolwire host` (issue 7; issue 13 parts 5, 7 and 9).
  *
  * 1. Plain HTTP + JSON on 127.0.0.1 only, whatever interface the page socket binds.
- * 2. The host's token is required: `Authorization: Bearer TOKEN` (or `?token=`), compared in
- *    constant time. A request with an `Origin` header is refused (browsers send one; the CLI
- *    never does), and so is a `Host` header that is not a loopback name (DNS rebinding).
+ * 2. A secret of its own is required (`Authorization: Bearer SECRET` or `?token=`), compared in
+ *    constant time: 256 random bits per run, never the page token (`host.token` gets 401), and
+ *    never sent to a page. A request with an `Origin` header is refused (browsers send one; the
+ *    CLI never does), and so is a `Host` header that is not a loopback name (DNS rebinding).
  * 3. `GET /v1/sessions`, `POST /v1/tools {session?, detail?, query?}`,
  *    `POST /v1/call {session?, toolId, arguments?, after?}`,
  *    `POST /v1/batch {session?, calls, continueOnError?}`,
@@ -13,18 +14,45 @@
  *    session opens or closes or a catalog changes (`toolwire mcp --attach` follows it).
  *    Answers are `{ok: true, ...}` or `{ok: false, error: {code, message, retryable, details}}`:
  *    HTTP 200 when the tool or the page said no, 404 `session_not_connected` when there is no
- *    such session, 400 for a malformed request, 401/403 for the checks of 2.
- * 4. No `session` means the newest open session; an id prefix is enough when it is unique.
- * 5. The state file (`controlStatePath`) tells the CLI where the API is: written 0600 by the
- *    host, holding the port and the token, removed when that host exits.
+ *    such session, 409 `session_ambiguous` when the request does not say which of several,
+ *    400 for a malformed request, 401/403 for the checks of 2.
+ * 4. No `session` is fine while exactly one is open. With several, the request is refused: the
+ *    newest connection is not necessarily the page the user means, and any page of an allowed
+ *    origin could otherwise receive the next call's arguments. An id prefix is enough when unique.
+ * 5. `GET /v1/sessions` waits for first catalogs at most SESSIONS_WAIT_MS: a silent page shows
+ *    `tools: null` (loading) instead of stalling the listing.
+ * 6. `close()` stops accepting, lets in-flight answers go out (a host closing first fails its
+ *    pending calls, and those answers must reach the CLI), then cuts what is left after
+ *    CLOSE_GRACE_MS.
+ * 7. The state file (`controlStatePath`) tells the CLI where the API is: `{pid, controlUrl,
+ *    port, token}` (the token is the control secret), written 0600 by the host and removed when
+ *    that host exits. It is trusted only when it is a regular file of ours, mode 0600, read
+ *    through a descriptor opened without following links; anything else is refused with one line
+ *    (StateFileError). Without XDG_RUNTIME_DIR it lives in a private directory,
+ *    `$TMPDIR/toolwire-<uid>`, which must be ours, mode 0700, and not a link.
  */
 import { randomBytes } from 'node:crypto';
-import { chmodSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { CallPayload, JsonValue } from '@toolwire/protocol';
 import { isPlainObject, POLICY_RANK, ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from './catalog-cache.js';
@@ -34,6 +62,10 @@ import { tokensEqual } from './token.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+/** How long `GET /v1/sessions` waits for first catalogs, in all. */
+export const SESSIONS_WAIT_MS = 1000;
+/** How long `close()` lets in-flight answers finish before cutting their connections. */
+export const CLOSE_GRACE_MS = 2000;
 
 /** What the state file holds. */
 export interface ControlState {
@@ -41,50 +73,164 @@ export interface ControlState {
   /** `http://127.0.0.1:PORT` */
   controlUrl: string;
   port: number;
+  /** The control API's secret (never the page token). */
   token: string;
-  /** The page connect URL (with the token). */
-  wsUrl: string;
 }
 
-/** `$TOOLWIRE_STATE`, else `$XDG_RUNTIME_DIR/toolwire-host.json`, else one in the temp dir. */
+/** A state file or directory that cannot be trusted (or read): `message` is the one line. */
+export class StateFileError extends Error {
+  override name = 'StateFileError';
+}
+
+function currentUid(): number | undefined {
+  return typeof process.getuid === 'function' ? process.getuid() : undefined;
+}
+
+/** `$TMPDIR` from `env` (so a caller's environment decides), else the OS temp dir. */
+function tempRoot(env: Record<string, string | undefined>): string {
+  const given = env.TMPDIR;
+  return given ? given.replace(/(.)\/+$/, '$1') : tmpdir();
+}
+
+/** The private directory for the state file without XDG_RUNTIME_DIR: `$TMPDIR/toolwire-<uid>`. */
+export function privateStateDir(env: Record<string, string | undefined> = process.env): string {
+  return join(tempRoot(env), `toolwire-${currentUid() ?? 'user'}`);
+}
+
+/**
+ * `$TOOLWIRE_STATE`, else `$XDG_RUNTIME_DIR/toolwire-host.json`, else `toolwire-host.json` in
+ * privateStateDir(). Never a file straight in the shared temp folder: anyone can plant one there.
+ */
 export function controlStatePath(env: Record<string, string | undefined> = process.env): string {
   if (env.TOOLWIRE_STATE) return env.TOOLWIRE_STATE;
   if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'toolwire-host.json');
-  const user = typeof process.getuid === 'function' ? process.getuid() : 'user';
-  return join(tmpdir(), `toolwire-host-${user}.json`);
+  return join(privateStateDir(env), 'toolwire-host.json');
 }
 
-/** Writes the state file with mode 0600 (a new file renamed into place: never a wider mode). */
-export function writeControlState(path: string, state: ControlState): void {
-  const temporary = join(dirname(path), `.toolwire-${randomBytes(6).toString('hex')}.tmp`);
-  writeFileSync(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  chmodSync(temporary, 0o600);
-  renameSync(temporary, path);
-}
+const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
 
-export function readControlState(path: string): ControlState | undefined {
-  try {
-    const value = JSON.parse(readFileSync(path, 'utf8'));
-    if (
-      isPlainObject(value) &&
-      typeof value.controlUrl === 'string' &&
-      typeof value.token === 'string'
-    ) {
-      return value as unknown as ControlState;
+/**
+ * A directory named like the private one (`toolwire-<uid>`) must be a real directory of ours,
+ * mode 0700. `create`: make it (0700) when missing. Returns false when missing (no host).
+ */
+function checkPrivateDir(dir: string, create: boolean): boolean {
+  if (basename(dir) !== `toolwire-${currentUid() ?? 'user'}`) return true;
+  if (create) {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+      chmodSync(dir, 0o700); // ours, just made: the umask may have narrowed it
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-  } catch {
-    // missing or unreadable: no host
   }
+  let stat: Stats;
+  try {
+    stat = lstatSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new StateFileError(`cannot read the state directory ${dir}: ${errorCode(error)}`);
+  }
+  const uid = currentUid();
+  const reason = stat.isSymbolicLink()
+    ? 'a symbolic link'
+    : !stat.isDirectory()
+      ? 'not a directory'
+      : uid !== undefined && stat.uid !== uid
+        ? `owned by uid ${stat.uid}, not ${uid}`
+        : uid !== undefined && (stat.mode & 0o777) !== 0o700
+          ? `mode ${octal(stat.mode)}, not 0700`
+          : undefined;
+  if (reason) throw new StateFileError(`refusing the state directory ${dir}: ${reason}`);
+  return true;
+}
+
+/** Why an opened state file is not to be trusted (undefined: it is). */
+function distrust(stat: Stats): string | undefined {
+  const uid = currentUid();
+  if (!stat.isFile()) return 'not a regular file';
+  if (uid === undefined) return undefined; // no owners or modes to check (Windows)
+  if (stat.uid !== uid) return `owned by uid ${stat.uid}, not ${uid}`;
+  if ((stat.mode & 0o077) !== 0) return `mode ${octal(stat.mode)}, not 0600`;
   return undefined;
+}
+
+function errorCode(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+}
+
+/**
+ * Writes the state file 0600: a new file (O_EXCL, so never through a planted link) renamed into
+ * place. A failed write removes its temporary file.
+ */
+export function writeControlState(path: string, state: ControlState): void {
+  const dir = dirname(path);
+  checkPrivateDir(dir, true);
+  const temporary = join(dir, `.toolwire-${randomBytes(6).toString('hex')}.tmp`);
+  const fd = openSync(temporary, 'wx', 0o600);
+  try {
+    try {
+      fchmodSync(fd, 0o600); // the umask narrows a mode, never widens it; be exact anyway
+      writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * The state file at `path`, or undefined when there is none. Throws StateFileError (one line
+ * naming the file and the reason) when it is there but not to be trusted or not readable.
+ */
+export function readControlState(path: string): ControlState | undefined {
+  if (!checkPrivateDir(dirname(path), false)) return undefined;
+  let fd: number;
+  try {
+    // O_NOFOLLOW: a link is refused by open itself; O_NONBLOCK: a planted FIFO cannot hang us.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP' || code === 'EMLINK') {
+      throw new StateFileError(`refusing the state file ${path}: a symbolic link`);
+    }
+    throw new StateFileError(`cannot read the state file ${path}: ${errorCode(error)}`);
+  }
+  let text: string;
+  try {
+    // Checked on the descriptor we read from: nothing can be swapped in between.
+    const reason = distrust(fstatSync(fd));
+    if (reason) throw new StateFileError(`refusing the state file ${path}: ${reason}`);
+    text = readFileSync(fd, 'utf8');
+  } finally {
+    closeSync(fd);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (
+    !isPlainObject(value) ||
+    typeof value.controlUrl !== 'string' ||
+    typeof value.token !== 'string'
+  ) {
+    throw new StateFileError(`refusing the state file ${path}: not a toolwire state file`);
+  }
+  return value as unknown as ControlState;
 }
 
 /** Removes the state file if it is still this process's. */
 export function removeControlState(path: string, pid = process.pid): void {
-  if (readControlState(path)?.pid !== pid) return;
   try {
+    if (readControlState(path)?.pid !== pid) return;
     unlinkSync(path);
   } catch {
-    // already gone
+    // already gone, or not ours to remove
   }
 }
 
@@ -95,12 +241,25 @@ export interface SessionSummary {
   connectedAt: string;
   page: { url: string; title: string; origin: string } | null;
   sdk: { name: string; version: string } | null;
-  tools: number;
+  /** null while the first catalog is loading (the page has not answered yet). */
+  tools: number | null;
   grant: string;
   pending: number;
 }
 
+/** Sessions whose first catalog refresh has settled (HostSession.ready). */
+const settled = new WeakSet<HostSession>();
+const watched = new WeakSet<HostSession>();
+
+/** Starts noting when `session.ready` settles; call before awaiting it. */
+function watchReady(session: HostSession): void {
+  if (watched.has(session)) return;
+  watched.add(session);
+  void session.ready.then(() => settled.add(session));
+}
+
 export function summarizeSession(session: HostSession): SessionSummary {
+  watchReady(session);
   const info = session.info;
   return {
     id: session.id,
@@ -108,7 +267,7 @@ export function summarizeSession(session: HostSession): SessionSummary {
     connectedAt: session.connectedAt.toISOString(),
     page: info ? info.page : null,
     sdk: info ? info.sdk : null,
-    tools: session.tools().length,
+    tools: settled.has(session) ? session.tools().length : null,
     grant: session.grant,
     pending: session.pendingCount,
   };
@@ -158,18 +317,43 @@ class ControlError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    readonly details: JsonValue | null = null,
   ) {
     super(message);
   }
 }
 
-/** `id` (exact or a unique prefix) or, without one, the newest open session. */
+function sessionDetail(session: HostSession): JsonValue {
+  const page = session.info?.page;
+  return { id: session.id, url: page?.url ?? null, title: page?.title ?? null };
+}
+
+/** One line naming each session: short id, page URL and title (raw: printers escape). */
+function sessionList(sessions: readonly HostSession[]): string {
+  return sessions
+    .map((session) => {
+      const page = session.info?.page;
+      if (!page) return `${session.id.slice(0, 8)} (no session.open yet)`;
+      return `${session.id.slice(0, 8)} ${page.url || '(no url)'} "${page.title}"`;
+    })
+    .join(', ');
+}
+
+/** `id` (exact or a unique prefix) or, without one, the only open session. */
 export function pickSession(host: Host, id?: unknown): HostSession {
   const open = host.sessions.filter((session) => session.isOpen);
   if (id === undefined || id === null || id === '') {
-    const newest = open.at(-1);
-    if (!newest) throw new ControlError(404, 'session_not_connected', 'No page is connected.');
-    return newest;
+    const only = open[0];
+    if (!only) throw new ControlError(404, 'session_not_connected', 'No page is connected.');
+    if (open.length > 1) {
+      throw new ControlError(
+        409,
+        'session_ambiguous',
+        `${open.length} sessions are open; pick one with --session: ${sessionList(open)}`,
+        { sessions: open.map(sessionDetail) },
+      );
+    }
+    return only;
   }
   if (typeof id !== 'string') throw new ControlError(400, 'bad_request', 'session is a string.');
   const exact = open.find((session) => session.id === id);
@@ -177,7 +361,12 @@ export function pickSession(host: Host, id?: unknown): HostSession {
   const matches = open.filter((session) => session.id.startsWith(id));
   if (matches.length === 1) return matches[0] as HostSession;
   if (matches.length > 1) {
-    throw new ControlError(400, 'session_ambiguous', `Session "${id}" matches several sessions.`);
+    throw new ControlError(
+      409,
+      'session_ambiguous',
+      `Session "${id}" matches ${matches.length} sessions: ${sessionList(matches)}`,
+      { sessions: matches.map(sessionDetail) },
+    );
   }
   throw new ControlError(404, 'session_not_connected', `No open session "${id}".`);
 }
@@ -224,28 +413,38 @@ async function readBody(request: IncomingMessage): Promise<Record<string, unknow
   return value;
 }
 
-/** Waits for the session's first catalog and a fresh refresh, bounded. */
-async function fresh(session: HostSession): Promise<void> {
-  await session.ready;
+/** Waits for `promise` (its failure ignored) or `ms`, whichever comes first. */
+async function within(ms: number, promise: Promise<unknown>): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
-    session.refresh().catch(() => undefined),
+    promise.catch(() => undefined),
     new Promise((resolve) => {
-      timer = setTimeout(resolve, 2000);
+      timer = setTimeout(resolve, ms);
     }),
   ]);
   clearTimeout(timer);
 }
 
+/** Waits for the session's first catalog and a fresh refresh, bounded. */
+async function fresh(session: HostSession): Promise<void> {
+  await session.ready;
+  await within(2000, session.refresh());
+}
+
 export interface ControlServer {
   readonly url: string;
   readonly port: number;
+  /** The secret a request must carry (the state file holds it; a page never sees it). */
+  readonly token: string;
+  /** Stops accepting, lets in-flight answers out (up to CLOSE_GRACE_MS), then cuts the rest. */
   close(): Promise<void>;
 }
 
 export interface ControlServerOptions {
   /** Default 0: any free port (the state file says which). */
   port?: number;
+  /** The control secret. Default: 256 random bits for this run. Never the page token. */
+  token?: string;
 }
 
 /**
@@ -264,8 +463,7 @@ export async function publishControl(
       pid: process.pid,
       controlUrl: control.url,
       port: control.port,
-      token: host.token,
-      wsUrl: host.url,
+      token: control.token,
     });
   } catch (error) {
     await control.close();
@@ -274,6 +472,7 @@ export async function publishControl(
   return {
     url: control.url,
     port: control.port,
+    token: control.token,
     async close() {
       removeControlState(statePath);
       await control.close();
@@ -286,13 +485,21 @@ export async function startControlServer(
   host: Host,
   options: ControlServerOptions = {},
 ): Promise<ControlServer> {
+  const secret = options.token ?? randomBytes(32).toString('base64url');
+  if (secret.length < 16) throw new TypeError('The control secret needs at least 16 characters.');
+  if (tokensEqual(secret, host.token)) {
+    throw new TypeError('The control API needs a secret of its own, not the page token.');
+  }
   let changes = 0;
   const waiting = new Set<() => void>();
   const changed = () => {
     changes++;
     for (const wake of [...waiting]) wake();
   };
+  // Noted from the start, so a summary knows whether the first catalog has loaded.
+  for (const session of host.sessions) watchReady(session);
   const unsubscribe = [
+    host.on('session', watchReady),
     host.on('session', changed),
     host.on('catalog', changed),
     host.on('sessionclose', changed),
@@ -320,12 +527,15 @@ export async function startControlServer(
     }
     const auth = request.headers.authorization;
     const given = auth?.startsWith('Bearer ') ? auth.slice(7) : url.searchParams.get('token');
-    if (given === null || given === undefined || !tokensEqual(given, host.token)) {
+    if (given === null || given === undefined || !tokensEqual(given, secret)) {
       throw new ControlError(401, 'unauthorized', 'Wrong or missing token.');
     }
     const route = `${request.method} ${url.pathname}`;
     if (route === 'GET /v1/sessions') {
-      await Promise.all(host.sessions.map((session) => session.ready));
+      // Bounded: a page that never answers its first tool.query shows as loading, not a stall.
+      const sessions = host.sessions;
+      for (const session of sessions) watchReady(session);
+      await within(SESSIONS_WAIT_MS, Promise.all(sessions.map((session) => session.ready)));
       return [200, { ok: true, sessions: host.sessions.map(summarizeSession) }];
     }
     if (route === 'GET /v1/changes') {
@@ -379,18 +589,29 @@ export async function startControlServer(
     }
   };
 
+  let closing = false;
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const reply = (status: number, body: object) => {
+      // Closing: this answer is the connection's last, so close() need not wait for an idle one.
+      if (closing) response.setHeader('Connection', 'close');
+      send(response, status, body);
+    };
     handle(request, url).then(
-      ([status, body]) => send(response, status, body),
+      ([status, body]) => reply(status, body),
       (error: unknown) => {
         if (error instanceof ControlError) {
-          send(response, error.status, {
+          reply(error.status, {
             ok: false,
-            error: { code: error.code, message: error.message, retryable: false, details: null },
+            error: {
+              code: error.code,
+              message: error.message,
+              retryable: false,
+              details: error.details,
+            },
           });
         } else {
-          send(response, 500, { ok: false, error: errorBody(error) });
+          reply(500, { ok: false, error: errorBody(error) });
         }
       },
     );
@@ -403,16 +624,27 @@ export async function startControlServer(
     });
   });
   const port = (server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
+    token: secret,
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        closing = true;
         for (const off of unsubscribe) off();
         for (const wake of [...waiting]) wake();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+        // Stops accepting and drops idle connections; busy ones end after their answer.
+        const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+        grace.unref?.();
+        server.close(() => {
+          clearTimeout(grace);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closed;
+    },
   };
 }
 

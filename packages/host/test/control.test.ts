@@ -1,10 +1,19 @@
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatTable, readControlState, runCommand } from '../src/index.js';
+import {
+  controlRequest,
+  createHost,
+  formatTable,
+  readControlState,
+  runCommand,
+  startControlServer,
+} from '../src/index.js';
 import { FakePage, tool, until } from './helpers.js';
 
 // The client commands in-process against `toolwire host` run in-process (the built bin as a
@@ -94,10 +103,14 @@ async function withPage(url: string) {
 }
 
 describe('toolwire host: the control API and its state file', () => {
-  it('writes the state file 0600 (port, token) and removes it on exit', async () => {
+  it('writes the state file 0600 (port, control secret) and removes it on exit', async () => {
     const { state, run } = await startHost();
     const saved = readControlState(state);
-    expect(saved).toMatchObject({ pid: process.pid, token: TOKEN });
+    expect(saved).toMatchObject({ pid: process.pid });
+    // The control secret: 256 random bits, base64url, and never the page token.
+    expect(saved?.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(saved?.token).not.toBe(TOKEN);
+    expect(Object.keys(saved ?? {}).sort()).toEqual(['controlUrl', 'pid', 'port', 'token']);
     expect(saved?.controlUrl).toBe(`http://127.0.0.1:${saved?.port}`);
     expect(statSync(state).mode & 0o777).toBe(0o600);
     expect(run.err()).toContain(`control API on ${saved?.controlUrl}`);
@@ -108,7 +121,7 @@ describe('toolwire host: the control API and its state file', () => {
 
   it('refuses a wrong token (401), a browser Origin and a foreign Host name (403)', async () => {
     const { state } = await startHost();
-    const { port } = readControlState(state) as { port: number };
+    const { port, token: SECRET } = readControlState(state) as { port: number; token: string };
     const get = (headers: Record<string, string>, path = '/v1/sessions') =>
       new Promise<number>((resolve, reject) => {
         httpRequest({ host: '127.0.0.1', port, path, headers }, (response) => {
@@ -118,13 +131,87 @@ describe('toolwire host: the control API and its state file', () => {
           .on('error', reject)
           .end();
       });
-    expect(await get({ authorization: `Bearer ${TOKEN}` })).toBe(200);
-    expect(await get({}, `/v1/sessions?token=${TOKEN}`)).toBe(200);
+    expect(await get({ authorization: `Bearer ${SECRET}` })).toBe(200);
+    expect(await get({}, `/v1/sessions?token=${SECRET}`)).toBe(200);
     expect(await get({ authorization: 'Bearer wrong' })).toBe(401);
     expect(await get({})).toBe(401);
-    expect(await get({ authorization: `Bearer ${TOKEN}`, origin: 'http://evil.test' })).toBe(403);
-    expect(await get({ authorization: `Bearer ${TOKEN}`, host: 'evil.test' })).toBe(403);
-    expect(await get({ authorization: `Bearer ${TOKEN}` }, '/v1/nothing')).toBe(404);
+    // The page token (what every page holds) does not open the control API.
+    expect(await get({ authorization: `Bearer ${TOKEN}` })).toBe(401);
+    expect(await get({}, `/v1/sessions?token=${TOKEN}`)).toBe(401);
+    expect(await get({ authorization: `Bearer ${SECRET}`, origin: 'http://evil.test' })).toBe(403);
+    expect(await get({ authorization: `Bearer ${SECRET}`, host: 'evil.test' })).toBe(403);
+    expect(await get({ authorization: `Bearer ${SECRET}` }, '/v1/nothing')).toBe(404);
+  });
+});
+
+describe('the control secret is not the page token', () => {
+  it('the page never gets it; the state file holds no page token; it cannot be the page token', async () => {
+    const { state, url, run } = await startHost();
+    const page = await withPage(url);
+    const { token: secret, controlUrl } = readControlState(state) as {
+      token: string;
+      controlUrl: string;
+    };
+    // The honest path: the secret works (the page is listed) ...
+    const env = { TOOLWIRE_HOST: controlUrl, TOOLWIRE_CONTROL_TOKEN: secret };
+    expect(JSON.parse((await cli(['sessions', '--json'], env)).out).sessions).toHaveLength(1);
+    // ... the page token, which the page holds, does not.
+    const refused = await cli(['sessions'], { ...env, TOOLWIRE_CONTROL_TOKEN: TOKEN });
+    expect(refused.code).toBe(3);
+    expect(refused.err).toMatch(/refused us: Wrong or missing token/);
+    await cli(['call', 'demo.echo'], env);
+    expect(page.requests('tool.call')).toHaveLength(1);
+    // Nothing the page received, nor any log line, carries the secret.
+    expect(JSON.stringify(page.received)).not.toContain(secret);
+    expect(url).not.toContain(secret);
+    expect(run.err()).not.toContain(secret);
+    expect(readFileSync(state, 'utf8')).not.toContain(TOKEN);
+    const host = await createHost({ token: TOKEN });
+    try {
+      await expect(startControlServer(host, { token: TOKEN })).rejects.toThrow(
+        /not the page token/,
+      );
+    } finally {
+      await host.close();
+    }
+  });
+
+  it('the state file secret goes only to the address the state file names', async () => {
+    const { state, env } = await startHost();
+    const saved = readControlState(state) as { controlUrl: string };
+    expect((await cli(['sessions', '--host-url', saved.controlUrl], env)).code).toBe(0);
+    const elsewhere = await cli(['sessions', '--host-url', 'http://127.0.0.1:9'], env);
+    expect(elsewhere).toEqual({
+      code: 3,
+      out: '',
+      err: 'toolwire: no control secret for the host at http://127.0.0.1:9 (pass --token or set TOOLWIRE_CONTROL_TOKEN)\n',
+    });
+  });
+});
+
+describe('closing the control API', () => {
+  it('lets an answer out, cuts a request still pending after its grace, never hangs', async () => {
+    const host = await createHost({ token: TOKEN, origins: ['*'] });
+    const control = await startControlServer(host);
+    const page = await FakePage.connect(host.url, {
+      tools: [tool('demo.echo'), tool('slow.tool', () => new Promise(() => {}))],
+    });
+    pages.push(page);
+    await host.waitForSession();
+    const target = { url: control.url, token: control.token };
+    expect(await controlRequest(target, '/v1/call', { toolId: 'demo.echo' })).toMatchObject({
+      ok: true,
+    });
+    const stuck = controlRequest(target, '/v1/call', { toolId: 'slow.tool' });
+    const failed = stuck.catch((error: Error) => error);
+    await until(() => page.requests('tool.call').length === 2);
+    const started = Date.now();
+    await control.close();
+    // Cut after CLOSE_GRACE_MS (2 s): the host was not closed first, so no answer was coming.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(await failed).toMatchObject({ code: 'tool_transport_closed', retryable: false });
+    await host.close();
   });
 });
 
@@ -142,6 +229,14 @@ describe('client commands', () => {
     const json = JSON.parse((await cli(['sessions', '--json'], env)).out);
     expect(json.sessions).toHaveLength(1);
     expect(json.sessions[0]).toMatchObject({ origin: 'http://app.test', tools: 5, grant: 'read' });
+  });
+
+  it("tools --json as the first request: the session's count, not loading", async () => {
+    const { env, url, run } = await startHost();
+    await withPage(url);
+    await until(() => run.err().includes('catalog tools'));
+    const json = JSON.parse((await cli(['tools', '--json'], env)).out);
+    expect(json.session.tools).toBe(5);
   });
 
   it('tools: policy, grant and availability marked; --query; --detail full; --json', async () => {
@@ -260,8 +355,15 @@ describe('client commands', () => {
     const noSession = await cli(['call', 'demo.echo'], env);
     expect(noSession).toMatchObject({ code: 3 });
     expect(noSession.err).toBe('toolwire: session_not_connected: No page is connected.\n');
-    const wrongToken = await cli(['sessions'], { ...env, TOOLWIRE_TOKEN: 'not-the-token' });
+    const wrongToken = await cli(['sessions'], {
+      ...env,
+      TOOLWIRE_CONTROL_TOKEN: 'not-the-token',
+    });
     expect(wrongToken.code).toBe(3);
+    expect(wrongToken.err).toMatch(/^toolwire: the host at .* refused us: Wrong or missing token/);
+    // $TOOLWIRE_TOKEN is the page token, for `toolwire host`: the client commands ignore it.
+    const pageToken = await cli(['sessions'], { ...env, TOOLWIRE_TOKEN: 'not-the-token' });
+    expect(pageToken.code).toBe(0);
     for (const argv of [
       ['tools', '--detail', 'everything'],
       ['call'],
@@ -333,6 +435,25 @@ describe('toolwire mcp --attach', () => {
     expect((await rpc('tools/list')).result.tools.map((t: any) => t.name)).toContain('late_tool');
     stdin.end();
     expect(await exit).toBe(0);
+  });
+
+  it('a call whose connection breaks fails as not retryable: its outcome is unknown', async () => {
+    // A "host" that reads the call, then dies without answering.
+    const server = createNetServer((socket) => socket.once('data', () => socket.destroy()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const call = controlRequest({ url, token: 'x' }, '/v1/call', { toolId: 'demo.echo' });
+      await expect(call).rejects.toMatchObject({
+        code: 'tool_transport_closed',
+        retryable: false,
+        message: expect.stringMatching(/outcome is unknown \(the tool may have run\)/),
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+    const refused = controlRequest({ url, token: 'x' }, '/v1/call', { toolId: 'demo.echo' });
+    await expect(refused).rejects.toMatchObject({ code: 'session_not_connected' });
   });
 
   it('exits 3 when there is no host to attach to', async () => {

@@ -1,0 +1,114 @@
+/**
+ * Helpers for CLI tests: `runCommand` in-process with captured streams, `toolwire host` run
+ * in-process, and the CLI as real processes (from source through tsx, so the test runs what the
+ * tree holds whether or not dist/ was built).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { runCommand } from '../src/index.js';
+import { until } from './helpers.js';
+
+/** Any character a terminal acts on, \n and \t aside (they are legal in a body). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
+export const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+
+export type Env = Record<string, string | undefined>;
+
+export function captureIo(env: Env, stdin = new PassThrough()) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  stderr.on('data', (chunk) => {
+    err += chunk;
+  });
+  let signal: () => void = () => {};
+  return {
+    io: { stdin, stdout, stderr, env, onSignal: (handler: () => void) => (signal = handler) },
+    out: () => out,
+    err: () => err,
+    signal: () => signal(),
+  };
+}
+
+/** One client command in-process. */
+export async function cli(argv: string[], env: Env, stdin?: PassThrough) {
+  const run = captureIo(env, stdin);
+  const code = await runCommand(argv, run.io);
+  return { code, out: run.out(), err: run.err() };
+}
+
+export const PAGE_TOKEN = 'cli-helpers-page-token-0123456789';
+
+/** `toolwire host --port 0 --token PAGE_TOKEN --allow-origin * EXTRA`, in-process. */
+export async function hostInProcess(env: Env, extra: string[] = []) {
+  const run = captureIo(env);
+  const argv = ['host', '--port', '0', '--token', PAGE_TOKEN, '--allow-origin', '*', ...extra];
+  const exit = runCommand(argv, run.io);
+  await until(() => run.err().includes('connect a page') || run.err().includes('could not'));
+  const url = /url: '([^']+)'/.exec(run.err())?.[1] as string;
+  return {
+    url,
+    err: run.err,
+    exit,
+    stop: () => {
+      run.signal();
+      return exit;
+    },
+  };
+}
+
+export function tempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+const CLI_SOURCE = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+
+export interface Exited {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+  err: string;
+}
+
+/** `toolwire ARGS` as a process of its own. */
+export class CliProcess {
+  readonly child: ChildProcess;
+  out = '';
+  err = '';
+  readonly exited: Promise<Exited>;
+
+  constructor(args: string[], env: Env) {
+    this.child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    this.child.stdout?.on('data', (chunk) => {
+      this.out += chunk;
+    });
+    this.child.stderr?.on('data', (chunk) => {
+      this.err += chunk;
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.once('close', (code, signal) =>
+        resolve({ code, signal, out: this.out, err: this.err }),
+      );
+    });
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+  }
+}
+
+/** One client command as a process; resolves when it exits. */
+export function cliProcess(args: string[], env: Env): Promise<Exited> {
+  return new CliProcess(args, env).exited;
+}
