@@ -611,7 +611,7 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
       }
       out(
         formatTable(
-          ['TOOL', 'POLICY', 'GRANTED', 'AVAILABLE', 'DESCRIPTION'],
+          ['TOOL', 'POLICY', 'GRANTED', 'AVAILABLE', 'ORIGIN', 'DESCRIPTION'],
           answer.tools.map((tool: Loose) => [
             tool.id,
             tool.policy,
@@ -619,6 +619,7 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
             tool.available
               ? 'yes'
               : `no (${clip(tool.runtime?.reason ?? tool.runtime?.code ?? 'unavailable', 30)})`,
+            !tool.origin || tool.origin === answer.session.origin ? 'page' : tool.origin,
             clip(tool.description ?? ''),
           ]),
         ),
