@@ -40,7 +40,7 @@ test('a form with only HTML attributes: listed by toolwire tools, called by tool
     .toContain('subscribe');
   const table = await toolwire(['tools'], env);
   expect(table.code).toBe(0);
-  expect(table.out).toMatch(/\nsubscribe\s+write\s+yes\s+yes\s+Subscribes an email address/);
+  expect(table.out).toMatch(/\nsubscribe\s+write\s+yes\s+yes\s+page\s+Subscribes an email address/);
 
   const full = JSON.parse((await toolwire(['tools', '--json', '--detail', 'full'], env)).out);
   const definition = full.tools.find((tool: { id: string }) => tool.id === 'subscribe');

@@ -1,4 +1,5 @@
 import { expect, type Frame, type Page, test } from '@playwright/test';
+import { MAX_TOOLS_PER_FRAME } from '../packages/polyfill/src/frames/node.js';
 import { E2E_PORT } from '../playwright.config.js';
 import type { Answer, AttackReport, FloodReport, Hostile } from './pages/frames/hostile.js';
 
@@ -649,6 +650,139 @@ test.describe('a hostile child after a real handshake', () => {
     for (const tool of listed) expect(tool.annotationsPrototype, tool.name).toBe(true);
     await page.evaluate(() => (window as any).tools.getTools());
     expect(namesReceived(await report(hostile))).toEqual(CROSS_MAY_SEE);
+    await aftermath(page, hostile);
+  });
+});
+
+// ---- origins, routes and sizes in its listings (issue 13, part 8) ----------------------------
+
+/** Every view of the top that holds the hostile frame's tools, as sorted `origin name` pairs. */
+async function listings(page: Page): Promise<Record<string, string[]>> {
+  return page.evaluate(async (cross) => {
+    const w = window as any;
+    const pairs = async (read: () => Promise<{ name: string; origin: string }[]>) => {
+      try {
+        return (await read()).map((tool) => `${tool.origin} ${tool.name}`).sort();
+      } catch (error) {
+        return [`threw ${(error as Error).name}: ${(error as Error).message}`];
+      }
+    };
+    return {
+      tools: await pairs(() => w.tools.getTools()),
+      agentTools: await pairs(() => w.tools.getTools({ agentOnly: true })),
+      of: await pairs(() => w.tools.of(document.getElementById('hostile')).getTools()),
+      modelContext: await pairs(() =>
+        (document as any).modelContext.getTools({ fromOrigins: [cross] }),
+      ),
+    };
+  }, CROSS);
+}
+
+/** The hostile frame's share of a view (and any throw). */
+const fromHostile = (pairs: string[]) =>
+  pairs.filter((pair) => /^\S+ (hostile|forged)\./.test(pair) || pair.startsWith('threw'));
+
+test.describe('origins, routes and sizes in its listings', () => {
+  // Was a hole (issue 13): sanitize() took any potentially trustworthy origin and compared strings,
+  // so the parent's own origin as `HTTP://LOCALHOST:P`, `http://LOCALHOST:P` or with a trailing
+  // `/` passed the check that a subtree cannot claim it, and reached every view.
+  test('origins in a form other than their serialization are refused, wherever they are claimed', async ({
+    page,
+  }) => {
+    const hostile = await scene(page);
+    expect(await attack(hostile, (h) => h.addChild())).toBe(1);
+    await attack(hostile, (h) => h.setListMode('noncanonical'));
+    const views = await listings(page);
+    for (const [view, pairs] of Object.entries(views)) {
+      // Its honest tools (its own, its child's) are listed: the listing was read.
+      expect(fromHostile(pairs), view).toEqual([
+        `${CROSS} hostile.child`,
+        `${CROSS} hostile.honest`,
+      ]);
+      for (const pair of pairs) {
+        const origin = pair.slice(0, pair.indexOf(' '));
+        expect(new URL(origin).origin, pair).toBe(origin);
+      }
+    }
+    // Requests naming origins: the honest form answers; other forms are refused.
+    const answers = await attack(
+      hostile,
+      async (h, { top, cross }) => ({
+        list: await h.ask(h.shapes.treeList(cross, [], [top])),
+        listUpper: await h.ask(h.shapes.treeList(cross, [], [top.replace(/^http/, 'HTTP')])),
+        listSlash: await h.ask(h.shapes.treeList(cross, [], [`${top}/`])),
+        listVia: await h.ask(h.shapes.treeList(cross, [`${top}/`], [top])),
+        call: await h.ask(h.shapes.treeCall(cross, 'top.agent', { origin: top })),
+        callSlash: await h.ask(h.shapes.treeCall(cross, 'top.agent', { origin: `${top}/` })),
+      }),
+      { top: TOP, cross: CROSS },
+    );
+    const listed = (answer: Answer | undefined) =>
+      ((answer?.value ?? []) as { name: string }[]).map((tool) => tool.name).sort();
+    // (Its own tools come back to it too: the top's tree listing holds them.)
+    expect(listed(answers.list).filter((name) => !name.startsWith('hostile.'))).toEqual(
+      CROSS_MAY_SEE,
+    );
+    expect(nameOf(answers.call)).toBe('ok');
+    expect({
+      listUpper: nameOf(answers.listUpper),
+      listSlash: nameOf(answers.listSlash),
+      listVia: nameOf(answers.listVia),
+      callSlash: nameOf(answers.callSlash),
+    }).toEqual({
+      listUpper: 'SecurityError',
+      listSlash: 'SecurityError',
+      listVia: 'SecurityError',
+      callSlash: 'SecurityError',
+    });
+    expect(await frameLog(page)).toEqual([{ tool: 'top.agent', caller: CROSS }]);
+    await aftermath(page, hostile);
+  });
+
+  // Was a hole (issue 13): a route past the end of a cross-origin frame's `frames` makes Chromium
+  // throw SecurityError, and document.modelContext.getTools() walked every route it was given.
+  test('tools under routes that lead to no frame are dropped, and no getTools() throws', async ({
+    page,
+  }) => {
+    const hostile = await scene(page);
+    expect(await attack(hostile, (h) => h.addChild())).toBe(1);
+    await attack(hostile, (h) => h.setListMode('routes'));
+    const views = await listings(page);
+    for (const [view, pairs] of Object.entries(views))
+      expect(fromHostile(pairs), view).toEqual([
+        `${CROSS} hostile.child`,
+        `${CROSS} hostile.honest`,
+      ]);
+    // The rest of the page is untouched.
+    expect(await topNames(page)).toEqual([...TOP_SEES, 'hostile.child', 'hostile.honest'].sort());
+    await aftermath(page, hostile);
+  });
+
+  test(`a frame over the cap of ${MAX_TOOLS_PER_FRAME} tools: the first ones are kept, with one warning naming its origin`, async ({
+    page,
+  }) => {
+    const warnings: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'warning' && message.text().includes('tools per frame'))
+        warnings.push(message.text());
+    });
+    const hostile = await scene(page);
+    const hostileNames = async () =>
+      (await topNames(page)).filter((name) => name.startsWith('hostile.'));
+    // Within the cap: everything, no warning.
+    await attack(hostile, (h, count) => h.setListMode('many', count), MAX_TOOLS_PER_FRAME);
+    expect(await hostileNames()).toHaveLength(MAX_TOOLS_PER_FRAME);
+    await attack(hostile, (h) => h.setListMode('many', 1000));
+    for (let round = 0; round < 3; round++) {
+      const names = await hostileNames();
+      expect(names).toHaveLength(MAX_TOOLS_PER_FRAME);
+      expect(names.at(-1)).toBe(`hostile.t${String(MAX_TOOLS_PER_FRAME - 1).padStart(4, '0')}`);
+    }
+    // The top's own tools and the sibling's are all still there.
+    expect((await topNames(page)).filter((name) => !name.startsWith('hostile.'))).toEqual(TOP_SEES);
+    expect(warnings).toEqual([
+      `toolwire: the frame at ${CROSS} lists 1000 tools; only the first ${MAX_TOOLS_PER_FRAME} are used (the cap on tools per frame).`,
+    ]);
     await aftermath(page, hostile);
   });
 });

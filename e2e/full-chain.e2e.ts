@@ -92,6 +92,14 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
     additionalProperties: { type: 'string' },
   });
 
+  // Each tool's origin reaches the CLI: the calendar frame's tools are the frame's, the app's
+  // its own; the table names the frame's origin and says `page` for the app's.
+  expect(events.origin).toBe(ORIGIN_B);
+  expect(full.tools.find((tool: any) => tool.id === 'notes.tags')?.origin).toBe(ORIGIN_A);
+  const table = (await run(['tools'])).out.split('\n');
+  expect(table.find((line) => line.startsWith('calendar.events '))).toContain(` ${ORIGIN_B} `);
+  expect(table.find((line) => line.startsWith('notes.tags '))).toMatch(/ page /);
+
   // The call: CLI process -> host -> page -> frame -> tool, and back.
   const called = await run([
     'call',

@@ -54,9 +54,9 @@ test('toolwire host + a real page: sessions, tools, call, batch as processes', a
   expect(tools.out).toMatch(
     new RegExp(`^session [0-9a-f]{8} {2}${ORIGIN_PATTERN} .*\\(grant write\\)\\n`),
   );
-  expect(tools.out).toMatch(/\ndemo\.echo\s+read\s+yes\s+yes\s+Returns its input\.\n/);
-  expect(tools.out).toMatch(/\nnotes\.add\s+write\s+yes\s+yes\s+Adds a note\.\n/);
-  expect(tools.out).toMatch(/\nnotes\.delete\s+critical\s+no\s+yes\s+Deletes a note\.\n/);
+  expect(tools.out).toMatch(/\ndemo\.echo\s+read\s+yes\s+yes\s+page\s+Returns its input\.\n/);
+  expect(tools.out).toMatch(/\nnotes\.add\s+write\s+yes\s+yes\s+page\s+Adds a note\.\n/);
+  expect(tools.out).toMatch(/\nnotes\.delete\s+critical\s+no\s+yes\s+page\s+Deletes a note\.\n/);
   const toolsJson = JSON.parse(
     (await toolwire(['tools', '--json', '--detail', 'full', '--session', id.slice(0, 8)], env)).out,
   );

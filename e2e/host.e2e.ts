@@ -363,3 +363,83 @@ test('the SDK client over stdio: tools/list shows the page tools, tools/call run
     await client.close();
   }
 });
+
+// Issue 13, part 8: four widget frames of the other origin, 250 agent tools each (under the cap
+// per frame), named to sort before the page's tools. With the page's 5 and the 4 built-ins that is
+// 1,009 tools for a listing of at most 1,000, sorted by id: the widgets' used to take the whole
+// listing. Now the page's own always make it, the frames share the rest, and every tool carries
+// its origin to the host.
+test("frames' tools reach the host with their origin, and never crowd out the page's own", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const warnings: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'warning') warnings.push(message.text());
+  });
+  const { session } = await open(page);
+  const own = ids(session);
+  expect(own).toHaveLength(9);
+  const widgets = await page.evaluate(
+    ({ other, origin }) => {
+      for (let f = 0; f < 4; f++) {
+        const tools = Array.from({ length: 250 }, (_, i) => ({
+          name: `calendar.w${f}.t${String(i).padStart(3, '0')}`,
+          agent: true,
+          exposedTo: [origin],
+        }));
+        const iframe = document.createElement('iframe');
+        iframe.setAttribute('allow', 'tools');
+        iframe.src = `${other}/e2e/pages/frames/frame.html#${encodeURIComponent(JSON.stringify({ id: `w${f}`, tools }))}`;
+        document.body.append(iframe);
+      }
+      return 4;
+    },
+    { other: OTHER_ORIGIN, origin: ORIGIN },
+  );
+  await expect
+    .poll(
+      async () => {
+        const frames = page.frames().filter((frame) => frame.url().includes('/frames/frame.html'));
+        const ready = await Promise.all(
+          frames.map((frame) => frame.evaluate(() => (window as any).frameReady === true)),
+        );
+        return ready.filter(Boolean).length;
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(widgets);
+  // Every registration is in: the host's copy converges on the full listing.
+  await expect
+    .poll(
+      async () => {
+        await session.refresh().catch(() => undefined);
+        return session.tools().filter((tool) => tool.id.startsWith('calendar.')).length;
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(1000 - own.length);
+  expect(session.catalog.totalCount).toBe(1000);
+  const listed = ids(session);
+  for (const id of own) expect(listed).toContain(id);
+  // One origin's share, taken in listing order (by name): the last widget's tools are the ones left out.
+  const perWidget = [0, 1, 2, 3].map(
+    (f) => listed.filter((id) => id.startsWith(`calendar.w${f}.`)).length,
+  );
+  expect(perWidget).toEqual([250, 250, 250, 241]);
+  // Origins: the widgets' tools are the widgets', the page's its own; built-ins claim none.
+  const origins = new Set(
+    session
+      .tools()
+      .filter((tool) => tool.id.startsWith('calendar.'))
+      .map((tool) => tool.origin),
+  );
+  expect([...origins]).toEqual([OTHER_ORIGIN]);
+  expect(session.catalog.get('demo.echo')?.origin).toBe(ORIGIN);
+  expect(session.catalog.get('ui.query_nodes')?.origin).toBeUndefined();
+  const leftOut = warnings.filter((text) => text.includes("frames' tools left out"));
+  expect(leftOut).toHaveLength(1);
+  expect(leftOut[0]).toMatch(
+    new RegExp(`left out: \\d+ of \\d+ from ${OTHER_ORIGIN.replace(/[.]/g, '\\.')}\\.$`),
+  );
+});

@@ -59,7 +59,14 @@ export interface AttackReport {
 }
 
 /** How this frame answers the parent's `list` requests. */
-export type ListMode = 'empty' | 'silent' | 'impersonate' | 'pollute';
+export type ListMode =
+  | 'empty'
+  | 'silent'
+  | 'impersonate'
+  | 'pollute'
+  | 'noncanonical'
+  | 'routes'
+  | 'many';
 
 const report: AttackReport = {
   windowFromParent: {},
@@ -82,6 +89,8 @@ const POLLUTION = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"poll
 const FLOOD_BASE = 10_000_000;
 
 let listMode: ListMode = 'empty';
+/** How many tools the 'many' list mode reports. */
+let manyCount = 0;
 let current: MessagePort | undefined;
 const ports: MessagePort[] = [];
 const pending = new WeakMap<MessagePort, Map<number, (answer: Answer) => void>>();
@@ -225,6 +234,9 @@ function serveParent(port: MessagePort, message: { id: number; request: FrameReq
   }
   if (listMode === 'empty') res([]);
   else if (listMode === 'impersonate') res(impersonations());
+  else if (listMode === 'noncanonical') res(nonCanonical());
+  else if (listMode === 'routes') res(badRoutes());
+  else if (listMode === 'many') res(many());
   else res(pollutedDescriptors());
 }
 
@@ -252,6 +264,56 @@ function impersonations() {
     descriptor('forged.as-bank', 'https://bank.example', { key: 3 }),
     descriptor('hostile.honest', location.origin, { key: 4 }),
   ];
+}
+
+/**
+ * Two honest tools (ours, and our child's: addChild() first), then origins in forms other than
+ * their serialization: ours, and the parent's for our subtree (an exact string compare told the
+ * parent's own origin from these, and let them through).
+ */
+function nonCanonical() {
+  const upperScheme = (origin: string) => origin.replace(/^http/, 'HTTP');
+  return [
+    descriptor('hostile.honest', location.origin, { key: 1 }),
+    descriptor('hostile.child', location.origin, { key: 2, route: [0] }),
+    descriptor('forged.own-upper', upperScheme(location.origin), { key: 3 }),
+    descriptor('forged.own-slash', `${location.origin}/`, { key: 4 }),
+    descriptor('forged.top-upper', upperScheme(PARENT_ORIGIN), { key: 5, route: [0] }),
+    descriptor('forged.top-host', PARENT_ORIGIN.replace('localhost', 'LOCALHOST'), {
+      key: 6,
+      route: [0],
+    }),
+    descriptor('forged.top-slash', `${PARENT_ORIGIN}/`, { key: 7, route: [0] }),
+    descriptor('forged.default-port', `${PARENT_ORIGIN.replace(/:\d+$/, '')}:80`, {
+      key: 8,
+      route: [0],
+    }),
+  ];
+}
+
+/** Two honest tools (addChild() first), then tools under routes that lead to no frame. */
+function badRoutes() {
+  return [
+    descriptor('hostile.honest', location.origin, { key: 1 }),
+    descriptor('hostile.child', location.origin, { key: 2, route: [0] }),
+    descriptor('forged.no-child', location.origin, { key: 3, route: [5] }),
+    descriptor('forged.no-grandchild', location.origin, { key: 4, route: [0, 3] }),
+    descriptor('forged.far', location.origin, { key: 5, route: [9999] }),
+    descriptor('forged.too-deep', location.origin, { key: 6, route: Array(40).fill(0) }),
+  ];
+}
+
+/** `manyCount` tools of our own, in name order. */
+function many() {
+  return Array.from({ length: manyCount }, (_, i) =>
+    descriptor(`hostile.t${String(i).padStart(4, '0')}`, location.origin, { key: i + 1 }),
+  );
+}
+
+/** An about:blank child (same origin as us), so a route [0] below us exists. */
+function addChild(): number {
+  document.body.append(document.createElement('iframe'));
+  return frames.length;
 }
 
 function pollutedDescriptors() {
@@ -634,8 +696,10 @@ const hostile = {
   replayPort,
   startWelcomeSpam,
   stopWelcomeSpam,
-  setListMode(mode: ListMode) {
+  addChild,
+  setListMode(mode: ListMode, count = 0) {
     listMode = mode;
+    manyCount = count;
   },
   report: () => JSON.parse(JSON.stringify(report)) as AttackReport,
 };

@@ -8,6 +8,12 @@
  * - `name`: the title, else the name. `category`: declared, else the name's prefix before the
  *   first `.`, else `page`. `policy`: declared, else from annotations (the polyfill's rule).
  * - Schemas: `webType` expanded to plain JSON Schema; no inputSchema means `{type: "object"}`.
+ * - `origin` (a toolwire extension of the definition): the document that registered the tool, so
+ *   the host and MCP clients can tell a widget's tools from the page's.
+ * - One wire listing carries at most 1,000 tools, sorted by id: the top document's own tools
+ *   always get in, and frames' tools share what the page and the built-ins leave, split fairly by
+ *   origin (a widget with 1,000 tools cannot crowd out the app, or a smaller widget). What is
+ *   left out is named in one console warning per origin.
  * - Calls go through `tools.callTool(..., {encoding: 'json'})`: arguments lifted, results
  *   lowered; the polyfill's errors become wire codes.
  */
@@ -19,6 +25,12 @@ type Expand = (schema: object) => object;
 
 /** The polyfill's `WIRE_RESULT` option key (a registered symbol, so any copy reads it). */
 const WIRE_RESULT = Symbol.for('toolwire.wireResult');
+
+/** WIRE clamps a listing's `limit` to 1..1000: the most tools a host can read in one. */
+export const MAX_WIRE_TOOLS = 1000;
+
+/** Per page (its Tools object): origins already warned about, so a refresh loop warns once. */
+const warned = new WeakMap<object, Set<string>>();
 
 export interface PageToolsOptions {
   tools: Tools;
@@ -72,18 +84,91 @@ export function wireFailure(error: unknown) {
   }
 }
 
+type WireInfo = NonNullable<ReturnType<Tools['wireInfo']>>;
+
+interface Listed {
+  handle: Tool;
+  info: WireInfo;
+}
+
+/**
+ * How many of each origin's tools fit in `room`: every origin an equal share, and what one
+ * origin does not use goes to the others (origins in code-unit order take the odd remainders).
+ */
+export function fairShares(counts: ReadonlyMap<string, number>, room: number): Map<string, number> {
+  const shares = new Map<string, number>();
+  for (const origin of counts.keys()) shares.set(origin, 0);
+  let left = room;
+  let open = [...counts.keys()].sort();
+  while (left > 0 && open.length > 0) {
+    const share = Math.max(1, Math.floor(left / open.length));
+    const next: string[] = [];
+    for (const origin of open) {
+      if (left === 0) break;
+      const have = shares.get(origin) ?? 0;
+      const give = Math.min(share, (counts.get(origin) ?? 0) - have, left);
+      shares.set(origin, have + give);
+      left -= give;
+      if (have + give < (counts.get(origin) ?? 0)) next.push(origin);
+    }
+    open = next;
+  }
+  return shares;
+}
+
+/** Frames' tools that fit beside the page's own and the built-ins, in listing order. */
+function fitFrames(options: PageToolsOptions, own: number, framed: Listed[]): Listed[] {
+  const room = Math.max(0, MAX_WIRE_TOOLS - options.reserved.size - own);
+  if (framed.length <= room) return framed;
+  const counts = new Map<string, number>();
+  for (const { handle } of framed) counts.set(handle.origin, (counts.get(handle.origin) ?? 0) + 1);
+  const shares = fairShares(counts, room);
+  const kept: Listed[] = [];
+  const taken = new Map<string, number>();
+  for (const listed of framed) {
+    const origin = listed.handle.origin;
+    const count = taken.get(origin) ?? 0;
+    if (count >= (shares.get(origin) ?? 0)) continue;
+    taken.set(origin, count + 1);
+    kept.push(listed);
+  }
+  let seen = warned.get(options.tools);
+  if (!seen) {
+    seen = new Set();
+    warned.set(options.tools, seen);
+  }
+  const left = [...counts]
+    .filter(([origin, count]) => count > (shares.get(origin) ?? 0) && !seen.has(origin))
+    .map(([origin, count]) => {
+      seen.add(origin);
+      return `${count - (shares.get(origin) ?? 0)} of ${count} from ${origin}`;
+    });
+  if (left.length > 0) {
+    console.warn(
+      `toolwire: a wire listing holds ${MAX_WIRE_TOOLS} tools, and the page's own ${own} and ${options.reserved.size} built-in tools come first; frames' tools left out: ${left.join('; ')}.`,
+    );
+  }
+  return kept;
+}
+
 /** Reads the page's agent tools now and maps them; call again when `toolchange` fires. */
 export async function readPageTools(options: PageToolsOptions): Promise<BridgeTool[]> {
   const handles = await options.tools.getTools({ agentOnly: true });
-  // The top document's own tools first, so they keep the plain names.
-  const ordered = [...handles].sort(
-    (a, b) => Number(b.origin === options.origin) - Number(a.origin === options.origin),
-  );
+  // The top document's own tools first, so they keep the plain names and always get in.
+  const own: Listed[] = [];
+  const framed: Listed[] = [];
+  for (const handle of handles) {
+    const info = options.tools.wireInfo(handle);
+    if (info) (info.local ? own : framed).push({ handle, info });
+  }
   const taken = new Set(options.reserved);
   const out: BridgeTool[] = [];
-  for (const handle of ordered) {
-    const info = options.tools.wireInfo(handle);
-    if (!info) continue;
+  // Then frames' tools of the page's origin, then the others: the earlier keeps a shared name.
+  const fitted = fitFrames(options, own.length, framed).sort(
+    (a, b) =>
+      Number(b.handle.origin === options.origin) - Number(a.handle.origin === options.origin),
+  );
+  for (const { handle, info } of [...own, ...fitted]) {
     let id = handle.name;
     if (taken.has(id)) {
       const base = `${handle.name}@${hostOf(handle.origin)}`;
@@ -100,7 +185,7 @@ function toBridgeTool(
   options: PageToolsOptions,
   handle: Tool,
   id: string,
-  info: NonNullable<ReturnType<Tools['wireInfo']>>,
+  info: WireInfo,
 ): BridgeTool {
   const argumentsSchema = handle.inputSchema
     ? options.expandSchema(handle.inputSchema)
@@ -117,6 +202,7 @@ function toBridgeTool(
       resultSchema: resultSchema as Record<string, unknown>,
       keywords: info.keywords,
       prerequisiteToolIds: info.prerequisites,
+      origin: handle.origin,
     },
     availability: () => info.availability() as AvailabilityInput,
     execute(args, context) {

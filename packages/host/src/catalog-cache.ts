@@ -8,7 +8,8 @@
  * 3. A forced refresh (after `tool_not_found`) asks for the index without `ifRevision`.
  * 4. An index and the definitions fetched for it must carry one revision; when the page changed
  *    in between, the refresh starts over (at most MAX_ATTEMPTS times).
- * 5. Everything the page sends is checked: malformed entries are dropped, never trusted.
+ * 5. Everything the page sends is checked: malformed entries are dropped, never trusted. A tool's
+ *    `origin` (toolwire extension) is kept only as a canonical origin (`new URL(o).origin === o`).
  */
 import type {
   CatalogListingPayload,
@@ -39,6 +40,8 @@ export interface HostTool {
   argumentsSchema: JsonSchema;
   resultSchema: JsonSchema;
   argumentEncoding?: 'flattened-string';
+  /** The origin of the document that registered it (a frame's, for a widget's tools), when told. */
+  origin?: string;
   /** Present only while the tool is unavailable. */
   runtime?: RuntimeState;
 }
@@ -76,6 +79,16 @@ function readRuntime(value: unknown): RuntimeState | undefined {
   return runtime;
 }
 
+/** A canonical origin, or undefined: `HTTP://x`, `https://x/` or `null` never pass as one. */
+function readOrigin(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value.length > 2048) return undefined;
+  try {
+    return new URL(value).origin === value ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function readIndexRow(value: unknown): IndexRow | undefined {
   if (!isPlainObject(value)) return undefined;
   const { id, name, description, category, definitionRevision } = value;
@@ -95,6 +108,8 @@ function readIndexRow(value: unknown): IndexRow | undefined {
   if (keywords) row.keywords = keywords;
   const prerequisites = stringList(value.prerequisiteToolIds);
   if (prerequisites) row.prerequisiteToolIds = prerequisites;
+  const origin = readOrigin(value.origin);
+  if (origin) row.origin = origin;
   const runtime = readRuntime(value.runtime);
   if (runtime) row.runtime = runtime;
   return row;

@@ -750,7 +750,7 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
       }
       out(
         formatTable(
-          ['TOOL', 'POLICY', 'GRANTED', 'AVAILABLE', 'DESCRIPTION'],
+          ['TOOL', 'POLICY', 'GRANTED', 'AVAILABLE', 'ORIGIN', 'DESCRIPTION'],
           answer.tools.map((tool: Loose) => [
             String(tool.id),
             String(tool.policy),
@@ -758,6 +758,7 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
             tool.available
               ? 'yes'
               : `no (${clip(String(tool.runtime?.reason ?? tool.runtime?.code ?? 'unavailable'), 30)})`,
+            !tool.origin || tool.origin === answer.session.origin ? 'page' : String(tool.origin),
             clip(String(tool.description ?? '')),
           ]),
         ),

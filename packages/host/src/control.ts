@@ -290,6 +290,7 @@ export function describeTool(
   };
   if (tool.runtime) entry.runtime = tool.runtime;
   if (tool.keywords) entry.keywords = tool.keywords;
+  if (tool.origin) entry.origin = tool.origin;
   if (detail === 'full') {
     if (tool.prerequisiteToolIds) entry.prerequisiteToolIds = tool.prerequisiteToolIds;
     entry.definitionRevision = tool.definitionRevision;

@@ -68,19 +68,34 @@ function inputSchemaOf(tool: HostTool): Record<string, unknown> {
   return schema.type === undefined ? { type: 'object', ...schema } : schema;
 }
 
+function originOf(url: string | null): string | undefined {
+  try {
+    return url === null ? undefined : new URL(url).origin;
+  } catch {
+    return undefined;
+  }
+}
+
 function describeTool(name: string, entry0: McpSourceTool): Record<string, unknown> {
   const tool = entry0.tool;
+  // A frame's tool (a widget of another origin) says so where a person reads it: the title and
+  // the end of the description.
+  const frame =
+    tool.origin !== undefined && tool.origin !== originOf(entry0.pageUrl) ? tool.origin : undefined;
+  const title = frame ? `${tool.name} (from ${frame})` : tool.name;
+  let description = tool.runtime
+    ? `${tool.description} (unavailable now: ${tool.runtime.reason ?? tool.runtime.code ?? 'no reason given'})`
+    : tool.description;
+  if (frame) description = `${description} (from ${frame}, a frame of this page)`;
   const entry: Record<string, unknown> = {
     name,
-    title: tool.name,
-    description: tool.runtime
-      ? `${tool.description} (unavailable now: ${tool.runtime.reason ?? tool.runtime.code ?? 'no reason given'})`
-      : tool.description,
+    title,
+    description,
     inputSchema: inputSchemaOf(tool),
   };
   if (tool.resultSchema.type === 'object') entry.outputSchema = tool.resultSchema;
   entry.annotations = {
-    title: tool.name,
+    title,
     readOnlyHint: tool.policy === 'read',
     destructiveHint: tool.policy === 'critical',
   };
@@ -89,6 +104,7 @@ function describeTool(name: string, entry0: McpSourceTool): Record<string, unkno
     'toolwire/policy': tool.policy,
     'toolwire/page': entry0.pageUrl,
     'toolwire/session': entry0.sessionId,
+    ...(tool.origin !== undefined ? { 'toolwire/origin': tool.origin } : {}),
   };
   return entry;
 }

@@ -87,6 +87,47 @@ describe('CatalogCache', () => {
     expect(cache.list().map((tool) => tool.id)).toEqual(['good']);
   });
 
+  it("keeps each tool's origin only in canonical form", async () => {
+    const cache = new CatalogCache();
+    const widget = 'https://widget.example';
+    const forms = {
+      honest: widget,
+      loopback: 'http://127.0.0.1:5173',
+      upper: 'HTTPS://widget.example',
+      slash: `${widget}/`,
+      port: `${widget}:443`,
+      path: `${widget}/x`,
+      null: 'null',
+      number: 42,
+      bare: 'widget.example',
+    };
+    const ids = Object.keys(forms);
+    const { query } = scripted([
+      index(
+        'r1',
+        ids.map((id) => entry(id, `d-${id}`, { origin: forms[id as keyof typeof forms] })),
+      ),
+      definitions(
+        'r1',
+        ids.map((id) => definition(id)),
+      ),
+    ]);
+    await cache.refresh(query);
+    // Every tool is kept; only an origin that is not canonical is dropped.
+    expect(Object.fromEntries(cache.list().map((tool) => [tool.id, tool.origin ?? null]))).toEqual({
+      bare: null,
+      honest: widget,
+      loopback: 'http://127.0.0.1:5173',
+      null: null,
+      number: null,
+      path: null,
+      port: null,
+      slash: null,
+      upper: null,
+    });
+    expect(cache.get('honest')).not.toHaveProperty('runtime');
+  });
+
   it('refuses an `unchanged` it did not ask for', async () => {
     const cache = new CatalogCache();
     const { query } = scripted([{ schema, revision: 'r1', unchanged: true }]);

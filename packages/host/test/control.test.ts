@@ -246,8 +246,8 @@ describe('client commands', () => {
     expect(human.code).toBe(0);
     const lines = human.out.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^session [0-9a-f]{8} {2}http:\/\/app\.test .*\(grant write\)$/);
-    expect(lines[1]).toMatch(/^TOOL\s+POLICY\s+GRANTED\s+AVAILABLE\s+DESCRIPTION$/);
-    expect(lines[2]).toMatch(/^demo\.echo\s+read\s+yes\s+yes\s+Returns its input\.$/);
+    expect(lines[1]).toMatch(/^TOOL\s+POLICY\s+GRANTED\s+AVAILABLE\s+ORIGIN\s+DESCRIPTION$/);
+    expect(lines[2]).toMatch(/^demo\.echo\s+read\s+yes\s+yes\s+page\s+Returns its input\.$/);
     expect(lines.find((l) => l.startsWith('notes.delete'))).toMatch(/critical\s+no\s+yes/);
     expect(lines.find((l) => l.startsWith('ui.later'))).toMatch(/no \(the view is loading\)/);
     // Columns line up: every row's POLICY starts where the header's does.

@@ -92,6 +92,37 @@ describe('the MCP bridge', () => {
     expect(result.tools[1]).not.toHaveProperty('outputSchema');
   });
 
+  it("shows a frame's tool as the frame's: _meta, title and description", async () => {
+    const { host, rpc } = await start();
+    // FakePage says its URL is http://fake.test/.
+    await page(host, [
+      tool('app.save', () => ({}), { name: 'Save', origin: 'http://fake.test' }),
+      tool('calendar.events', () => ({}), {
+        name: 'Events',
+        description: 'Lists events.',
+        origin: 'https://widget.example',
+      }),
+      tool('ui.get_visual_tree', () => ({}), { name: 'Visual tree' }),
+    ]);
+    const { result } = await rpc('tools/list');
+    const byName = Object.fromEntries(result.tools.map((t: any) => [t.name, t]));
+    expect(byName.app_save).toMatchObject({
+      title: 'Save',
+      description: 'The app.save tool.',
+      annotations: { title: 'Save' },
+      _meta: { 'toolwire/origin': 'http://fake.test' },
+    });
+    expect(byName.calendar_events).toMatchObject({
+      title: 'Events (from https://widget.example)',
+      description: 'Lists events. (from https://widget.example, a frame of this page)',
+      annotations: { title: 'Events (from https://widget.example)' },
+      _meta: { 'toolwire/toolId': 'calendar.events', 'toolwire/origin': 'https://widget.example' },
+    });
+    // No origin on the wire (a built-in, an older page): nothing is claimed.
+    expect(byName.ui_get_visual_tree.title).toBe('Visual tree');
+    expect(byName.ui_get_visual_tree._meta).not.toHaveProperty('toolwire/origin');
+  });
+
   it('calls tools: text content, structured content, errors as isError results', async () => {
     const { host, rpc } = await start();
     await page(host, [

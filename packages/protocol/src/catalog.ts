@@ -51,6 +51,11 @@ export interface BridgeToolDefinition {
   prerequisiteToolIds?: string[];
   /** Legacy tools only: arguments arrive as a flat map of strings. */
   argumentEncoding?: 'json' | 'flattened-string';
+  /**
+   * toolwire extension: the origin of the document that registered the tool (a widget frame's
+   * tools carry the widget's). Sent after the standard keys, only when set.
+   */
+  origin?: string;
 }
 
 export interface ToolContext {
@@ -149,6 +154,9 @@ export function toStaticDefinition(definition: BridgeToolDefinition): StaticDefi
   if (prerequisites.length > 0) result.prerequisiteToolIds = prerequisites;
   if (definition.argumentEncoding === 'flattened-string')
     result.argumentEncoding = 'flattened-string';
+  // The toolwire extension goes last, so a definition without it hashes as WIRE's vectors do.
+  if (typeof definition.origin === 'string' && definition.origin !== '')
+    result.origin = definition.origin;
   return result;
 }
 
@@ -216,6 +224,7 @@ function fingerprintOf(definition: BridgeToolDefinition): unknown[] {
     definition.keywords,
     definition.prerequisiteToolIds,
     definition.argumentEncoding,
+    definition.origin,
   ];
 }
 
@@ -499,6 +508,7 @@ function toEntry(
     };
     if (definition.keywords) result.keywords = definition.keywords;
     if (definition.prerequisiteToolIds) result.prerequisiteToolIds = definition.prerequisiteToolIds;
+    if (definition.origin) result.origin = definition.origin;
   } else {
     result = { ...definition, definitionRevision };
   }

@@ -109,6 +109,8 @@ export interface StaticDefinition {
   keywords?: string[];
   prerequisiteToolIds?: string[];
   argumentEncoding?: 'flattened-string';
+  /** toolwire extension: the origin of the document that registered the tool. */
+  origin?: string;
 }
 
 export interface IndexEntry {
@@ -120,6 +122,8 @@ export interface IndexEntry {
   definitionRevision: string;
   keywords?: string[];
   prerequisiteToolIds?: string[];
+  /** toolwire extension: as in StaticDefinition. */
+  origin?: string;
   runtime?: RuntimeState;
   executable?: false;
 }

@@ -219,6 +219,48 @@ describe('golden fixtures: tool.query -> tool.catalog', () => {
     await golden('catalog-wrapped', sampleBridge([big]), envelope('tool.query', 'q-big', {}));
   });
 
+  // toolwire extension: each tool's origin, after the standard keys; absent when not set (every
+  // fixture above has none, and is byte-identical to what it was before the extension).
+  const originTools = [
+    tool('demo.ping', () => ({ pong: true }), {
+      name: 'Ping',
+      description: 'Returns pong.',
+      category: 'demo',
+    }),
+    tool('app.save', () => ({}), {
+      name: 'Save',
+      policy: 'write',
+      keywords: ['store'],
+      origin: 'https://app.example',
+    }),
+    tool('calendar.events', () => ({}), {
+      name: 'Events',
+      prerequisiteToolIds: ['app.save'],
+      origin: 'https://widget.example',
+    }),
+  ];
+
+  it('index listing with origins', async () => {
+    await golden(
+      'catalog-origin-index',
+      sampleBridge(originTools),
+      envelope('tool.query', 'q-origin-index', { detail: 'index' }),
+    );
+  });
+
+  it('full listing with origins, one tool unavailable', async () => {
+    const tools = originTools.map((entry) =>
+      entry.definition.id === 'calendar.events'
+        ? { ...entry, availability: () => ({ available: false, code: 'calendar_closed' }) }
+        : entry,
+    );
+    await golden(
+      'catalog-origin-full',
+      sampleBridge(tools),
+      envelope('tool.query', 'q-origin-full', {}),
+    );
+  });
+
   it('discovery disabled', async () => {
     const bridge = createToolBridge({ tools: () => sampleTools, guard: 'disabled' });
     await golden('error-discovery-disabled', bridge, envelope('tool.query', 'q-disabled', {}));

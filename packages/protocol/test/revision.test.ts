@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeRevision } from '../src/index.js';
+import { computeRevision, toStaticDefinition } from '../src/index.js';
 
 // WIRE "Revisions": the worked vectors (remote-tool-protocol-notes §9), reproduced exactly.
 const PING = {
@@ -12,6 +12,40 @@ const PING = {
   resultSchema: { type: 'object' },
 };
 const PING_REVISION = 'sha256:f4b4059c6d381a1fdf33eef7526f19e464865dbeabebaee146d0d441cb1de2fd';
+
+describe('the origin extension (toolwire)', () => {
+  it('leaves a definition without an origin as WIRE hashes it', async () => {
+    const plain = toStaticDefinition({ ...PING, policy: 'read' });
+    expect(JSON.stringify(plain)).toBe(JSON.stringify(PING));
+    expect(await computeRevision(plain)).toBe(PING_REVISION);
+    expect(Object.keys(toStaticDefinition({ ...PING, policy: 'read', origin: '' }))).toEqual(
+      Object.keys(PING),
+    );
+  });
+
+  it('appends the origin after every standard key, and it is part of the definition', async () => {
+    const withOrigin = toStaticDefinition({
+      ...PING,
+      policy: 'read',
+      keywords: ['k'],
+      prerequisiteToolIds: ['p'],
+      argumentEncoding: 'flattened-string',
+      origin: 'https://widget.example',
+    });
+    expect(Object.keys(withOrigin)).toEqual([
+      ...Object.keys(PING),
+      'keywords',
+      'prerequisiteToolIds',
+      'argumentEncoding',
+      'origin',
+    ]);
+    expect(
+      await computeRevision(
+        toStaticDefinition({ ...PING, policy: 'read', origin: 'https://widget.example' }),
+      ),
+    ).not.toBe(PING_REVISION);
+  });
+});
 
 describe('computeRevision', () => {
   it('hashes the worked definition vector', async () => {

@@ -11,7 +11,7 @@ import type { CallToolOptions } from '../types.js';
 import type { ToolDescriptor } from './messages.js';
 import { FRAMES_TAG, isHello, isWelcome } from './messages.js';
 import type { FrameNode, FrameNodeDeps, GateState } from './node.js';
-import { routeFrom } from './route.js';
+import { routeFrom, windowAtRoute } from './route.js';
 
 export const HANDSHAKE_MS = 2000;
 
@@ -148,10 +148,10 @@ export class FramesGate implements GateState {
     return route && route.length > 0 ? route : undefined;
   }
 
+  /** Undefined for a route that leads nowhere (a frame gone, or a route a frame made up). */
   windowAt(routeFromTop: number[]): Window | undefined {
-    let win: Window | undefined = this.#win.top ?? undefined;
-    for (const index of routeFromTop) win = win?.frames[index] as Window | undefined;
-    return win;
+    const top = this.#win.top;
+    return top ? windowAtRoute(top, routeFromTop) : undefined;
   }
 
   // ---- what Tools and ModelContext ask (delegated to the node) -----------------------------------

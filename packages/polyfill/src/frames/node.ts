@@ -21,7 +21,7 @@
  *    the calls it made.
  */
 import { domException } from '../lib/dom.js';
-import { trustworthyOrigin } from '../lib/origins.js';
+import { isCanonicalOrigin, trustworthyOrigin } from '../lib/origins.js';
 import type { RegistryEntry } from '../registry.js';
 import { ToolRegistry } from '../registry.js';
 import type { Tool, ToolCaller, ToolFields } from '../tool.js';
@@ -31,9 +31,16 @@ import { deserializeError } from './errors.js';
 import { FrameLink } from './link.js';
 import type { CallRequest, FrameRequest, ToolDescriptor } from './messages.js';
 import { FRAMES_TAG } from './messages.js';
-import { routeFrom } from './route.js';
+import { MAX_ROUTE_DEPTH, routeFrom, windowAtRoute } from './route.js';
 
 export const DISCOVERY_MS = 1500;
+
+/**
+ * The most tools one frame contributes to its ancestors' listings; the rest are dropped, with one
+ * console warning per frame. A widget needs tens; 256 lets a page and three full frames share one
+ * wire listing (1,000 tools), and bounds what one frame makes every ancestor clone and check.
+ */
+export const MAX_TOOLS_PER_FRAME = 256;
 
 export interface FrameNodeDeps {
   window: Window & typeof globalThis;
@@ -108,6 +115,8 @@ export class FrameNode {
   #remoteListeners = new Set<{ route: number[]; fire(): void }>();
   #pendingChanges: Change[] | null = null;
   #queued = new Set<'tools' | 'spec'>();
+  /** Frames already warned about the cap (route|origin), so a listing loop warns once. */
+  #warnedCaps = new Set<string>();
 
   constructor(deps: FrameNodeDeps, gate: GateState) {
     this.#deps = deps;
@@ -292,10 +301,9 @@ export class FrameNode {
               { op: 'list', route: [], caller, via, agentOnly, fromOrigins },
               DISCOVERY_MS,
             )) as ToolDescriptor[];
-            return sanitize(found, link.origin, this.origin).map((tool) => ({
-              ...tool,
-              route: [index, ...tool.route],
-            }));
+            return this.#sanitize(found, link.origin, link.window)
+              .filter((tool) => listable(tool, caller, agentOnly, fromOrigins))
+              .map((tool) => ({ ...tool, route: [index, ...tool.route] }));
           } catch {
             return [];
           }
@@ -316,10 +324,9 @@ export class FrameNode {
         { op: 'list', route: rest, caller: this.origin, via: [], agentOnly, fromOrigins: null },
         DISCOVERY_MS,
       )) as ToolDescriptor[];
-      return sanitize(found, link.origin, this.origin).map((tool) => ({
-        ...tool,
-        route: [first, ...tool.route],
-      }));
+      return this.#sanitize(found, link.origin, win)
+        .filter((tool) => listable(tool, this.origin, agentOnly, null))
+        .map((tool) => ({ ...tool, route: [first, ...tool.route] }));
     } catch {
       return [];
     }
@@ -334,10 +341,32 @@ export class FrameNode {
         DISCOVERY_MS * 2,
       )) as ToolDescriptor[];
       // Routes from the top: their origins were checked hop by hop on the way up.
-      return sanitize(found, undefined, this.origin);
+      return this.#sanitize(found, undefined, this.#win.top ?? undefined).filter((tool) =>
+        listable(tool, this.origin, true, fromOrigins),
+      );
     } catch {
       return [];
     }
+  }
+
+  /** sanitize() with this frame's origin, warning once per frame that is over the cap. */
+  #sanitize(
+    value: unknown,
+    peerOrigin: string | undefined,
+    base: Window | undefined,
+  ): ToolDescriptor[] {
+    return sanitize(
+      value,
+      { peerOrigin, ownOrigin: this.origin, base },
+      (origin, route, listed) => {
+        const key = `${route.join('/')}|${origin}`;
+        if (this.#warnedCaps.has(key) || this.#warnedCaps.size >= 256) return;
+        this.#warnedCaps.add(key);
+        console.warn(
+          `toolwire: the frame at ${origin} lists ${listed} tools; only the first ${MAX_TOOLS_PER_FRAME} are used (the cap on tools per frame).`,
+        );
+      },
+    );
   }
 
   /** A stable Tool handle for a remote descriptor (per route, origin, name and registration). */
@@ -495,6 +524,10 @@ export class FrameNode {
   };
 
   async #serve(incoming: FrameRequest, link: FrameLink): Promise<unknown> {
+    // Origins are compared as strings: a form other than the serialization is refused, never
+    // normalized (an honest frame sends only location.origin and the origins it was handed).
+    if (!canonicalClaims(incoming))
+      throw domException('SecurityError', 'The request names an origin that is not canonical.');
     const via = [...incoming.via, link.origin];
     // From a child, only its own origin is attested; a different claim (a grandchild's, or a
     // lie) becomes the child's. From the parent, the claim stands: via still binds it.
@@ -517,7 +550,7 @@ export class FrameNode {
           { ...request, route: rest, via },
           DISCOVERY_MS,
         )) as ToolDescriptor[];
-        return sanitize(found, child.origin, this.origin).map((tool) => ({
+        return this.#sanitize(found, child.origin, child.window).map((tool) => ({
           ...tool,
           route: [first, ...tool.route],
         }));
@@ -620,7 +653,13 @@ export class FrameNode {
     return [...origins];
   }
 
-  #receiveChange(change: Change, from: FrameLink): void {
+  #receiveChange(received: Change, from: FrameLink): void {
+    if (!isOriginClaim(received.origin)) return;
+    const change: Change = {
+      origin: received.origin,
+      exposedTo: received.exposedTo.filter((origin) => origin === '*' || isCanonicalOrigin(origin)),
+      agent: received.agent,
+    };
     const fromChild = from !== this.#parent;
     if (fromChild && from.grant) this.#notify('tools');
     if (fromChild) {
@@ -690,19 +729,68 @@ function newCallId(): string {
   return `${random}:${callCounter}`;
 }
 
+/** An origin a request or notice may name: canonical, or 'null' (an opaque document's). */
+function isOriginClaim(value: string): boolean {
+  return value === 'null' || isCanonicalOrigin(value);
+}
+
+function canonicalClaims(request: FrameRequest): boolean {
+  if (!isOriginClaim(request.caller) || !request.via.every(isOriginClaim)) return false;
+  switch (request.op) {
+    case 'list':
+      return request.fromOrigins === null || request.fromOrigins.every(isCanonicalOrigin);
+    case 'tree-list':
+      return request.fromOrigins.every(isCanonicalOrigin);
+    default:
+      return request.origin === null || isCanonicalOrigin(request.origin);
+  }
+}
+
 /**
- * Descriptors from another frame are untrusted: keep only well-formed ones. A tool the answering
- * frame owns (route []) must carry that frame's attested origin; a tool from deeper down may not
- * claim the asking frame's origin unless the answering frame has it too (it cannot pass its
- * subtree off as same-origin with us). Duplicates are dropped.
+ * What the asking frame would have listed itself (#visible, from a descriptor): a child's answer
+ * is checked again, so a frame that ignores agentOnly or the fromOrigins double opt-in gains
+ * nothing by it.
  */
-function sanitize(
+function listable(
+  tool: ToolDescriptor,
+  caller: string,
+  agentOnly: boolean,
+  fromOrigins: string[] | null,
+): boolean {
+  if (agentOnly && !tool.agentExposed) return false;
+  if (fromOrigins === null) return true;
+  return tool.agentExposed && (tool.origin === caller || fromOrigins.includes(tool.origin));
+}
+
+export interface SanitizeContext {
+  /** The answering frame's attested origin; undefined when routes start at the top (treeList). */
+  peerOrigin: string | undefined;
+  /** The asking frame's origin. */
+  ownOrigin: string;
+  /** The window the descriptors' routes start from; a route that leads nowhere from it is dropped. */
+  base: Window | undefined;
+}
+
+/**
+ * Descriptors from another frame are untrusted: keep only well-formed ones. Every origin must be
+ * a potentially trustworthy origin in its canonical form. A tool the answering frame owns
+ * (route []) must carry that frame's attested origin; a tool from deeper down may not claim the
+ * asking frame's origin unless the answering frame has it too (it cannot pass its subtree off as
+ * same-origin with us). A route must lead to a frame that exists. Duplicates are dropped, and so
+ * is everything past MAX_TOOLS_PER_FRAME in one frame (`onCapped` hears of each such frame).
+ */
+export function sanitize(
   value: unknown,
-  peerOrigin: string | undefined,
-  ownOrigin: string,
+  context: SanitizeContext,
+  onCapped?: (origin: string, route: number[], listed: number) => void,
 ): ToolDescriptor[] {
-  const seen = new Set<string>();
   if (!Array.isArray(value)) return [];
+  const { peerOrigin, ownOrigin, base } = context;
+  const seen = new Set<string>();
+  /** Per route: does it lead to a frame (checked once), and how many tools it listed. */
+  const frames = new Map<string, { exists: boolean; listed: number; origin: string }>();
+  /** Origins repeat: each distinct string is parsed once. */
+  const origins = new Map<string, boolean>();
   const out: ToolDescriptor[] = [];
   for (const item of value.slice(0, 10_000)) {
     if (typeof item !== 'object' || item === null) continue;
@@ -711,20 +799,40 @@ function sanitize(
     if (
       typeof tool.name !== 'string' ||
       typeof tool.origin !== 'string' ||
-      (trustworthyOrigin(tool.origin) === undefined && tool.origin !== 'null') ||
       typeof tool.key !== 'number' ||
       !Array.isArray(route) ||
+      route.length > MAX_ROUTE_DEPTH ||
       !route.every((step) => Number.isInteger(step) && step >= 0)
     ) {
       continue;
     }
-    if (peerOrigin !== undefined) {
-      if (route.length === 0 && tool.origin !== peerOrigin) continue;
-      if (route.length > 0 && tool.origin === ownOrigin && peerOrigin !== ownOrigin) continue;
+    const origin = tool.origin;
+    let trusted = origins.get(origin);
+    if (trusted === undefined) {
+      trusted = trustworthyOrigin(origin) === origin;
+      origins.set(origin, trusted);
     }
-    const identity = `${route.join('/')}|${tool.origin}|${tool.name}`;
+    if (!trusted) continue;
+    if (peerOrigin !== undefined) {
+      if (route.length === 0 && origin !== peerOrigin) continue;
+      if (route.length > 0 && origin === ownOrigin && peerOrigin !== ownOrigin) continue;
+    }
+    const routeKey = route.join('/');
+    let frame = frames.get(routeKey);
+    if (!frame) {
+      frame = {
+        exists: base !== undefined && windowAtRoute(base, route as number[]) !== undefined,
+        listed: 0,
+        origin,
+      };
+      frames.set(routeKey, frame);
+    }
+    if (!frame.exists) continue;
+    const identity = `${routeKey}|${origin}|${tool.name}`;
     if (seen.has(identity)) continue;
     seen.add(identity);
+    frame.listed++;
+    if (frame.listed > MAX_TOOLS_PER_FRAME) continue;
     out.push({
       name: tool.name,
       title: typeof tool.title === 'string' ? tool.title : '',
@@ -734,7 +842,7 @@ function sanitize(
       annotations: isPlain(tool.annotations)
         ? (tool.annotations as Record<string, boolean>)
         : undefined,
-      origin: tool.origin,
+      origin,
       agentExposed: tool.agentExposed === true,
       policy: tool.policy === 'read' || tool.policy === 'critical' ? tool.policy : 'write',
       category: typeof tool.category === 'string' ? tool.category : undefined,
@@ -744,6 +852,16 @@ function sanitize(
       key: tool.key,
       route: route as number[],
     });
+  }
+  if (onCapped) {
+    for (const [routeKey, frame] of frames) {
+      if (frame.listed > MAX_TOOLS_PER_FRAME)
+        onCapped(
+          frame.origin,
+          routeKey === '' ? [] : routeKey.split('/').map(Number),
+          frame.listed,
+        );
+    }
   }
   return out;
 }

@@ -15,3 +15,27 @@ export function routeFrom(from: Window, target: Window): number[] | undefined {
   };
   return search(from, 0);
 }
+
+/** Frames deeper than this are never reached (routeFrom searches 16 levels; WIRE routes allow 32). */
+export const MAX_ROUTE_DEPTH = 32;
+
+/**
+ * The window `route` leads to from `from`, or undefined when there is none. Reads only `frames`,
+ * `length` and in-range indices, which a cross-origin WindowProxy allows: an index past the end
+ * of a cross-origin window's frames throws SecurityError instead of answering undefined.
+ */
+export function windowAtRoute(from: Window, route: readonly number[]): Window | undefined {
+  if (route.length > MAX_ROUTE_DEPTH) return undefined;
+  let win: Window | undefined = from;
+  try {
+    for (const index of route) {
+      const frames: Window = win.frames;
+      if (!Number.isInteger(index) || index < 0 || index >= frames.length) return undefined;
+      win = frames[index] as Window | undefined;
+      if (!win) return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  return win;
+}

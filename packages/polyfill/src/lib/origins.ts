@@ -34,3 +34,17 @@ export function trustworthyOrigin(entry: unknown): string | undefined {
 export function documentOrigin(): string {
   return typeof location === 'undefined' ? 'null' : location.origin;
 }
+
+/**
+ * Is `value` an origin in its one serialized form (`new URL(o).origin === o`)? Origins that
+ * cross between frames are compared as strings, so `HTTP://A.EXAMPLE` or `https://a.example/`
+ * must never stand in for `https://a.example`: anything else is refused, not normalized.
+ */
+export function isCanonicalOrigin(value: unknown): value is string {
+  if (typeof value !== 'string' || value.length > 2048) return false;
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,172 @@
+import type { Tool, Tools } from '@toolwire/polyfill';
+import type { BridgeTool } from '@toolwire/protocol';
+import { createToolBridge, decodePayload } from '@toolwire/protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fairShares, MAX_WIRE_TOOLS, readPageTools } from '../src/page-tools.js';
+
+// The page's wire listing (issue 13, part 8): every tool carries its origin; the top document's
+// own tools always get in; frames' tools share what is left of one listing, fairly by origin.
+// The Tools object is a stand-in holding handles the way the polyfill's getTools() returns
+// them (frames cannot be built outside a browser; e2e/host.e2e.ts runs the real thing).
+
+const APP = 'https://app.example';
+const WIDGET = 'https://widget.example';
+const SMALL = 'https://small.example';
+
+interface Spec {
+  name: string;
+  origin: string;
+  local: boolean;
+}
+
+function fakeTools(specs: Spec[]): Tools {
+  const handles = specs.map(
+    (spec) =>
+      ({
+        name: spec.name,
+        title: '',
+        description: `${spec.name} tool`,
+        origin: spec.origin,
+        inputSchema: undefined,
+        outputSchema: undefined,
+      }) as unknown as Tool,
+  );
+  const local = new Map(handles.map((handle, i) => [handle, specs[i]?.local === true]));
+  return {
+    getTools: async () => handles,
+    wireInfo: (handle: Tool) => ({
+      policy: 'read',
+      category: undefined,
+      keywords: [],
+      prerequisites: [],
+      availability: () => true,
+      local: local.get(handle) === true,
+    }),
+    callTool: async () => ({}),
+  } as unknown as Tools;
+}
+
+const many = (prefix: string, origin: string, count: number, local = false): Spec[] =>
+  Array.from({ length: count }, (_, i) => ({
+    name: `${prefix}.t${String(i).padStart(4, '0')}`,
+    origin,
+    local,
+  }));
+
+const BUILTINS = new Set(['ui.get_visual_tree', 'ui.query_nodes', 'ui.perform_action']);
+
+function read(specs: Spec[], tools = fakeTools(specs)) {
+  return readPageTools({
+    tools,
+    origin: APP,
+    expandSchema: (schema) => schema,
+    reserved: BUILTINS,
+  });
+}
+
+const ids = (list: BridgeTool[]) => list.map((tool) => tool.definition.id);
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('readPageTools', () => {
+  it("gives every tool its document's origin; the page's own keep the plain names", async () => {
+    const list = await read([
+      { name: 'calendar.events', origin: WIDGET, local: false },
+      { name: 'cart.add', origin: APP, local: true },
+      { name: 'cart.add', origin: WIDGET, local: false },
+      { name: 'cart.add', origin: APP, local: false },
+    ]);
+    expect(list.map((tool) => [tool.definition.id, tool.definition.origin])).toEqual([
+      ['cart.add', APP],
+      // A same-origin frame's tool before another origin's, for the next free name.
+      ['cart.add@app.example', APP],
+      ['calendar.events', WIDGET],
+      ['cart.add@widget.example', WIDGET],
+    ]);
+  });
+
+  it('lists everything, without a warning, while it fits', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const specs = [...many('app', APP, 10, true), ...many('widget', WIDGET, 987)];
+    expect(specs.length + BUILTINS.size).toBe(MAX_WIRE_TOOLS);
+    expect(await read(specs)).toHaveLength(997);
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("a widget with 1,000 tools cannot crowd out the page's own, and is warned about once", async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const specs = [...many('widget', WIDGET, 1000), ...many('app', APP, 5, true)];
+    const tools = fakeTools(specs);
+    for (let round = 0; round < 3; round++) {
+      const list = await read(specs, tools);
+      expect(list).toHaveLength(MAX_WIRE_TOOLS - BUILTINS.size);
+      expect(ids(list).filter((id) => id.startsWith('app.'))).toHaveLength(5);
+      // The widget's first tools in listing order.
+      expect(
+        ids(list)
+          .filter((id) => id.startsWith('widget.'))
+          .at(-1),
+      ).toBe('widget.t0991');
+    }
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]?.[0]).toBe(
+      `toolwire: a wire listing holds 1000 tools, and the page's own 5 and 3 built-in tools come first; frames' tools left out: 8 of 1000 from ${WIDGET}.`,
+    );
+  });
+
+  it('frames share what is left fairly: a small widget keeps all its tools beside a big one', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const list = await read([
+      ...many('widget', WIDGET, 1000),
+      ...many('small', SMALL, 12),
+      ...many('app', APP, 100, true),
+    ]);
+    const count = (prefix: string) => ids(list).filter((id) => id.startsWith(prefix)).length;
+    expect([count('app.'), count('small.'), count('widget.')]).toEqual([100, 12, 885]);
+  });
+
+  it('the whole catalog, built-ins included, fits in one listing the host reads', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const page = await read([...many('widget', WIDGET, 1000), ...many('app', APP, 5, true)]);
+    const builtins: BridgeTool[] = [...BUILTINS].map((id) => ({
+      definition: {
+        id,
+        name: id,
+        description: '',
+        category: 'ui',
+        policy: 'read',
+        argumentsSchema: { type: 'object' },
+        resultSchema: {},
+      },
+      execute: () => ({}),
+    }));
+    const bridge = createToolBridge({ tools: () => [...builtins, ...page], guard: 'read-only' });
+    const response = await bridge.handle({
+      type: 'tool.query',
+      id: 'q',
+      payload: { detail: 'index', limit: 1000 },
+    });
+    const payload = decodePayload((response as { payload: unknown }).payload) as {
+      tools: { id: string; origin?: string }[];
+      totalCount: number;
+    };
+    expect(payload.totalCount).toBe(MAX_WIRE_TOOLS);
+    const listed = payload.tools.map((tool) => tool.id);
+    for (const id of [...BUILTINS, 'app.t0000', 'app.t0004']) expect(listed).toContain(id);
+    expect(payload.tools.find((tool) => tool.id === 'app.t0000')?.origin).toBe(APP);
+    expect(payload.tools.find((tool) => tool.id === 'widget.t0000')?.origin).toBe(WIDGET);
+  });
+});
+
+describe('fairShares', () => {
+  it('gives each origin an equal share and passes on what one does not use', () => {
+    const shares = (counts: Record<string, number>, room: number) =>
+      Object.fromEntries(fairShares(new Map(Object.entries(counts)), room));
+    expect(shares({ a: 1000, b: 10, c: 500 }, 600)).toEqual({ a: 295, b: 10, c: 295 });
+    expect(shares({ a: 3, b: 3 }, 100)).toEqual({ a: 3, b: 3 });
+    expect(shares({ a: 5, b: 5, c: 5 }, 2)).toEqual({ a: 1, b: 1, c: 0 });
+    expect(shares({ a: 5 }, 0)).toEqual({ a: 0 });
+  });
+});
