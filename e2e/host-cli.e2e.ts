@@ -38,21 +38,29 @@ test('toolwire host + a real page: sessions, tools, call, batch as processes', a
 
   const sessions = await toolwire(['sessions'], env);
   expect(sessions.code).toBe(0);
-  expect(sessions.out).toMatch(/^SESSION\s+ORIGIN\s+TOOLS\s+GRANT\s+SDK\s+PAGE\n/);
+  expect(sessions.out).toMatch(/^SESSION\s+ORIGIN\s+TOOLS\s+GRANT\s+GUARD\s+SDK\s+PAGE\n/);
   expect(sessions.out).toMatch(
     new RegExp(
-      `\\n[0-9a-f]{8}\\s+${ORIGIN_PATTERN}\\s+9\\s+write\\s+toolwire-web \\S+\\s+toolwire host e2e`,
+      `\\n[0-9a-f]{8}\\s+${ORIGIN_PATTERN}\\s+9\\s+write\\s+full-access\\s+toolwire-web \\S+\\s+toolwire host e2e`,
     ),
   );
   const sessionsJson = JSON.parse((await toolwire(['sessions', '--json'], env)).out);
   expect(sessionsJson.sessions).toHaveLength(1);
-  expect(sessionsJson.sessions[0]).toMatchObject({ origin: ORIGIN, tools: 9, grant: 'write' });
+  expect(sessionsJson.sessions[0]).toMatchObject({
+    origin: ORIGIN,
+    tools: 9,
+    grant: 'write',
+    guard: 'full-access',
+    hidden: [],
+  });
   const id = sessionsJson.sessions[0].id as string;
 
   const tools = await toolwire(['tools'], env);
   expect(tools.code).toBe(0);
   expect(tools.out).toMatch(
-    new RegExp(`^session [0-9a-f]{8} {2}${ORIGIN_PATTERN} .*\\(grant write\\)\\n`),
+    new RegExp(
+      `^session [0-9a-f]{8} {2}${ORIGIN_PATTERN} .*\\(grant write, page guard full-access\\)\\n`,
+    ),
   );
   expect(tools.out).toMatch(/\ndemo\.echo\s+read\s+yes\s+yes\s+page\s+Returns its input\.\n/);
   expect(tools.out).toMatch(/\nnotes\.add\s+write\s+yes\s+yes\s+page\s+Adds a note\.\n/);

@@ -13,7 +13,7 @@
 import type { JsonValue, ResultPayload } from '@toolwire/protocol';
 import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from './catalog-cache.js';
-import type { McpSourceTool, McpToolSource } from './mcp.js';
+import type { McpSourceTool, McpToolSource, McpWithheldTool } from './mcp.js';
 import { escapeLine } from './terminal-text.js';
 
 export interface ControlTarget {
@@ -97,7 +97,9 @@ export function controlToolSource(
     }
   };
 
+  let withheld: McpWithheldTool[] = [];
   return {
+    withheld: () => withheld,
     async tools() {
       const { sessions } = (await controlRequest(target, '/v1/sessions')) as {
         sessions: { id: string; connectedAt: string; page: { url: string } | null }[];
@@ -109,16 +111,47 @@ export function controlToolSource(
               session: session.id,
               detail: 'full',
             });
-            return { session, tools: answer.tools as (HostTool & { granted: boolean })[] };
+            return {
+              session,
+              summary: answer.session as {
+                grant?: string;
+                guard?: string | null;
+                hidden?: unknown;
+              },
+              tools: answer.tools as (HostTool & { granted: boolean })[],
+            };
           } catch {
-            return { session, tools: [] }; // closed meanwhile
+            return { session, summary: {}, tools: [] }; // closed meanwhile
           }
         }),
       );
       const entries: McpSourceTool[] = [];
-      for (const { session, tools } of lists) {
+      const held: McpWithheldTool[] = [];
+      for (const { session, summary, tools } of lists) {
+        const pageUrl = session.page?.url ?? null;
+        for (const hidden of Array.isArray(summary.hidden) ? summary.hidden : []) {
+          if (typeof hidden?.id !== 'string' || typeof hidden?.policy !== 'string') continue;
+          held.push({
+            sessionId: session.id,
+            pageUrl,
+            id: hidden.id,
+            policy: hidden.policy,
+            reason: 'page_guard',
+            limit: String(summary.guard ?? 'unknown'),
+          });
+        }
         for (const { granted, ...tool } of tools) {
-          if (!granted) continue;
+          if (!granted) {
+            held.push({
+              sessionId: session.id,
+              pageUrl,
+              id: tool.id,
+              policy: tool.policy,
+              reason: 'grant',
+              limit: String(summary.grant ?? 'read'),
+            });
+            continue;
+          }
           entries.push({
             sessionId: session.id,
             connectedAt: Date.parse(session.connectedAt),
@@ -127,6 +160,7 @@ export function controlToolSource(
           });
         }
       }
+      withheld = held;
       return entries;
     },
     async call(entry, args, signal) {

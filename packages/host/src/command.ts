@@ -63,6 +63,9 @@ Commands:
   call TOOL_ID         Call a tool.
   batch FILE           Run a batch of calls (a JSON array of {toolId, arguments}, or
                        {calls: [...]}); FILE may be - for stdin.
+  pair [--page URL]    Print a new pairing link for that page (single use, 5 minutes); without
+                       --page, the #toolwire=... fragment to add to any allowed page's address.
+  revoke SESSION       End a paired tab's session; its credential no longer reconnects it.
 
 Host options (host, mcp):
   --port <n>           port (default ${DEFAULT_PORT}; 0 = any free port)
@@ -72,14 +75,14 @@ Host options (host, mcp):
   --allow-origin <o>   allow pages of this origin to connect (repeatable). Default: none, every
                        page is refused; '*' allows any origin (with a warning)
   --max-tool-policy <p>  highest tool policy the host will call: read (default), write, critical
-  --page <url>         also print this page's URL with #toolwire=..., which connects it
+  --page <url>         also print a pairing link for this page (its origin may then pair)
   --timeout <ms>       response timeout (default 20000)
   --poll <ms>          also poll page catalogs this often (default 0: pages push changes)
   --control-port <n>   control API port on 127.0.0.1 (default 0: any free port)
   -q, --quiet          print only the connect lines
   --attach             mcp: use the running host (--host-url, --token as for the commands below)
 
-Client options (sessions, tools, call, batch):
+Client options (sessions, tools, call, batch, pair, revoke):
   --session <id>       the session (an id prefix will do); needed when several are open
   --detail index|full  tools: the index (default) or full definitions
   --query <text>       tools: only tools matching every word
@@ -111,7 +114,7 @@ function integer(value: string | undefined, name: string, fallback: number): num
   return number;
 }
 
-export type ClientCommand = 'sessions' | 'tools' | 'call' | 'batch';
+export type ClientCommand = 'sessions' | 'tools' | 'call' | 'batch' | 'pair' | 'revoke';
 
 export interface ClientArgs {
   json: boolean;
@@ -126,6 +129,8 @@ export interface ClientArgs {
   after?: string[];
   file?: string;
   continueOnError?: boolean;
+  /** pair: the page the link is for. */
+  page?: string;
 }
 
 export interface ParsedCommand {
@@ -159,12 +164,16 @@ const CLIENT_FLAGS: Record<ClientCommand, string[]> = {
   tools: ['json', 'host-url', 'token', 'session', 'detail', 'query'],
   call: ['json', 'host-url', 'token', 'session', 'args', 'after'],
   batch: ['json', 'host-url', 'token', 'session', 'continue-on-error'],
+  pair: ['json', 'host-url', 'token', 'page'],
+  revoke: ['json', 'host-url', 'token'],
 };
 const CLIENT_POSITIONALS: Record<ClientCommand, string | undefined> = {
   sessions: undefined,
   tools: undefined,
   call: 'TOOL_ID',
   batch: 'FILE',
+  pair: undefined,
+  revoke: 'SESSION',
 };
 
 function isClientCommand(command: string | undefined): command is ClientCommand {
@@ -320,6 +329,15 @@ function parseClient(
   if (values['continue-on-error'] === true) client.continueOnError = true;
   if (command === 'call') client.toolId = extra[0] as string;
   if (command === 'batch') client.file = extra[0] as string;
+  if (command === 'revoke') client.session = extra[0] as string;
+  if (command === 'pair' && text('page') !== undefined) {
+    try {
+      new URL(text('page') as string);
+    } catch {
+      throw new UsageError(`--page needs an absolute URL, not "${text('page')}".`);
+    }
+    client.page = text('page') as string;
+  }
   return { command, options: {}, quiet: false, client };
 }
 
@@ -384,15 +402,21 @@ async function runHost(parsed: ParsedCommand, io: CommandIo): Promise<number> {
   }
   if (host.origins.includes('*')) {
     print(`toolwire: warning: --allow-origin '*': any web page that learns the token may connect`);
+  } else if (host.origins.length === 0 && parsed.page) {
+    print(
+      `toolwire: pages pair from links only (the --page origin); --allow-origin ORIGIN also lets a page's own code connect with the token`,
+    );
   } else if (host.origins.length === 0) {
-    print(`toolwire: no origin is allowed: pages are refused until you pass --allow-origin ORIGIN`);
+    print(
+      `toolwire: no origin is allowed: pages are refused until you pass --allow-origin ORIGIN (or --page URL, for a pairing link)`,
+    );
   } else {
     print(`toolwire: allowed origins: ${host.origins.join(', ')}`);
   }
   if (control) print(`toolwire: control API on ${control.url} (state in ${statePath})`);
   print(`connect a page: toolwire.connect({ url: '${host.url}' })`);
   print(
-    'or add one line to the page: <script src="endpoint.iife.js"></script> and open it with #toolwire=<the URL above, URI-encoded> (--page URL prints it)',
+    'or load <script src="endpoint.iife.js"></script> in the page and open its pairing link (--page URL prints one; toolwire pair --page URL makes more)',
   );
   if (parsed.page) print(`or open: ${host.pairingUrl(parsed.page)}`);
 
@@ -697,8 +721,21 @@ function sessionLine(session: Record<string, Loose>): string {
   const page = session.page
     ? `${session.page.title || '(untitled)'}  ${session.page.url}`
     : '(no session.open yet)';
+  const guard = session.guard ? `, page guard ${session.guard}` : '';
   return escapeLine(
-    `session ${String(session.id).slice(0, 8)}  ${session.origin ?? '(no origin)'}  ${page}  (grant ${session.grant})`,
+    `session ${String(session.id).slice(0, 8)}  ${session.origin ?? '(no origin)'}  ${page}  (grant ${session.grant}${guard})`,
+  );
+}
+
+/** "2 tools hidden by the page's guard (read-only): cart.add (write), ..." or nothing. */
+function hiddenLine(session: Record<string, Loose>): string | undefined {
+  const hidden = Array.isArray(session.hidden) ? (session.hidden as Loose[]) : [];
+  if (hidden.length === 0) return undefined;
+  const shown = hidden.slice(0, 8).map((tool) => `${tool.id} (${tool.policy})`);
+  if (hidden.length > shown.length) shown.push(`${hidden.length - shown.length} more`);
+  const count = `${hidden.length} tool${hidden.length === 1 ? '' : 's'}`;
+  return escapeLine(
+    `${count} hidden by the page's guard (${session.guard ?? 'unknown'}): ${shown.join(', ')}; the page's author sets the guard (data-toolwire-guard, or connect({ guard }))`,
   );
 }
 
@@ -718,13 +755,14 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
       } else {
         out(
           formatTable(
-            ['SESSION', 'ORIGIN', 'TOOLS', 'GRANT', 'SDK', 'PAGE'],
+            ['SESSION', 'ORIGIN', 'TOOLS', 'GRANT', 'GUARD', 'SDK', 'PAGE'],
             answer.sessions.map((s: Loose) => [
               String(s.id).slice(0, 8),
               s.origin ?? '-',
               // null: the page has not answered its first tool.query yet.
               s.tools === null ? 'loading' : String(s.tools),
               String(s.grant),
+              s.guard === null || s.guard === undefined ? '-' : String(s.guard),
               s.sdk ? `${s.sdk.name} ${s.sdk.version}`.trim() : '-',
               s.page ? `${clip(s.page.title || '(untitled)', 40)}  ${s.page.url}` : '-',
             ]),
@@ -744,8 +782,10 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
         return EXIT.ok;
       }
       out(`${sessionLine(answer.session)}\n`);
+      const hidden = hiddenLine(answer.session);
       if (answer.tools.length === 0) {
         out(args.query ? `no tools match "${escapeLine(args.query)}"\n` : 'no tools\n');
+        if (hidden) out(`${hidden}\n`);
         return EXIT.ok;
       }
       out(
@@ -763,6 +803,7 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
           ]),
         ),
       );
+      if (hidden) out(`${hidden}\n`);
       if (args.detail === 'full') {
         for (const tool of answer.tools) {
           out(`\n${escapeLine(String(tool.id))} (${escapeLine(String(tool.name))})\n`);
@@ -770,6 +811,38 @@ async function runClient(command: ClientCommand, args: ClientArgs, io: CommandIo
           out(`  result:    ${stringifySafe(tool.resultSchema, 0)}\n`);
         }
       }
+      return EXIT.ok;
+    }
+    if (command === 'pair') {
+      const answer = await control(
+        target,
+        'POST',
+        '/v1/pair',
+        args.page ? { page: args.page } : {},
+      );
+      if (args.json) {
+        json({
+          link: answer.link ?? null,
+          fragment: answer.fragment ?? null,
+          expiresAt: answer.expiresAt,
+        });
+      } else if (answer.link) {
+        out(`${escapeLine(String(answer.link))}\n`);
+        io.stderr.write(
+          `toolwire: open it in the browser tab to pair (single use, until ${escapeLine(String(answer.expiresAt))}); the page asks before it connects\n`,
+        );
+      } else {
+        out(`${escapeLine(String(answer.fragment))}\n`);
+        io.stderr.write(
+          `toolwire: add it to an allowed page's address (single use, until ${escapeLine(String(answer.expiresAt))}); the page asks before it connects\n`,
+        );
+      }
+      return EXIT.ok;
+    }
+    if (command === 'revoke') {
+      const answer = await control(target, 'POST', '/v1/revoke', { session: args.session });
+      if (args.json) json({ revoked: answer.session });
+      else out(`revoked ${sessionLine(answer.session)}\n`);
       return EXIT.ok;
     }
     if (command === 'call') {

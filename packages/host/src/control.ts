@@ -58,6 +58,7 @@ import { isPlainObject, POLICY_RANK, ToolProtocolError } from '@toolwire/protoco
 import type { HostTool } from './catalog-cache.js';
 import type { Host } from './host.js';
 import type { HostSession } from './session.js';
+import { guardName } from './session.js';
 import { tokensEqual } from './token.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -245,6 +246,12 @@ export interface SessionSummary {
   tools: number | null;
   grant: string;
   pending: number;
+  /** The page's guard as it reported it (preset or `up to POLICY`), null if it sent none. */
+  guard: string | null;
+  /** Tools the page lists in-page but its guard keeps off the wire. */
+  hidden: { id: string; policy: string }[];
+  /** How the page got in: a link's pairing code or the tab's credential, or the page token. */
+  paired: boolean;
 }
 
 /** Sessions whose first catalog refresh has settled (HostSession.ready). */
@@ -256,6 +263,37 @@ function watchReady(session: HostSession): void {
   if (watched.has(session)) return;
   watched.add(session);
   void session.ready.then(() => settled.add(session));
+}
+
+/** `POST /v1/pair {page?, ttlMs?}`: a pairing link for `page`, or a code for any allowed page. */
+function pairing(host: Host, body: Record<string, unknown>): Record<string, unknown> {
+  const ttl = body.ttlMs;
+  if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl <= 0)) {
+    throw new ControlError(400, 'bad_request', 'ttlMs is a positive whole number.');
+  }
+  const options = ttl === undefined ? {} : { ttlMs: ttl };
+  if (body.page !== undefined) {
+    if (typeof body.page !== 'string') throw new ControlError(400, 'bad_request', 'page is a URL.');
+    let link: ReturnType<Host['pairingLink']>;
+    try {
+      link = host.pairingLink(body.page, options);
+    } catch {
+      throw new ControlError(400, 'bad_request', `page needs an absolute http(s) URL.`);
+    }
+    return {
+      link: link.url,
+      origin: link.origin,
+      expiresAt: new Date(link.expiresAt).toISOString(),
+    };
+  }
+  const code = host.createPairingCode(options);
+  const connect = new URL(host.address);
+  connect.searchParams.set('pair', code.code);
+  return {
+    fragment: `#toolwire=${encodeURIComponent(connect.toString())}`,
+    origin: null,
+    expiresAt: new Date(code.expiresAt).toISOString(),
+  };
 }
 
 export function summarizeSession(session: HostSession): SessionSummary {
@@ -270,6 +308,9 @@ export function summarizeSession(session: HostSession): SessionSummary {
     tools: settled.has(session) ? session.tools().length : null,
     grant: session.grant,
     pending: session.pendingCount,
+    guard: session.pageGuard ? guardName(session.pageGuard) : null,
+    hidden: session.pageGuard?.hidden ?? [],
+    paired: session.credential !== undefined,
   };
 }
 
@@ -543,10 +584,31 @@ export async function startControlServer(
       const after = Number(url.searchParams.get('after') ?? '-1');
       return [200, { ok: true, changes: await changesAfter(Number.isFinite(after) ? after : -1) }];
     }
-    if (!['POST /v1/tools', 'POST /v1/call', 'POST /v1/batch'].includes(route)) {
+    if (route === 'POST /v1/pair') {
+      const body = await readBody(request);
+      return [200, { ok: true, ...pairing(host, body) }];
+    }
+    if (!['POST /v1/tools', 'POST /v1/call', 'POST /v1/batch', 'POST /v1/revoke'].includes(route)) {
       throw new ControlError(404, 'not_found', `No ${route}.`);
     }
     const body = await readBody(request);
+    if (route === 'POST /v1/revoke') {
+      // Never "the newest": revoking names its session.
+      if (typeof body.session !== 'string' || body.session === '') {
+        throw new ControlError(400, 'bad_request', 'Name the session to revoke.');
+      }
+      const session = pickSession(host, body.session);
+      const summary = summarizeSession(session);
+      if (!summary.paired) {
+        throw new ControlError(
+          400,
+          'bad_request',
+          `Session ${session.id.slice(0, 8)} connected with the page token, not a pairing; there is no credential to revoke (stop the host to end it).`,
+        );
+      }
+      host.revoke(session.id);
+      return [200, { ok: true, session: summary }];
+    }
     const session = pickSession(host, body.session);
     if (route === 'POST /v1/tools') {
       const detail = body.detail ?? 'index';

@@ -29,8 +29,20 @@ export {
   Host,
 } from './host.js';
 export { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from './inflate.js';
-export type { McpBridge, McpBridgeOptions, McpSourceTool, McpToolSource } from './mcp.js';
-export { createMcpBridge, hostToolSource, MCP_PROTOCOL_VERSIONS, mcpToolName } from './mcp.js';
+export type {
+  McpBridge,
+  McpBridgeOptions,
+  McpSourceTool,
+  McpToolSource,
+  McpWithheldTool,
+} from './mcp.js';
+export {
+  createMcpBridge,
+  hostToolSource,
+  MCP_PROTOCOL_VERSIONS,
+  mcpToolName,
+  withheldSummary,
+} from './mcp.js';
 export type { PairingCode } from './pairing.js';
 export { DEFAULT_PAIRING_CODE_TTL_MS, Pairing } from './pairing.js';
 export type {

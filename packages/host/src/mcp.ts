@@ -24,6 +24,7 @@ import { isPlainObject, POLICY_RANK, ToolProtocolError } from '@toolwire/protoco
 import type { HostTool } from './catalog-cache.js';
 import { Host } from './host.js';
 import type { HostSession } from './session.js';
+import { guardName } from './session.js';
 
 /**
  * The MCP versions the SDK (1.32) speaks, newest first (a test holds this to the SDK's own
@@ -156,10 +157,27 @@ export interface McpSourceTool {
   tool: HostTool;
 }
 
+/**
+ * A page tool the bridge does not offer, and why: the page's own guard keeps it off the wire,
+ * or its policy is above the host's grant. A call to its name explains that instead of
+ * "Unknown tool" (issue 13).
+ */
+export interface McpWithheldTool {
+  sessionId: string;
+  pageUrl: string | null;
+  id: string;
+  policy: string;
+  reason: 'page_guard' | 'grant';
+  /** The page's guard (page_guard) or the host's grant (grant). */
+  limit: string;
+}
+
 /** Where the bridge finds tools: the host in this process, or a running one's control API. */
 export interface McpToolSource {
   /** The granted tools of every open session; `refresh` brings catalogs up to date first. */
   tools(refresh: boolean): Promise<McpSourceTool[]>;
+  /** The tools of every open session that are not offered (as of the last `tools()`). */
+  withheld?(): McpWithheldTool[];
   call(
     entry: McpSourceTool,
     args: Record<string, unknown>,
@@ -168,6 +186,44 @@ export interface McpToolSource {
   /** Calls `listener` when a session or a catalog may have changed. */
   onChange(listener: () => void): () => void;
   close?(): void;
+}
+
+/** "2 tools hidden by the page's guard (read-only): a, b; 1 above the grant (read): c". */
+export function withheldSummary(withheld: readonly McpWithheldTool[]): string {
+  const parts: string[] = [];
+  for (const reason of ['page_guard', 'grant'] as const) {
+    const tools = withheld.filter((tool) => tool.reason === reason);
+    if (tools.length === 0) continue;
+    const limits = [...new Set(tools.map((tool) => tool.limit))].join(', ');
+    const count = `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
+    const ids = tools
+      .slice(0, 8)
+      .map((tool) => tool.id)
+      .join(', ');
+    const more = tools.length > 8 ? `, ${tools.length - 8} more` : '';
+    parts.push(
+      reason === 'page_guard'
+        ? `${count} hidden by the page's guard (${limits}): ${ids}${more}`
+        : `${count} above the host's grant (${limits}): ${ids}${more}`,
+    );
+  }
+  return parts.join('; ');
+}
+
+function withheldError(tool: McpWithheldTool): ToolProtocolError {
+  const details = { toolId: tool.id, policy: tool.policy, sessionId: tool.sessionId };
+  if (tool.reason === 'page_guard') {
+    return new ToolProtocolError(
+      'tool_hidden_by_page_guard',
+      `Tool "${tool.id}" (policy ${tool.policy}) is hidden by the page's guard (${tool.limit}); the page's author sets the guard (data-toolwire-guard on its script tag, or connect({ guard })).`,
+      { details: { ...details, guard: tool.limit } },
+    );
+  }
+  return new ToolProtocolError(
+    'tool_policy_not_granted',
+    `Tool "${tool.id}" has policy "${tool.policy}"; this host is granted up to "${tool.limit}". Restart it with --max-tool-policy ${tool.policy} to allow it.`,
+    { details: { ...details, maxToolPolicy: tool.limit } },
+  );
 }
 
 const bounded = async (work: Promise<unknown>, ms: number): Promise<void> => {
@@ -184,7 +240,9 @@ const bounded = async (work: Promise<unknown>, ms: number): Promise<void> => {
 /** The tools of a host in this process. */
 export function hostToolSource(host: Host): McpToolSource {
   const sessions = new Map<string, HostSession>();
+  let withheld: McpWithheldTool[] = [];
   return {
+    withheld: () => withheld,
     async tools(refresh) {
       if (refresh) {
         await bounded(
@@ -193,12 +251,35 @@ export function hostToolSource(host: Host): McpToolSource {
         );
       }
       const entries: McpSourceTool[] = [];
+      const held: McpWithheldTool[] = [];
       for (const session of host.sessions) {
         if (!session.isOpen) continue;
         sessions.set(session.id, session);
+        const pageUrl = session.info?.page.url ?? null;
+        const guard = session.pageGuard;
+        for (const hidden of guard?.hidden ?? []) {
+          held.push({
+            sessionId: session.id,
+            pageUrl,
+            id: hidden.id,
+            policy: hidden.policy,
+            reason: 'page_guard',
+            limit: guardName(guard as NonNullable<typeof guard>),
+          });
+        }
         for (const tool of session.tools()) {
           // A tool above the grant would only be refused: it is not offered.
-          if (POLICY_RANK[tool.policy] > POLICY_RANK[session.grant]) continue;
+          if (POLICY_RANK[tool.policy] > POLICY_RANK[session.grant]) {
+            held.push({
+              sessionId: session.id,
+              pageUrl,
+              id: tool.id,
+              policy: tool.policy,
+              reason: 'grant',
+              limit: session.grant,
+            });
+            continue;
+          }
           entries.push({
             sessionId: session.id,
             connectedAt: +session.connectedAt,
@@ -207,6 +288,7 @@ export function hostToolSource(host: Host): McpToolSource {
           });
         }
       }
+      withheld = held;
       return entries;
     },
     async call(entry, args, signal) {
@@ -257,10 +339,21 @@ export function createMcpBridge(
       .map(([name, entry]) => `${name}:${entry.sessionId}:${entry.tool.definitionRevision}`)
       .join('|');
 
+  let toldWithheld = '';
   const listTools = async (): Promise<object> => {
     names = await collect(true);
     listedSignature = signatureOf(names);
-    return { tools: [...names].map(([name, entry]) => describeTool(name, entry)) };
+    const withheld = source.withheld?.() ?? [];
+    const told = JSON.stringify(withheld);
+    if (withheld.length > 0 && told !== toldWithheld) log(`mcp: ${withheldSummary(withheld)}`);
+    toldWithheld = told;
+    return {
+      tools: [...names].map(([name, entry]) => describeTool(name, entry)),
+      // MCP allows _meta on a result: clients that show it see why a page's tool is missing.
+      ...(withheld.length > 0
+        ? { _meta: { 'toolwire/withheld': withheld, 'toolwire/note': withheldSummary(withheld) } }
+        : {}),
+    };
   };
 
   const start = async () => {
@@ -290,7 +383,12 @@ export function createMcpBridge(
       // A client may call without listing first, or after the page reloaded: look again then.
       let target = names.get(name);
       if (!target) target = (await collect(false)).get(name);
-      if (!target) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (!target) {
+        // A page's tool that is withheld answers why, not "Unknown tool".
+        const held = (source.withheld?.() ?? []).find((tool) => mcpToolName(tool.id) === name);
+        if (held) return errorContent(withheldError(held));
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      }
       const args = request.params.arguments;
       if (args !== undefined && args !== null && !isPlainObject(args)) {
         throw new McpError(ErrorCode.InvalidParams, 'Tool arguments must be an object.');

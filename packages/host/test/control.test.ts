@@ -224,8 +224,10 @@ describe('client commands', () => {
     const human = await cli(['sessions'], env);
     expect(human.code).toBe(0);
     const [header, row] = human.out.split('\n');
-    expect(header).toMatch(/^SESSION\s+ORIGIN\s+TOOLS\s+GRANT\s+SDK\s+PAGE$/);
-    expect(row).toMatch(/^[0-9a-f]{8}\s+http:\/\/app\.test\s+5\s+read\s+fake-page 1\.0\.0\s+Fake/);
+    expect(header).toMatch(/^SESSION\s+ORIGIN\s+TOOLS\s+GRANT\s+GUARD\s+SDK\s+PAGE$/);
+    expect(row).toMatch(
+      /^[0-9a-f]{8}\s+http:\/\/app\.test\s+5\s+read\s+-\s+fake-page 1\.0\.0\s+Fake/,
+    );
     const json = JSON.parse((await cli(['sessions', '--json'], env)).out);
     expect(json.sessions).toHaveLength(1);
     expect(json.sessions[0]).toMatchObject({ origin: 'http://app.test', tools: 5, grant: 'read' });

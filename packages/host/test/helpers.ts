@@ -42,6 +42,8 @@ export interface FakePageOptions {
   key?: string;
   /** Send session.open (default true). */
   open?: boolean;
+  /** Report the guard and the tools it hides in session.open, as the endpoint does. */
+  reportGuard?: boolean;
   /**
    * Sees each request before the bridge: return a response envelope to send instead, `'hold'`
    * to never answer, or undefined to let the bridge answer.
@@ -102,10 +104,18 @@ export class FakePage {
           sdk: { name: 'fake-page', version: '1.0.0' },
           page: { origin: options.origin ?? 'null', url: 'http://fake.test/', title: 'Fake' },
           session: page.key,
+          ...(options.reportGuard ? { guard: await page.guardReport() } : {}),
         },
       });
     }
     return page;
+  }
+
+  /** The guard report the endpoint sends: its guard and the tools it hides. */
+  async guardReport(): Promise<object> {
+    const snapshot = await this.bridge.snapshot();
+    const preset = typeof this.#options.guard === 'string' ? this.#options.guard : undefined;
+    return { ...snapshot.guard, ...(preset ? { preset } : {}), hidden: snapshot.hidden };
   }
 
   send(message: object): void {

@@ -141,8 +141,10 @@ describe('toolwire sessions never stalls', () => {
     const table = await cli(['sessions'], env);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(table.code).toBe(0);
-    expect(table.out).toMatch(/\n[0-9a-f]{8}\s+-\s+1\s+read\s+fake-page 1\.0\.0\s+Honest/);
-    expect(table.out).toMatch(/\n[0-9a-f]{8}\s+-\s+loading\s+read\s+fake-page 1\.0\.0\s+Silent/);
+    expect(table.out).toMatch(/\n[0-9a-f]{8}\s+-\s+1\s+read\s+-\s+fake-page 1\.0\.0\s+Honest/);
+    expect(table.out).toMatch(
+      /\n[0-9a-f]{8}\s+-\s+loading\s+read\s+-\s+fake-page 1\.0\.0\s+Silent/,
+    );
     const json = JSON.parse((await cli(['sessions', '--json'], env)).out);
     expect(json.sessions.map((s: { tools: number | null }) => s.tools)).toEqual([1, null]);
   });

@@ -95,7 +95,7 @@ describe('untrusted text from a page, in the terminal', () => {
     const { env } = await setup();
     const table = await cli(['sessions'], env);
     expect(table.code).toBe(0);
-    expect(table.out).toMatch(/\n[0-9a-f]{8}\s+-\s+6\s+write\s+sdk/); // the row is there
+    expect(table.out).toMatch(/\n[0-9a-f]{8}\s+-\s+6\s+write\s+-\s+sdk/); // the row is there
     clean(table, table.out, [SHOWN.title, SHOWN.clipboard, SHOWN.bidi, SHOWN.csi, SHOWN.red]);
     const json = await cli(['sessions', '--json'], env);
     clean(json, json.out, ['\\u009b2J', '\\u202e', '\\u001b]52;c;']);
@@ -109,7 +109,7 @@ describe('untrusted text from a page, in the terminal', () => {
     const { env } = await setup();
     const table = await cli(['tools', '--detail', 'full'], env);
     expect(table.code).toBe(0);
-    expect(table.out).toMatch(/\ndemo\.echo\s+read\s+yes\s+yes\s+Returns its input\.\n/);
+    expect(table.out).toMatch(/\ndemo\.echo\s+read\s+yes\s+yes\s+page\s+Returns its input\.\n/);
     expect(table.out).toContain('\ndemo.echo (Echo)\n');
     clean(table, table.out, [
       `evil${SHOWN.title}.id`,
