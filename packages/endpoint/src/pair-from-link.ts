@@ -105,12 +105,15 @@ function defaultStorage(): Storage | null {
  * session, or undefined when there is nothing to pair with (no link, refused, dismissed).
  */
 export async function pairFromLink(options: LinkPairingOptions = {}): Promise<Session | undefined> {
-  const { hosts = [], prompt, storage: given, ...connectOptions } = options;
-  const loc = options.location ?? globalThis.location;
-  const hist = options.history ?? globalThis.history;
+  const {
+    hosts = [],
+    prompt,
+    storage: given,
+    location: loc = globalThis.location,
+    history: hist = globalThis.history,
+    ...connectOptions
+  } = options;
   const storage = given === undefined ? defaultStorage() : given;
-  delete (connectOptions as { location?: unknown }).location;
-  delete (connectOptions as { history?: unknown }).history;
 
   const fragment = new URLSearchParams(loc.hash.slice(1));
   const link = fragment.get('toolwire');

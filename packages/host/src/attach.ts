@@ -14,6 +14,7 @@ import type { JsonValue, ResultPayload } from '@toolwire/protocol';
 import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from './catalog-cache.js';
 import type { McpSourceTool, McpToolSource, McpWithheldTool } from './mcp.js';
+import { withheldTools } from './mcp.js';
 import { escapeLine } from './terminal-text.js';
 
 export interface ControlTarget {
@@ -129,36 +130,35 @@ export function controlToolSource(
       const held: McpWithheldTool[] = [];
       for (const { session, summary, tools } of lists) {
         const pageUrl = session.page?.url ?? null;
-        for (const hidden of Array.isArray(summary.hidden) ? summary.hidden : []) {
-          if (typeof hidden?.id !== 'string' || typeof hidden?.policy !== 'string') continue;
-          held.push({
-            sessionId: session.id,
-            pageUrl,
-            id: hidden.id,
-            policy: hidden.policy,
-            reason: 'page_guard',
-            limit: String(summary.guard ?? 'unknown'),
-          });
-        }
+        const ungranted: HostTool[] = [];
         for (const { granted, ...tool } of tools) {
           if (!granted) {
-            held.push({
-              sessionId: session.id,
-              pageUrl,
-              id: tool.id,
-              policy: tool.policy,
-              reason: 'grant',
-              limit: String(summary.grant ?? 'read'),
-            });
+            ungranted.push(tool as HostTool);
             continue;
           }
           entries.push({
             sessionId: session.id,
             connectedAt: Date.parse(session.connectedAt),
-            pageUrl: session.page?.url ?? null,
+            pageUrl,
             tool: tool as HostTool,
           });
         }
+        const hidden = (Array.isArray(summary.hidden) ? summary.hidden : []).filter(
+          (tool: { id?: unknown; policy?: unknown }): tool is { id: string; policy: string } =>
+            typeof tool?.id === 'string' && typeof tool?.policy === 'string',
+        );
+        held.push(
+          ...withheldTools(
+            {
+              id: session.id,
+              pageUrl,
+              guard: typeof summary.guard === 'string' ? summary.guard : null,
+              hidden,
+              grant: String(summary.grant ?? 'read'),
+            },
+            ungranted,
+          ),
+        );
       }
       withheld = held;
       return entries;

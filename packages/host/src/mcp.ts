@@ -188,6 +188,31 @@ export interface McpToolSource {
   close?(): void;
 }
 
+/** One session's withheld tools: those its guard hides, then those above the host's grant. */
+export function withheldTools(
+  session: {
+    id: string;
+    pageUrl: string | null;
+    guard: string | null;
+    hidden: readonly { id: string; policy: string }[];
+    grant: string;
+  },
+  ungranted: readonly { id: string; policy: string }[],
+): McpWithheldTool[] {
+  const entry = (tool: { id: string; policy: string }, reason: McpWithheldTool['reason']) => ({
+    sessionId: session.id,
+    pageUrl: session.pageUrl,
+    id: tool.id,
+    policy: tool.policy,
+    reason,
+    limit: reason === 'page_guard' ? (session.guard ?? 'unknown') : session.grant,
+  });
+  return [
+    ...session.hidden.map((tool) => entry(tool, 'page_guard')),
+    ...ungranted.map((tool) => entry(tool, 'grant')),
+  ];
+}
+
 /** "2 tools hidden by the page's guard (read-only): a, b; 1 above the grant (read): c". */
 export function withheldSummary(withheld: readonly McpWithheldTool[]): string {
   const parts: string[] = [];
@@ -256,28 +281,11 @@ export function hostToolSource(host: Host): McpToolSource {
         if (!session.isOpen) continue;
         sessions.set(session.id, session);
         const pageUrl = session.info?.page.url ?? null;
-        const guard = session.pageGuard;
-        for (const hidden of guard?.hidden ?? []) {
-          held.push({
-            sessionId: session.id,
-            pageUrl,
-            id: hidden.id,
-            policy: hidden.policy,
-            reason: 'page_guard',
-            limit: guardName(guard as NonNullable<typeof guard>),
-          });
-        }
+        const ungranted: HostTool[] = [];
         for (const tool of session.tools()) {
           // A tool above the grant would only be refused: it is not offered.
           if (POLICY_RANK[tool.policy] > POLICY_RANK[session.grant]) {
-            held.push({
-              sessionId: session.id,
-              pageUrl,
-              id: tool.id,
-              policy: tool.policy,
-              reason: 'grant',
-              limit: session.grant,
-            });
+            ungranted.push(tool);
             continue;
           }
           entries.push({
@@ -287,6 +295,19 @@ export function hostToolSource(host: Host): McpToolSource {
             tool,
           });
         }
+        const guard = session.pageGuard;
+        held.push(
+          ...withheldTools(
+            {
+              id: session.id,
+              pageUrl,
+              guard: guard ? guardName(guard) : null,
+              hidden: guard?.hidden ?? [],
+              grant: session.grant,
+            },
+            ungranted,
+          ),
+        );
       }
       withheld = held;
       return entries;
