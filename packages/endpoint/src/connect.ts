@@ -21,7 +21,7 @@ import type { BridgeTool, Guard, GuardPreset } from '@toolwire/protocol';
 import { createToolBridge, decodePayload, serializeMessage } from '@toolwire/protocol';
 import type { CaptureProvider } from './builtins/index.js';
 import { createBuiltinTools } from './builtins/index.js';
-import { readPageTools } from './page-tools.js';
+import { oneReadAtATime, readPageTools } from './page-tools.js';
 import { pageValidator } from './validator.js';
 
 export const SDK_NAME = 'toolwire-web';
@@ -92,7 +92,6 @@ export class Session extends EventTarget {
   #bridge: ReturnType<typeof createToolBridge>;
   #pageTools: Tools;
   #refreshing: Promise<void> | undefined;
-  #lastPushed = '';
   #expand: ((schema: object) => object) | undefined;
   /** `request` / `response` have (or once had) a listener: only then are their events built. */
   #observed = { request: false, response: false };
@@ -187,7 +186,6 @@ export class Session extends EventTarget {
     socket.binaryType = 'arraybuffer';
     socket.onopen = () => {
       this.#attempt = 0;
-      this.#lastPushed = '';
       this.#send(socket, {
         type: 'session.open',
         id: `session.open.${randomId()}`,
@@ -310,21 +308,24 @@ export class Session extends EventTarget {
     void this.#refresh().then(() => this.#scheduleCatalogChanged());
   };
 
+  // One read at a time, the newest last (page-tools.ts): concurrent reads let a stale one win.
+  #readTools = oneReadAtATime(async () => {
+    this.#expand ??= (await loadLowering()).expandSchema as (schema: object) => object;
+    try {
+      this.#tools = await readPageTools({
+        tools: this.#pageTools,
+        origin: typeof location !== 'undefined' ? location.origin : 'null',
+        expandSchema: this.#expand,
+        reserved: new Set(this.#builtins.map((tool) => tool.definition.id)),
+      });
+    } catch (error) {
+      console.warn(`toolwire: reading the page's tools failed: ${String(error)}`);
+    }
+    this.#bridge.invalidate();
+  });
+
   async #refresh(): Promise<void> {
-    const run = (async () => {
-      this.#expand ??= (await loadLowering()).expandSchema as (schema: object) => object;
-      try {
-        this.#tools = await readPageTools({
-          tools: this.#pageTools,
-          origin: typeof location !== 'undefined' ? location.origin : 'null',
-          expandSchema: this.#expand,
-          reserved: new Set(this.#builtins.map((tool) => tool.definition.id)),
-        });
-      } catch (error) {
-        console.warn(`toolwire: reading the page's tools failed: ${String(error)}`);
-      }
-      this.#bridge.invalidate();
-    })();
+    const run = this.#readTools();
     this.#refreshing = run;
     try {
       await run;
@@ -352,10 +353,9 @@ export class Session extends EventTarget {
     const payload = response
       ? (decodePayload(response.payload) as { revision?: string; availabilityRevision?: string })
       : undefined;
+    // Pushed even when it equals the last push: the host's own queries may have cached another
+    // state since (it compares, and skips a revision it holds).
     if (!payload?.revision) return;
-    const key = `${payload.revision}|${payload.availabilityRevision ?? ''}`;
-    if (key === this.#lastPushed) return;
-    this.#lastPushed = key;
     this.#send(socket, {
       type: 'tool.catalog.changed',
       id: `tool.catalog.changed.${randomId()}`,
