@@ -395,7 +395,9 @@ export class HostSession extends Emitter<SessionEvents> {
     // toolwire's push (WIRE "Not yet in the protocol"); a stale one costs one `unchanged`.
     if (message.type === 'tool.catalog.changed' && isToolCapability(message.capability)) {
       const payload = isPlainObject(message.payload) ? message.payload : {};
+      // Known only when no refresh runs: one that does may be about to commit an older state.
       if (
+        !this.#refreshing &&
         payload.revision === this.catalog.revision &&
         (payload.availabilityRevision ?? null) === this.catalog.availabilityRevision
       ) {
