@@ -46,7 +46,7 @@ import {
 } from '@toolwire/protocol';
 import type { CaptureProvider } from './builtins/index.js';
 import { createBuiltinTools } from './builtins/index.js';
-import { readPageTools } from './page-tools.js';
+import { oneReadAtATime, readPageTools } from './page-tools.js';
 import { pageValidator } from './validator.js';
 
 export const SDK_NAME = 'toolwire-web';
@@ -162,7 +162,6 @@ export class Session extends EventTarget {
   #bridge: ReturnType<typeof createToolBridge>;
   #pageTools: Tools;
   #refreshing: Promise<void> | undefined;
-  #lastPushed = '';
   #expand: ((schema: object) => object) | undefined;
   #address: string;
   #secret: Secret;
@@ -280,7 +279,6 @@ export class Session extends EventTarget {
     socket.binaryType = 'arraybuffer';
     socket.onopen = () => {
       this.#attempt = 0;
-      this.#lastPushed = '';
       this.#lastHeard = Date.now();
       this.#setStatus('open');
       this.dispatchEvent(new Event('open'));
@@ -490,21 +488,24 @@ export class Session extends EventTarget {
     void this.#refresh().then(() => this.#scheduleCatalogChanged());
   };
 
+  // One read at a time, the newest last (page-tools.ts): concurrent reads let a stale one win.
+  #readTools = oneReadAtATime(async () => {
+    this.#expand ??= (await loadLowering()).expandSchema as (schema: object) => object;
+    try {
+      this.#tools = await readPageTools({
+        tools: this.#pageTools,
+        origin: typeof location !== 'undefined' ? location.origin : 'null',
+        expandSchema: this.#expand,
+        reserved: new Set(this.#builtins.map((tool) => tool.definition.id)),
+      });
+    } catch (error) {
+      console.warn(`toolwire: reading the page's tools failed: ${String(error)}`);
+    }
+    this.#bridge.invalidate();
+  });
+
   async #refresh(): Promise<void> {
-    const run = (async () => {
-      this.#expand ??= (await loadLowering()).expandSchema as (schema: object) => object;
-      try {
-        this.#tools = await readPageTools({
-          tools: this.#pageTools,
-          origin: typeof location !== 'undefined' ? location.origin : 'null',
-          expandSchema: this.#expand,
-          reserved: new Set(this.#builtins.map((tool) => tool.definition.id)),
-        });
-      } catch (error) {
-        console.warn(`toolwire: reading the page's tools failed: ${String(error)}`);
-      }
-      this.#bridge.invalidate();
-    })();
+    const run = this.#readTools();
     this.#refreshing = run;
     try {
       await run;
@@ -530,17 +531,14 @@ export class Session extends EventTarget {
     } catch {
       return;
     }
-    const guard = guardReport(snapshot, this.#options.guard);
-    // The hidden tools count as a change too: a host explains them (issue 13).
-    const key = `${snapshot.revision}|${snapshot.availabilityRevision}|${JSON.stringify(guard.hidden)}`;
-    if (key === this.#lastPushed) return;
-    this.#lastPushed = key;
+    // Pushed after every settled change, even one that looks like the last push: the host may
+    // have cached another state through its own queries in between (it skips what it holds).
     this.#send(
       socket,
       catalogChanged({
         revision: snapshot.revision,
         availabilityRevision: snapshot.availabilityRevision,
-        guard,
+        guard: guardReport(snapshot, this.#options.guard),
       }),
     );
   }

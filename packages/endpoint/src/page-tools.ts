@@ -218,3 +218,36 @@ function toBridgeTool(
     },
   };
 }
+
+/**
+ * Runs `read` one call at a time. A call made while a read runs gets the next read, which starts
+ * when the running one settles and serves every call made meanwhile. So a burst of N tool changes
+ * (a frame registering 1,000 tools one by one) costs two reads of the page's tools, not N
+ * concurrent listings of every frame, and reads settle in the order they started: a read that
+ * began before the latest change can never land after one that began after it.
+ */
+export function oneReadAtATime<T>(read: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  let next: Promise<T> | undefined;
+  const start = (): Promise<T> => {
+    const run = read();
+    running = run;
+    const clear = () => {
+      if (running === run) running = undefined;
+    };
+    run.then(clear, clear);
+    return run;
+  };
+  return () => {
+    // `next` first: between a read settling and the next one starting, `running` is clear.
+    if (next) return next;
+    if (!running) return start();
+    next = running
+      .catch(() => undefined)
+      .then(() => {
+        next = undefined;
+        return start();
+      });
+    return next;
+  };
+}

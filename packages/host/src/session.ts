@@ -493,7 +493,9 @@ export class HostSession extends Emitter<SessionEvents> {
       const payload = isPlainObject(message.payload) ? message.payload : {};
       const guard = readGuardReport(payload.guard);
       if (guard) this.#guard = guard;
+      // Known only when no refresh runs: one that does may be about to commit an older state.
       if (
+        !this.#refreshing &&
         payload.revision === this.catalog.revision &&
         (payload.availabilityRevision ?? null) === this.catalog.availabilityRevision
       ) {

@@ -155,7 +155,7 @@ describe('a host session', () => {
     await host?.close();
   });
 
-  it('decodes compressed answers and refuses a bomb past its limit with tool_payload_too_large', async () => {
+  it('decodes compressed answers and refuses a bomb past its limit (tool_payload_too_large)', async () => {
     const bomb = await zeroBomb(64);
     host = await createHost({ origins: ['*'], limits: { maxInflatedBytes: 1024 * 1024 } });
     const big = tool('demo.big', () => payload);
@@ -181,6 +181,11 @@ describe('a host session', () => {
     expect(session.stats.encodedResponses).toBe(1);
     const error = await session.call('demo.bomb').catch((caught) => caught);
     expect(error).toBeInstanceOf(ToolProtocolError);
-    expect(error.code).toBe('tool_payload_too_large');
+    // The reply, not the request, was refused: its own code, the decoder's in the details.
+    expect(error.code).toBe('tool_protocol_invalid_response');
+    expect(error.details).toMatchObject({
+      reason: 'payload_encoding',
+      causeCode: 'tool_payload_too_large',
+    });
   });
 });

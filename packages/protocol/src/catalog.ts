@@ -198,6 +198,8 @@ export interface DefinitionRecord {
   definition: StaticDefinition;
   json: string;
   revision: string;
+  /** Set while `revision` is being hashed: a build that reuses the record awaits it too. */
+  hashing?: Promise<void>;
   /** Built on the first query that searches text. */
   haystack?: string;
 }
@@ -266,16 +268,24 @@ export async function buildCatalogState(
         revision: cache.revisions.get(json) ?? '',
       };
       if (fresh.revision === '') {
-        pending.push(
-          revisionOfJson(json).then((revision) => {
+        fresh.hashing = revisionOfJson(json).then(
+          (revision) => {
             cache.revisions.set(json, revision);
             fresh.revision = revision;
-          }),
+            fresh.hashing = undefined;
+          },
+          (error: unknown) => {
+            // Not remembered half-made: the next build hashes it again.
+            cache.records.delete(raw);
+            throw error;
+          },
         );
       }
       cache.records.set(raw, fresh);
       record = fresh;
     }
+    // Also when another build made the record: its revision may still be on the way.
+    if (record.hashing) pending.push(record.hashing);
     const { definition } = record;
     if (byId.has(definition.id)) {
       options.onToolError?.(

@@ -3,12 +3,20 @@
  *
  * 1. Every request gets an id unique on this connection; a caller-chosen id that was used
  *    before is refused locally (`tool_request_duplicate_id`).
- * 2. Responses are decoded (`$ansightEncoding`) before they are correlated, by `replyTo` only.
+ * 2. Responses are correlated by `replyTo` only (the envelope is never compressed), then their
+ *    payload is decoded (`$ansightEncoding`).
  * 3. Each request times out (default 20 s) with `tool_timeout`; an aborted signal gives
  *    `tool_request_aborted`.
  * 4. When the transport closes, every pending request fails at once with
  *    `tool_transport_closed` and every timer is cleared.
- * 5. Frames that are not responses to a pending request go to `onMessage` untouched.
+ * 5. A reply that names a pending request but cannot be used fails that request at once with
+ *    `tool_protocol_invalid_response` (`details.reason`: unreadable, reply_to_missing,
+ *    type_invalid, type_mismatch, payload_encoding, payload_invalid), never after the timeout.
+ *    The id is read from `replyTo`, else from an `id` ending in `.response`; from the text when
+ *    the frame is not JSON.
+ * 6. Frames that are not responses to a pending request go to `onMessage` untouched; replies
+ *    that fail no request (no pending request of that id, or no readable id) are reported to
+ *    `onError` as well. Nothing here throws out of the transport's callback.
  */
 import type { CodecLimits, DecodeOptions, InflateText } from './codec.js';
 import { decodePayloadWithInfo, parseFrame } from './codec.js';
@@ -21,12 +29,13 @@ import type {
   CallPayload,
   CatalogPayload,
   ErrorPayload,
+  JsonValue,
   QueryPayload,
   RequestType,
   ResponseType,
   ResultPayload,
 } from './messages.js';
-import { isPlainObject, isResponseType, TOOL_CAPABILITY } from './messages.js';
+import { isPlainObject, isResponseType, isToolCapability, TOOL_CAPABILITY } from './messages.js';
 import type { Transport, TransportCloseInfo } from './transport.js';
 
 export const DEFAULT_TIMEOUT_MS = 20_000;
@@ -40,6 +49,12 @@ export interface ToolClientOptions {
   inflate?: InflateText;
   /** Frames that are not answers to a pending request (other traffic, late replies). */
   onMessage?: (message: unknown, frame: string) => void;
+  /**
+   * A reply dropped without failing a request: it names no pending request (late, after a
+   * timeout or an abort, or an id never sent) or no id can be read from it. The error is
+   * `tool_protocol_invalid_response` with `details.reason` `unmatched` or `unreadable`.
+   */
+  onError?: (error: ToolProtocolError, frame: string) => void;
   /** The transport closed; pending requests have already been failed. */
   onClose?: (info: TransportCloseInfo) => void;
 }
@@ -131,67 +146,110 @@ export function createToolClient(
     );
   };
 
+  /** Fails the pending request `id` with `tool_protocol_invalid_response`. */
+  const invalid = (
+    id: string,
+    reason: InvalidReason,
+    message: string,
+    extra: Record<string, JsonValue> = {},
+    cause?: unknown,
+  ): void => {
+    settle(id)?.reject(invalidResponse(id, reason, message, extra, cause));
+  };
+
+  /** A reply that fails no request: reported, never thrown. */
+  const dropped = (
+    requestId: string | null,
+    reason: 'unmatched' | 'unreadable',
+    message: string,
+    frame: string,
+    extra: Record<string, JsonValue> = {},
+  ): void => {
+    if (!options.onError) return;
+    try {
+      options.onError(invalidResponse(requestId, reason, message, extra), frame);
+    } catch {
+      // A throwing hook must not break the connection's message loop.
+    }
+  };
+
   transport.onmessage = (frame: string) => {
     let message: unknown;
     try {
       message = parseFrame(frame, limits);
-    } catch {
-      // Not JSON we can read: nobody can be correlated with it, so it is someone else's.
+    } catch (error) {
+      const causeCode =
+        error instanceof ToolProtocolError ? error.code : 'tool_payload_decode_failed';
+      const why = error instanceof Error ? error.message : String(error);
+      // Not JSON we can read. If its text still names a pending request, that request fails now.
+      const id = pendingIdIn(frame, pending);
+      if (id !== undefined) {
+        invalid(
+          id,
+          'unreadable',
+          `The response to "${id}" cannot be read: ${why}`,
+          { causeCode },
+          error,
+        );
+        return;
+      }
+      dropped(null, 'unreadable', `A frame that cannot be read was dropped: ${why}`, frame, {
+        causeCode,
+      });
       options.onMessage?.(undefined, frame);
       return;
     }
-    if (
-      !isPlainObject(message) ||
-      !isResponseType(message.type) ||
-      typeof message.replyTo !== 'string'
-    ) {
+    if (!isPlainObject(message)) {
       options.onMessage?.(message, frame);
       return;
     }
     const replyTo = message.replyTo;
-    if (!pending.has(replyTo)) {
+    const type = message.type;
+    if (typeof replyTo !== 'string' || !isResponseType(type)) {
+      // Not a well-formed response. A tool message that still names a pending request (by
+      // replyTo, or by an id ending in `.response`) fails it; anything else is other traffic.
+      const id = typeof replyTo === 'string' ? replyTo : requestIdOfResponseId(message.id);
+      if (id !== undefined && pending.has(id) && isToolCapability(message.capability)) {
+        if (typeof replyTo !== 'string') {
+          invalid(id, 'reply_to_missing', `The response to "${id}" has no replyTo.`, {
+            received: clip(type),
+          });
+        } else {
+          const expected = EXPECTED[(pending.get(id) as Pending).type];
+          invalid(
+            id,
+            'type_invalid',
+            `The response to "${id}" has type ${JSON.stringify(clip(type))}; expected ${expected} or tool.error.`,
+            { expected, received: clip(type) },
+          );
+        }
+        return;
+      }
+      if (isResponseType(type)) {
+        dropped(
+          clip(id),
+          'unmatched',
+          'A response that names no pending request was dropped.',
+          frame,
+        );
+      }
       options.onMessage?.(message, frame);
       return;
     }
-    const entry = settle(replyTo) as Pending;
-    let decoded: ReturnType<typeof decodePayloadWithInfo>;
-    try {
-      decoded = decodePayloadWithInfo(message.payload, limits);
-    } catch (error) {
-      entry.reject(error as Error);
-      return;
-    }
-    const type = message.type as ResponseType;
-    if (type !== 'tool.error' && type !== EXPECTED[entry.type]) {
-      entry.reject(
-        new ToolProtocolError(
-          'tool_response_invalid',
-          `Expected ${EXPECTED[entry.type]} or tool.error, got ${type}.`,
-        ),
+    const entry = settle(replyTo);
+    if (!entry) {
+      dropped(
+        clip(replyTo),
+        'unmatched',
+        `A ${type} for "${clip(replyTo)}", which is not pending, was dropped.`,
+        frame,
       );
+      options.onMessage?.(message, frame);
       return;
     }
-    if (!isPlainObject(decoded.payload)) {
-      entry.reject(
-        new ToolProtocolError('tool_response_invalid', `The ${type} payload is not a JSON object.`),
-      );
-      return;
-    }
-    entry.resolve({
-      type,
-      id: typeof message.id === 'string' ? message.id : '',
-      replyTo,
-      sessionId: typeof message.sessionId === 'string' ? message.sessionId : null,
-      sentAt: typeof message.sentAt === 'string' ? message.sentAt : null,
-      payload: decoded.payload,
-      encoding: decoded.encoded
-        ? {
-            originalByteCount: decoded.originalByteCount,
-            compressedByteCount: decoded.compressedByteCount,
-          }
-        : null,
-      frameLength: frame.length,
-    });
+    const response = readResponse(EXPECTED[entry.type], message, replyTo, type, frame, limits);
+    if (response instanceof ToolProtocolError) entry.reject(response);
+    else entry.resolve(response);
   };
 
   transport.onclose = (info: TransportCloseInfo) => {
@@ -341,4 +399,137 @@ export function createToolClient(
       transport.close({ reason: 'closed by the client' });
     },
   };
+}
+
+/**
+ * The response to a pending request, checked: its type answers the request, its payload decodes
+ * to an object, a tool.error carries a code. Otherwise the coded error to fail the request with.
+ */
+function readResponse(
+  expected: ResponseType,
+  message: Record<string, unknown>,
+  replyTo: string,
+  type: ResponseType,
+  frame: string,
+  limits: DecodeOptions,
+): DecodedResponse | ToolProtocolError {
+  if (type !== 'tool.error' && type !== expected) {
+    return invalidResponse(
+      replyTo,
+      'type_mismatch',
+      `Expected ${expected} or tool.error in reply to "${replyTo}", got ${type}.`,
+      { expected, received: type },
+    );
+  }
+  let decoded: ReturnType<typeof decodePayloadWithInfo>;
+  try {
+    decoded = decodePayloadWithInfo(message.payload, limits);
+  } catch (error) {
+    const codec = error instanceof ToolProtocolError ? error : undefined;
+    return invalidResponse(
+      replyTo,
+      'payload_encoding',
+      `The ${type} payload in reply to "${replyTo}" cannot be decoded: ${(error as Error)?.message}`,
+      {
+        causeCode: codec?.code ?? 'tool_payload_decode_failed',
+        ...(codec && isPlainObject(codec.details) ? { cause: codec.details } : {}),
+      },
+      error,
+    );
+  }
+  const payload = decoded.payload;
+  if (!isPlainObject(payload)) {
+    const what = payload === undefined ? 'no payload' : 'a payload that is not a JSON object';
+    return invalidResponse(
+      replyTo,
+      'payload_invalid',
+      `The ${type} in reply to "${replyTo}" has ${what}.`,
+    );
+  }
+  if (type === 'tool.error' && typeof payload.code !== 'string') {
+    return invalidResponse(
+      replyTo,
+      'payload_invalid',
+      `The tool.error in reply to "${replyTo}" has no error code.`,
+    );
+  }
+  return {
+    type,
+    id: typeof message.id === 'string' ? message.id : '',
+    replyTo,
+    sessionId: typeof message.sessionId === 'string' ? message.sessionId : null,
+    sentAt: typeof message.sentAt === 'string' ? message.sentAt : null,
+    payload,
+    encoding: decoded.encoded
+      ? {
+          originalByteCount: decoded.originalByteCount,
+          compressedByteCount: decoded.compressedByteCount,
+        }
+      : null,
+    frameLength: frame.length,
+  };
+}
+
+/** Why a reply could not be used (`details.reason` of `tool_protocol_invalid_response`). */
+export type InvalidReason =
+  | 'unreadable'
+  | 'reply_to_missing'
+  | 'type_invalid'
+  | 'type_mismatch'
+  | 'payload_encoding'
+  | 'payload_invalid'
+  | 'unmatched';
+
+function invalidResponse(
+  requestId: string | null,
+  reason: InvalidReason,
+  message: string,
+  extra: Record<string, JsonValue> = {},
+  cause?: unknown,
+): ToolProtocolError {
+  return new ToolProtocolError('tool_protocol_invalid_response', message, {
+    details: { requestId, reason, ...extra },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/** Page-controlled text in an error: a string, clipped; anything else as null. */
+function clip(value: unknown): string | null {
+  return typeof value === 'string' ? value.slice(0, 128) : null;
+}
+
+const RESPONSE_SUFFIX = '.response';
+
+/** `<request id>.response` -> the request id. */
+function requestIdOfResponseId(id: unknown): string | undefined {
+  return typeof id === 'string' &&
+    id.length > RESPONSE_SUFFIX.length &&
+    id.endsWith(RESPONSE_SUFFIX)
+    ? id.slice(0, -RESPONSE_SUFFIX.length)
+    : undefined;
+}
+
+// Ids as this client makes them, or as callers choose them, without escapes; bounded, so a
+// scan of a large broken frame stays linear.
+const REPLY_TO_TEXT = /"replyTo"\s*:\s*"([^"\\]{1,512})"/g;
+const RESPONSE_ID_TEXT = /"id"\s*:\s*"([^"\\]{1,512})\.response"/g;
+/** Looked at per pattern: a broken frame is not searched without end. */
+const MAX_ID_CANDIDATES = 16;
+
+/**
+ * The pending request a frame that is not JSON names, read from its text: `replyTo` first, then
+ * an `id` ending in `.response`. Only ids of pending requests count, so text inside a payload
+ * that happens to look like an envelope field cannot fail anything else.
+ */
+function pendingIdIn(frame: string, pending: ReadonlyMap<string, unknown>): string | undefined {
+  if (pending.size === 0) return undefined;
+  for (const pattern of [REPLY_TO_TEXT, RESPONSE_ID_TEXT]) {
+    let seen = 0;
+    for (const match of frame.matchAll(pattern)) {
+      const id = match[1] as string;
+      if (pending.has(id)) return id;
+      if (++seen >= MAX_ID_CANDIDATES) break;
+    }
+  }
+  return undefined;
 }

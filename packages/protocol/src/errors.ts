@@ -39,7 +39,13 @@ export const TOOL_ERROR_CODES = {
   tool_timeout: { retryable: true, local: true },
   tool_transport_closed: { retryable: true, local: true },
   tool_request_aborted: { retryable: false, local: true },
+  // A well-formed answer whose content makes no sense (a catalog without tools, an `unchanged`
+  // nobody asked for: the host's catalog cache).
   tool_response_invalid: { retryable: false, local: true },
+  // toolwire: the reply to a pending request cannot be used (not readable JSON, no replyTo, a
+  // type that does not answer the request, a bad `$ansightEncoding` wrapper, no payload
+  // object). The request fails at once; `details.reason` says why.
+  tool_protocol_invalid_response: { retryable: false, local: true },
 } as const satisfies Record<string, { retryable: boolean; local: boolean }>;
 
 export type ToolErrorCode = keyof typeof TOOL_ERROR_CODES;

@@ -122,7 +122,7 @@ describe('createToolClient', () => {
     });
   });
 
-  it('a bad wrapper fails its request with the decoder’s code', async () => {
+  it('a bad wrapper fails its request, the decoder’s code in the details', async () => {
     const [host, pageEnd] = createLinkedPair();
     const page = manualPage(pageEnd);
     const client = createToolClient(host);
@@ -132,7 +132,12 @@ describe('createToolClient', () => {
       $ansightEncoding: 'gzip-base64-json',
       data: 'not base64!',
     });
-    expect(await codeOf(call)).toBe('tool_payload_decode_failed');
+    // Not the decoder's code itself: a page's tool.error can carry that one, about the request.
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'tool_protocol_invalid_response',
+      details: { reason: 'payload_encoding', causeCode: 'tool_payload_decode_failed' },
+    });
   });
 
   it('tool.error rejects call/query/batch with the wire code; request() resolves it', async () => {
@@ -160,14 +165,14 @@ describe('createToolClient', () => {
     expect((await raw).type).toBe('tool.error');
   });
 
-  it('a response of the wrong type fails with tool_response_invalid', async () => {
+  it('a response of the wrong type fails with tool_protocol_invalid_response', async () => {
     const [host, pageEnd] = createLinkedPair();
     const page = manualPage(pageEnd);
     const client = createToolClient(host);
     const query = client.query();
     await tick();
     page.reply(page.requests[0]?.id, 'tool.result', { success: true });
-    expect(await codeOf(query)).toBe('tool_response_invalid');
+    expect(await codeOf(query)).toBe('tool_protocol_invalid_response');
   });
 
   it('refuses a caller-chosen id used before on this connection', async () => {

@@ -1,0 +1,153 @@
+import type { BridgeTool, Transport } from '@toolwire/protocol';
+import { createLinkedPair, createToolBridge, serializeMessage } from '@toolwire/protocol';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HostSession } from '../src/index.js';
+import { tool, until } from './helpers.js';
+
+// Issue 13, part 9: the host's catalog of a page converges to exactly the page's tools, however
+// its pushes (`tool.catalog.changed`) and the host's conditional queries interleave. The page
+// is the real bridge on the other end of the in-memory transport pair, which delivers each
+// frame in its own microtask, as a socket delivers frames that arrived in one read.
+
+interface Page {
+  tools: BridgeTool[];
+  /** Runs after the page answered a request (the answer is already sent). */
+  after?: (message: any) => void;
+  push(revisions?: { revision: string; availabilityRevision: string }): Promise<void>;
+  /** The revisions the page serves now. */
+  revisions(): Promise<{ revision: string; availabilityRevision: string }>;
+  set(tools: BridgeTool[]): void;
+}
+
+const sessions: HostSession[] = [];
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.close();
+});
+
+function fakePage(end: Transport, tools: BridgeTool[]): Page {
+  const bridge = createToolBridge({
+    tools: () => page.tools,
+    guard: 'full-access',
+    onToolError: () => {},
+  });
+  const revisions = async () => {
+    const response = await bridge.handle({
+      type: 'tool.query',
+      id: 'internal',
+      payload: { detail: 'index', limit: 1 },
+    });
+    const payload = response?.payload as { revision: string; availabilityRevision: string };
+    return { revision: payload.revision, availabilityRevision: payload.availabilityRevision };
+  };
+  const page: Page = {
+    tools,
+    revisions,
+    set(next) {
+      page.tools = next;
+      bridge.invalidate();
+    },
+    async push(given) {
+      const payload = given ?? (await revisions());
+      end.send(
+        JSON.stringify({
+          type: 'tool.catalog.changed',
+          id: `tool.catalog.changed.${Math.random()}`,
+          capability: 'tool.exec',
+          payload,
+        }),
+      );
+    },
+  };
+  end.onmessage = async (frame) => {
+    const message = JSON.parse(frame);
+    const response = await bridge.handle(message);
+    if (response) end.send(serializeMessage(response));
+    page.after?.(message);
+  };
+  return page;
+}
+
+async function connect(tools: BridgeTool[]) {
+  const [hostEnd, pageEnd] = createLinkedPair();
+  const page = fakePage(pageEnd, tools);
+  const session = new HostSession({ id: 's1', transport: hostEnd, origin: null, grant: 'read' });
+  sessions.push(session);
+  await session.ready;
+  return { page, session };
+}
+
+const ids = (session: HostSession) => session.tools().map((entry) => entry.id);
+const make = (names: string[]) => names.map((name) => tool(name));
+
+describe("the host's catalog converges", () => {
+  it('a push that lands while a refresh is committing an older state is not skipped', async () => {
+    const a = tool('a.one');
+    const b = tool('b.two');
+    const { page, session } = await connect([a, b]);
+    expect(ids(session)).toEqual(['a.one', 'b.two']);
+    const both = await page.revisions();
+    expect(session.catalog.revision).toBe(both.revision);
+
+    // Honest path: b goes, the push says so, the host follows.
+    page.set([a]);
+    await page.push();
+    await until(() => ids(session).join() === 'a.one');
+
+    // b comes back (the revision the page had before), pushed; the host follows again.
+    page.set([a, b]);
+    await page.push();
+    await until(() => ids(session).join() === 'a.one,b.two');
+
+    // Now b goes and comes back while the host asks: the page answers the host's conditional
+    // index with [a] and, in the same tick, is back at [a, b] and pushes that revision. The
+    // push reaches the host before the refresh has committed [a]: the host holds [a, b]'s
+    // revision still, so the push looks known. Skipping it leaves the host at [a] for good.
+    page.after = (message) => {
+      if (message.type !== 'tool.query' || !message.payload?.ifRevision) return;
+      page.after = undefined;
+      page.set([a, b]);
+      void page.push(both);
+    };
+    page.set([a]);
+    await page.push();
+    await until(() => page.after === undefined);
+    await until(() => ids(session).join() === 'a.one,b.two');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ids(session)).toEqual(['a.one', 'b.two']);
+    expect(session.catalog.revision).toBe(both.revision);
+  });
+
+  it('registrations in bursts, pushes and the host asking on its own: exactly the page', async () => {
+    const { page, session } = await connect(make(['top.own']));
+    const names = ['top.own'];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed / 2147483647;
+    };
+    for (let burst = 0; burst < 40; burst++) {
+      const size = 1 + Math.floor(random() * 40);
+      for (let i = 0; i < size; i++) {
+        names.push(`frame.t${String(names.length).padStart(4, '0')}`);
+        page.set(make(names));
+        // The host asks on its own now and then (a call, `toolwire tools`, a poll).
+        if (random() < 0.05) void session.refresh().catch(() => {});
+        if (random() < 0.3) await Promise.resolve();
+      }
+      // Sometimes a frame's tools vanish for a moment (a reload) and come back.
+      if (random() < 0.2) {
+        page.set(make(['top.own']));
+        void page.push();
+        await Promise.resolve();
+        page.set(make(names));
+      }
+      void page.push();
+      if (random() < 0.5) await new Promise((resolve) => setTimeout(resolve, random() * 5));
+    }
+    await until(() => ids(session).length === names.length, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(ids(session)).toEqual([...names].sort());
+    expect(session.catalog.revision).toBe((await page.revisions()).revision);
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import type { BridgeTool } from '../src/index.js';
+import { createToolBridge } from '../src/index.js';
+
+// The catalog revision is a function of the tool set (WIRE "Revisions"), also when a rebuild
+// starts while another build is still hashing the same definitions (a page's tools changed
+// during the host's first query). A revision made with a definition's hash still missing
+// names no real catalog, and sends the host after a state that never existed.
+
+const tool = (id: string): BridgeTool => ({
+  definition: {
+    id,
+    name: id,
+    description: `The ${id} tool.`,
+    category: 'demo',
+    policy: 'read',
+    argumentsSchema: { type: 'object' },
+    resultSchema: {},
+  },
+  execute: () => null,
+});
+
+const index = (id: string) => ({
+  type: 'tool.query',
+  id,
+  capability: 'tool.exec',
+  payload: { detail: 'index' },
+});
+
+const revisionOf = (response: unknown) =>
+  (response as { payload: { revision: string } }).payload.revision;
+
+describe('catalog revisions across overlapping rebuilds', () => {
+  it('a rebuild over definitions still being hashed waits for their hashes', async () => {
+    const tools = [tool('a.one'), tool('b.two')];
+    const bridge = createToolBridge({ tools: () => tools, guard: 'full-access' });
+    // Honest path: one build, then a rebuild after it finished: one revision.
+    const settled = revisionOf(await bridge.handle(index('q0')));
+    bridge.invalidate();
+    expect(revisionOf(await bridge.handle(index('q1')))).toBe(settled);
+
+    // Fresh definitions: the first build hashes them; a rebuild starts before it is done.
+    const again = [tool('a.one'), tool('b.two')];
+    const fresh = createToolBridge({ tools: () => again, guard: 'full-access' });
+    const first = fresh.handle(index('q2'));
+    fresh.invalidate();
+    const second = fresh.handle(index('q3'));
+    const [one, two] = await Promise.all([first, second]);
+    expect(revisionOf(one)).toBe(settled);
+    expect(revisionOf(two)).toBe(settled);
+    const entries = (two as { payload: { tools: { definitionRevision: string }[] } }).payload.tools;
+    for (const entry of entries) expect(entry.definitionRevision).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+});
