@@ -207,14 +207,22 @@ export class Host extends Emitter<HostEvents> {
 
   /**
    * Revokes the pairing of session `id` (exact id): its credential is forgotten and the session
-   * closed with 4403, so the tab neither stays connected nor reconnects. False if no such session.
+   * closed with 4403, so the tab neither stays connected nor reconnects. Every other session
+   * holding the same credential (a duplicated tab, a window the page opened) is closed too: the
+   * pairing is what is revoked. False if no such session.
    */
   revoke(id: string): boolean {
     const session = this.#sessions.get(id);
     if (!session) return false;
-    if (session.credential) this.#pairing.revoke(session.credential);
-    this.#log(`session ${id.slice(0, 8)}: pairing revoked`);
-    session.close('revoked by the host', SESSION_CLOSE.revoked);
+    const credential = session.credential;
+    if (credential) this.#pairing.revoke(credential);
+    const holders = credential
+      ? this.sessions.filter((other) => other.credential === credential)
+      : [session];
+    for (const holder of holders) {
+      this.#log(`session ${holder.id.slice(0, 8)}: pairing revoked`);
+      holder.close('revoked by the host', SESSION_CLOSE.revoked);
+    }
     return true;
   }
 

@@ -460,6 +460,31 @@ describe('a real host pairs, resumes and revokes', () => {
     expect(host.sessions).toEqual([]);
   });
 
+  it('revoke ends the pairing: every session holding its credential closes, others stay', async () => {
+    host = await createHost({ heartbeatIntervalMs: 0 });
+    const pair = async () => {
+      const page = await FakePage.connect(address(`pair=${host?.pairingLink(`${A}/`).code}`), {
+        origin: A,
+      });
+      pages.push(page);
+      await until(() => page.received.length > 0);
+      return page;
+    };
+    const first = await pair();
+    const credential = first.received[0].payload.credential as string;
+    // A second tab holding the same credential (a duplicated tab keeps its sessionStorage).
+    const twin = await FakePage.connect(address(`credential=${credential}`), { origin: A });
+    pages.push(twin);
+    const other = await pair();
+    await until(() => host?.sessions.length === 3);
+    const session = host.sessions.find((s) => s.credential === credential) as HostSession;
+    expect(host.revoke(session.id)).toBe(true);
+    for (const page of [first, twin]) {
+      expect(await page.closed).toEqual({ code: 4403, reason: 'revoked by the host' });
+    }
+    expect(host.sessions.map((s) => s.credential)).toEqual([other.received[0].payload.credential]);
+  });
+
   it('a host restarted on the same port does not know the old credential', async () => {
     host = await createHost({ heartbeatIntervalMs: 0 });
     const port = host.port;
