@@ -520,6 +520,24 @@ describe('pairFromLink: the fragment, the guard and the prompt', () => {
     expect(open.payload.guard).toMatchObject({ preset: 'read-only', maxPolicy: 'read' });
   });
 
+  it('refuses a link inside a frame (its embedder could cover the prompt), after stripping it', async () => {
+    // The honest path: the same link in a top-level document asks.
+    const top = tab(link('ws://127.0.0.1:4545/x?pair=abc'));
+    expect(await top.run()).toBeDefined();
+    const lines = warnings();
+    const framed = vi.spyOn(globalThis, 'top', 'get').mockReturnValue({} as Window);
+    const t = tab(link('ws://127.0.0.1:4545/x?pair=abc'));
+    expect(await t.run()).toBeUndefined();
+    framed.mockRestore();
+    expect(t.prompt).not.toHaveBeenCalled();
+    expect(t.loc.hash).toBe('');
+    expect(lines()).toEqual([
+      'toolwire: not pairing from a link inside a frame (another page could cover the prompt); open the link in its own tab.',
+    ]);
+    expect(await nextSocket(1)).toBeDefined();
+    expect(sockets).toHaveLength(1);
+  });
+
   it('"Not now" connects nothing and says so once', async () => {
     const lines = warnings();
     const t = tab(link('ws://127.0.0.1:4545/x?pair=abc'), { answer: false });
