@@ -32,7 +32,7 @@ import { hostError } from './errors.js';
 import type { PairingCode } from './pairing.js';
 import { Pairing } from './pairing.js';
 import { HostSession } from './session.js';
-import { socketTransport } from './socket-transport.js';
+import { clipCloseReason, socketTransport } from './socket-transport.js';
 import { createToken, redactToken } from './token.js';
 import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
 
@@ -351,7 +351,8 @@ export class Host extends Emitter<HostEvents> {
         // A page cannot read an HTTP status: it gets a socket closed with the reason instead.
         this.#wss.handleUpgrade(request, socket, head, (ws) => {
           ws.on('error', () => {});
-          ws.close(verdict.closeCode, verdict.reason.slice(0, 120));
+          // The reason may quote the request's Origin header: clipped to fit, never a throw.
+          ws.close(verdict.closeCode, clipCloseReason(verdict.reason));
         });
         return;
       }

@@ -502,6 +502,21 @@ describe('a real host pairs, resumes and revokes', () => {
     });
   });
 
+  it('a refusal quoting a long non-ASCII Origin is clipped to fit the close frame; the host lives on', async () => {
+    host = await createHost({ heartbeatIntervalMs: 0 });
+    const { code } = host.pairingLink(`${A}/`);
+    // Any client may send any Origin; latin1 bytes become two UTF-8 bytes each in the reason.
+    const refused = await closeOf(address(`pair=${code}`), `http://${'\u00e9'.repeat(100)}`);
+    expect(refused.code).toBe(4401);
+    expect(refused.reason).toMatch(/^this pairing code is not for pages of http:\/\/é+$/);
+    expect(Buffer.byteLength(refused.reason)).toBeLessThanOrEqual(123);
+    // Not spent, and the host still answers: the owner pairs with the same code.
+    const page = await FakePage.connect(address(`pair=${code}`), { origin: A });
+    pages.push(page);
+    await until(() => page.received.length > 0);
+    expect(page.received[0].payload.credential).toEqual(expect.any(String));
+  });
+
   it('an unbound code (createPairingCode) pairs only an allowed origin', async () => {
     host = await createHost({ origins: [A], heartbeatIntervalMs: 0 });
     const { code } = host.createPairingCode();
