@@ -8,6 +8,8 @@
  *    the page's own markup allows (`hosts`). A link carrying a long-lived token is refused.
  * 3. A link never connects by itself: the person at the page says yes in a prompt that names
  *    the host and the page's guard. The guard is the page author's (never read from the URL).
+ *    A link inside a frame is refused: the page embedding it could cover the prompt and steer
+ *    the click (a person opens a link in its own tab).
  * 4. The credential the host gives for the code is kept in `sessionStorage` (this tab only);
  *    reloading the tab reconnects with it, without asking again. A refused or revoked
  *    credential is forgotten.
@@ -75,6 +77,15 @@ function guardName(guard: GuardPreset | Guard | undefined): string {
   return preset ?? `up to ${guard.maxPolicy} tools`;
 }
 
+/** Inside a frame? Then another page may lie over the prompt (clickjacking). */
+function isFramed(): boolean {
+  try {
+    return globalThis.top != null && globalThis.top !== globalThis.self;
+  } catch {
+    return true; // a top this document may not even compare with is another page's
+  }
+}
+
 function readStored(storage: Storage | null): StoredPairing | undefined {
   try {
     const value = JSON.parse(storage?.getItem(PAIRING_STORAGE_KEY) ?? 'null') as unknown;
@@ -123,6 +134,12 @@ export async function pairFromLink(options: LinkPairingOptions = {}): Promise<Se
     fragment.delete('toolwire-guard'); // an old link's: the guard is never the URL's
     const rest = fragment.toString();
     hist.replaceState(hist.state, '', `${loc.pathname}${loc.search}${rest ? `#${rest}` : ''}`);
+    if (isFramed()) {
+      warn(
+        'not pairing from a link inside a frame (another page could cover the prompt); open the link in its own tab.',
+      );
+      return undefined;
+    }
   }
   const keep = (session: Session) => {
     session.addEventListener('paired', (event) => {

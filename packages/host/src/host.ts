@@ -32,7 +32,7 @@ import { hostError } from './errors.js';
 import type { PairingCode } from './pairing.js';
 import { Pairing } from './pairing.js';
 import { HostSession } from './session.js';
-import { socketTransport } from './socket-transport.js';
+import { clipCloseReason, socketTransport } from './socket-transport.js';
 import { createToken, redactToken } from './token.js';
 import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
 
@@ -207,14 +207,22 @@ export class Host extends Emitter<HostEvents> {
 
   /**
    * Revokes the pairing of session `id` (exact id): its credential is forgotten and the session
-   * closed with 4403, so the tab neither stays connected nor reconnects. False if no such session.
+   * closed with 4403, so the tab neither stays connected nor reconnects. Every other session
+   * holding the same credential (a duplicated tab, a window the page opened) is closed too: the
+   * pairing is what is revoked. False if no such session.
    */
   revoke(id: string): boolean {
     const session = this.#sessions.get(id);
     if (!session) return false;
-    if (session.credential) this.#pairing.revoke(session.credential);
-    this.#log(`session ${id.slice(0, 8)}: pairing revoked`);
-    session.close('revoked by the host', SESSION_CLOSE.revoked);
+    const credential = session.credential;
+    if (credential) this.#pairing.revoke(credential);
+    const holders = credential
+      ? this.sessions.filter((other) => other.credential === credential)
+      : [session];
+    for (const holder of holders) {
+      this.#log(`session ${holder.id.slice(0, 8)}: pairing revoked`);
+      holder.close('revoked by the host', SESSION_CLOSE.revoked);
+    }
     return true;
   }
 
@@ -343,7 +351,8 @@ export class Host extends Emitter<HostEvents> {
         // A page cannot read an HTTP status: it gets a socket closed with the reason instead.
         this.#wss.handleUpgrade(request, socket, head, (ws) => {
           ws.on('error', () => {});
-          ws.close(verdict.closeCode, verdict.reason.slice(0, 120));
+          // The reason may quote the request's Origin header: clipped to fit, never a throw.
+          ws.close(verdict.closeCode, clipCloseReason(verdict.reason));
         });
         return;
       }

@@ -11,6 +11,16 @@ export interface SocketTransportOptions {
   onError?: (error: Error) => void;
 }
 
+/** The WebSocket limit on a close reason: 123 bytes of UTF-8 (`ws` throws beyond it). */
+const MAX_CLOSE_REASON_BYTES = 123;
+
+/** `reason` cut to fit a close frame, at a character boundary (it may hold a page's origin). */
+export function clipCloseReason(reason: string): string {
+  let clipped = reason.slice(0, MAX_CLOSE_REASON_BYTES);
+  while (Buffer.byteLength(clipped) > MAX_CLOSE_REASON_BYTES) clipped = clipped.slice(0, -1);
+  return clipped;
+}
+
 export function socketTransport(
   socket: WebSocket,
   options: SocketTransportOptions = {},
@@ -23,7 +33,7 @@ export function socketTransport(
     },
     close(info: TransportCloseInfo = {}) {
       if (socket.readyState === socket.CLOSED || socket.readyState === socket.CLOSING) return;
-      socket.close(info.code ?? 1000, (info.reason ?? '').slice(0, 120));
+      socket.close(info.code ?? 1000, clipCloseReason(info.reason ?? ''));
     },
   };
   socket.on('message', (data, isBinary) => {

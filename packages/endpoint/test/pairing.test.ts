@@ -1,0 +1,657 @@
+// @vitest-environment happy-dom
+
+// The page's side of pairing (issue 13), without a browser: connect() over a WebSocket stand-in
+// (code -> credential, refusals stop it, the heartbeat watchdog, the grant, the inflate clamp)
+// and pairFromLink with its prompt, storage, location and history injected. Each attack follows
+// the honest case that proves the same path works.
+import type { Tools } from '@toolwire/polyfill';
+import { encodePayload, SESSION_CLOSE } from '@toolwire/protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Session } from '../src/connect.js';
+import { connect } from '../src/connect.js';
+import type { LinkPairingOptions } from '../src/pair-from-link.js';
+import {
+  linkMayReach,
+  PAIRING_STORAGE_KEY,
+  pairFromLink,
+  parseHosts,
+} from '../src/pair-from-link.js';
+import type { PairingRequest } from '../src/pairing-prompt.js';
+import { askToPair, describeGuard } from '../src/pairing-prompt.js';
+
+const sockets: FakeSocket[] = [];
+const sessions: Session[] = [];
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.close();
+  sockets.length = 0;
+  vi.restoreAllMocks();
+});
+
+/** A WebSocket stand-in: the test opens it, feeds it frames and closes it; sent frames are kept. */
+class FakeSocket {
+  readyState = 0;
+  binaryType = 'blob';
+  sent: string[] = [];
+  closedWith: { code?: number; reason?: string } | undefined;
+  onopen: (() => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onerror: (() => void) | null = null;
+  onclose: ((event: { code: number; reason: string }) => void) | null = null;
+
+  constructor(readonly url: string) {
+    sockets.push(this);
+  }
+
+  send(data: string): void {
+    this.sent.push(data);
+  }
+
+  close(code?: number, reason?: string): void {
+    this.closedWith = { code, reason };
+    this.readyState = 3;
+  }
+
+  open(): void {
+    this.readyState = 1;
+    this.onopen?.();
+  }
+
+  /** The host's side of a close (what the browser reports after the handshake). */
+  hostCloses(code: number, reason = ''): void {
+    this.readyState = 3;
+    this.onclose?.({ code, reason });
+  }
+
+  receive(message: object): void {
+    this.onmessage?.({ data: JSON.stringify(message) });
+  }
+
+  frames(type: string): any[] {
+    return this.sent.map((frame) => JSON.parse(frame)).filter((m) => m.type === type);
+  }
+}
+
+/** A page's tools as the polyfill would list them: id -> policy; runs are counted. */
+function fakeTools(list: Record<string, 'read' | 'write' | 'critical'> = {}) {
+  const ran: string[] = [];
+  const tools = new EventTarget() as EventTarget & Record<string, unknown>;
+  const handles = Object.keys(list).map((name) => ({
+    name,
+    title: name,
+    description: `The ${name} tool.`,
+    origin: location.origin,
+  }));
+  tools.getTools = async () => handles;
+  tools.wireInfo = (handle: { name: string }) => ({
+    policy: list[handle.name],
+    category: undefined,
+    keywords: [],
+    prerequisites: [],
+    availability: () => true,
+    local: true,
+  });
+  tools.callTool = async (handle: { name: string }) => {
+    ran.push(handle.name);
+    return { ran: handle.name };
+  };
+  return { tools: tools as unknown as Tools, ran };
+}
+
+async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+  expect(check()).toBe(true);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function welcome(payload: Record<string, unknown> = {}) {
+  return {
+    type: 'session.welcome',
+    id: 'session.welcome.1',
+    sentAt: new Date().toISOString(),
+    payload: {
+      sessionId: 's1',
+      hostRun: 'run-1',
+      maxToolPolicy: 'read',
+      heartbeatIntervalMs: 0,
+      ...payload,
+    },
+  };
+}
+
+const FAST = { initialDelayMs: 1, maxDelayMs: 4 };
+
+function start(options: Partial<Parameters<typeof connect>[0]> = {}) {
+  const session = connect({
+    url: 'ws://127.0.0.1:9/toolwire?pair=CODE-1',
+    tools: fakeTools().tools,
+    builtins: false,
+    reconnect: FAST,
+    WebSocket: FakeSocket as unknown as typeof WebSocket,
+    ...options,
+  });
+  sessions.push(session);
+  return session;
+}
+
+async function nextSocket(count: number): Promise<FakeSocket> {
+  await until(() => sockets.length >= count);
+  return sockets[count - 1] as FakeSocket;
+}
+
+const warnings = () => {
+  const spy = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  return () => spy.mock.calls.map((args) => String(args[0]));
+};
+
+describe('connect(): pairing code, then credential', () => {
+  it('trades ?pair= for the welcome credential and reconnects with it, never the code', async () => {
+    const session = start();
+    const paired: unknown[] = [];
+    session.addEventListener('paired', (event) => paired.push((event as CustomEvent).detail));
+    const first = await nextSocket(1);
+    expect(new URL(first.url).searchParams.get('pair')).toBe('CODE-1');
+    expect(session.address).toBe('ws://127.0.0.1:9/toolwire');
+    first.open();
+    first.receive(welcome({ credential: 'CRED-1', maxToolPolicy: 'write' }));
+    expect(paired).toEqual([
+      { address: 'ws://127.0.0.1:9/toolwire', credential: 'CRED-1', hostRun: 'run-1' },
+    ]);
+    expect(session.grant).toBe('write');
+    // A drop: the page reconnects, now with the credential.
+    first.hostCloses(1006);
+    const second = await nextSocket(2);
+    const query = new URL(second.url).searchParams;
+    expect(query.get('credential')).toBe('CRED-1');
+    expect(query.has('pair')).toBe(false);
+    expect(session.grant).toBeUndefined();
+    // A resumed socket's welcome carries no credential; nothing is paired again.
+    second.open();
+    second.receive(welcome());
+    expect(paired).toHaveLength(1);
+    expect(session.grant).toBe('read');
+  });
+
+  it('a credential in a welcome to a token socket changes nothing', async () => {
+    const session = start({ url: 'ws://127.0.0.1:9/toolwire?token=TOKEN' });
+    const paired: unknown[] = [];
+    session.addEventListener('paired', (event) => paired.push(event));
+    const first = await nextSocket(1);
+    first.open();
+    first.receive(welcome({ credential: 'CRED-EVIL' }));
+    first.hostCloses(1006);
+    const second = await nextSocket(2);
+    expect(new URL(second.url).searchParams.get('token')).toBe('TOKEN');
+    expect(second.url).not.toContain('CRED-EVIL');
+    expect(paired).toEqual([]);
+  });
+
+  for (const [code, word] of [
+    [SESSION_CLOSE.pairingRefused, 'refused'],
+    [SESSION_CLOSE.revoked, 'revoked'],
+  ] as const) {
+    it(`${code} stops retrying, with one console line saying why`, async () => {
+      const lines = warnings();
+      const session = start();
+      const refused: unknown[] = [];
+      session.addEventListener('refused', (event) => refused.push((event as CustomEvent).detail));
+      const first = await nextSocket(1);
+      first.open();
+      // The honest path first: an ordinary drop is retried.
+      first.hostCloses(1006);
+      const second = await nextSocket(2);
+      second.open();
+      second.hostCloses(code, 'this pairing code was already used; ask for a new link');
+      await sleep(40); // many backoff periods
+      expect(sockets).toHaveLength(2);
+      expect(session.status).toBe('closed');
+      expect(refused).toEqual([
+        {
+          code,
+          reason: 'this pairing code was already used; ask for a new link',
+          revoked: code === SESSION_CLOSE.revoked,
+        },
+      ]);
+      expect(lines()).toEqual([
+        `toolwire: the host at ws://127.0.0.1:9/toolwire ${word} this tab's pairing: this pairing code was already used; ask for a new link.`,
+      ]);
+      // Not even the page coming back online reconnects it.
+      window.dispatchEvent(new Event('online'));
+      await sleep(10);
+      expect(sockets).toHaveLength(2);
+    });
+  }
+});
+
+describe('connect(): heartbeats', () => {
+  it('answers pings; drops a host silent for three intervals and reconnects', async () => {
+    const session = start();
+    const closes: { code: number; willRetry: boolean }[] = [];
+    session.addEventListener('close', (event) => closes.push((event as CustomEvent).detail));
+    const first = await nextSocket(1);
+    first.open();
+    first.receive(welcome({ heartbeatIntervalMs: 20 }));
+    // The honest host: it pings every 10 ms, and the page stays.
+    for (let i = 0; i < 10; i++) {
+      first.receive({ type: 'session.ping', id: `ping-${i}`, payload: {} });
+      await sleep(10);
+    }
+    expect(first.closedWith).toBeUndefined();
+    const pongs = first.frames('session.pong');
+    expect(pongs.map((pong) => pong.replyTo)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `ping-${i}`),
+    );
+    // Now silence: within a few intervals the page closes with 4008 and opens a new socket.
+    const silentSince = Date.now();
+    const second = await nextSocket(2);
+    expect(Date.now() - silentSince).toBeLessThan(200);
+    expect(first.closedWith).toEqual({
+      code: SESSION_CLOSE.silent,
+      reason: 'the host stopped answering',
+    });
+    expect(closes).toEqual([
+      { code: SESSION_CLOSE.silent, reason: 'the host stopped answering', willRetry: true },
+    ]);
+    expect(second.url).toContain('pair=CODE-1'); // no credential came: the code again
+  });
+
+  it('a welcome without a heartbeat starts no watchdog', async () => {
+    start();
+    const first = await nextSocket(1);
+    first.open();
+    first.receive(welcome({ heartbeatIntervalMs: 0 }));
+    await sleep(60);
+    expect(first.closedWith).toBeUndefined();
+    expect(sockets).toHaveLength(1);
+  });
+});
+
+describe("connect(): the host's grant and the frame limit", () => {
+  const call = (toolId: string, id = `call-${toolId}`) => ({
+    type: 'tool.call',
+    id,
+    capability: 'tool.exec',
+    payload: { toolId },
+  });
+
+  it('runs nothing above the welcome grant, whatever the page guard allows', async () => {
+    const { tools, ran } = fakeTools({
+      'a.read': 'read',
+      'a.write': 'write',
+      'a.crit': 'critical',
+    });
+    const session = start({ tools, guard: 'full-access' });
+    const socket = await nextSocket(1);
+    socket.open();
+    socket.receive(welcome({ maxToolPolicy: 'read' }));
+    socket.receive(call('a.read'));
+    socket.receive(call('a.write'));
+    socket.receive(call('a.crit'));
+    await until(
+      () => socket.frames('tool.result').length + socket.frames('tool.error').length === 3,
+    );
+    expect(socket.frames('tool.result').map((r) => r.replyTo)).toEqual(['call-a.read']);
+    expect(
+      socket.frames('tool.error').map((e) => [e.replyTo, e.payload.code, e.payload.details]),
+    ).toEqual([
+      ['call-a.write', 'tool_execution_denied', { policy: 'write', maxToolPolicy: 'read' }],
+      ['call-a.crit', 'tool_execution_denied', { policy: 'critical', maxToolPolicy: 'read' }],
+    ]);
+    expect(ran).toEqual(['a.read']);
+    // A critical grant lets the page's full-access guard decide.
+    socket.receive(welcome({ maxToolPolicy: 'critical' }));
+    expect(session.grant).toBe('critical');
+    socket.receive(call('a.crit', 'again'));
+    await until(() => ran.length === 2);
+    expect(ran).toEqual(['a.read', 'a.crit']);
+  });
+
+  it('inflates nothing beyond maxMessageBytes, even when maxInflatedBytes says more', async () => {
+    const session = start({
+      tools: fakeTools({ 'a.read': 'read' }).tools,
+      limits: { maxMessageBytes: 4000, maxInflatedBytes: 10_000_000 },
+    });
+    const wrapped = (length: number) =>
+      encodePayload(
+        { toolId: 'a.read', arguments: { text: 'a'.repeat(length) } },
+        { thresholdBytes: 1 },
+      ).payload;
+    const message = (length: number) => ({
+      type: 'tool.call',
+      id: `big-${length}`,
+      capability: 'tool.exec',
+      payload: wrapped(length),
+    });
+    await nextSocket(1); // the page's tools are read
+    // Under the frame limit once inflated: decoded and run.
+    const small = await session.handle(message(1000));
+    expect(small).toMatchObject({ type: 'tool.result' });
+    // A small frame that inflates past it: refused with the clamped limit.
+    const frame = JSON.stringify(message(20_000));
+    expect(frame.length).toBeLessThan(4000);
+    const big = await session.handle(frame);
+    expect(big).toMatchObject({
+      type: 'tool.error',
+      payload: { code: 'tool_payload_too_large', details: { maxInflatedBytes: 4000 } },
+    });
+  });
+});
+
+// ---- pairFromLink --------------------------------------------------------------------------
+
+class MemoryStorage {
+  #items = new Map<string, string>();
+  get length() {
+    return this.#items.size;
+  }
+  getItem(key: string) {
+    return this.#items.get(key) ?? null;
+  }
+  setItem(key: string, value: string) {
+    this.#items.set(key, String(value));
+  }
+  removeItem(key: string) {
+    this.#items.delete(key);
+  }
+  clear() {
+    this.#items.clear();
+  }
+  key(index: number) {
+    return [...this.#items.keys()][index] ?? null;
+  }
+}
+
+/** A tab at `hash` with its storage, history and prompt; `run` pairs it from its link. */
+function tab(hash: string, options: Partial<LinkPairingOptions> & { answer?: boolean } = {}) {
+  const { answer = true, ...rest } = options;
+  const events: string[] = [];
+  const loc = { hash, pathname: '/app', search: '?q=1' } as Location;
+  const history = {
+    state: { mine: 1 },
+    replaceState: vi.fn((state: unknown, _title: string, url: string) => {
+      events.push(`replaceState ${url}`);
+      expect(state).toEqual({ mine: 1 });
+      loc.hash = url.includes('#') ? url.slice(url.indexOf('#')) : '';
+    }),
+  } as unknown as History;
+  const storage = new MemoryStorage() as unknown as Storage;
+  const requests: PairingRequest[] = [];
+  const prompt = vi.fn(async (request: PairingRequest) => {
+    events.push(`prompt ${request.address}`);
+    requests.push(request);
+    return answer;
+  });
+  const run = async () => {
+    const session = await pairFromLink({
+      location: loc,
+      history,
+      storage,
+      prompt,
+      tools: fakeTools().tools,
+      builtins: false,
+      reconnect: false,
+      WebSocket: FakeSocket as unknown as typeof WebSocket,
+      ...rest,
+    });
+    if (session) sessions.push(session);
+    return session;
+  };
+  return { loc, history, storage, prompt, requests, events, run };
+}
+
+const link = (ws: string, extra = '') => `#${extra}toolwire=${encodeURIComponent(ws)}`;
+
+describe('pairFromLink: where a link may connect', () => {
+  it('loopback names pair after the prompt; the socket carries the code', async () => {
+    for (const name of ['localhost', '127.0.0.1', '[::1]', 'LOCALHOST']) {
+      sockets.length = 0;
+      const t = tab(link(`ws://${name}:4545/toolwire?pair=CODE`));
+      const session = await t.run();
+      expect(session, name).toBeDefined();
+      const address = `ws://${name.toLowerCase()}:4545/toolwire`;
+      expect(t.requests).toEqual([{ address, guard: 'read-only' }]);
+      const socket = await nextSocket(1);
+      expect(socket.url).toBe(`${address}?pair=CODE`);
+    }
+  });
+
+  it('refuses other hosts, look-alikes included, with one console line and no prompt', async () => {
+    // The honest path first: the same code on loopback reaches a socket.
+    const honest = tab(link('ws://127.0.0.1:4545/x?pair=abc'));
+    expect(await honest.run()).toBeDefined();
+    await nextSocket(1);
+    for (const address of [
+      'ws://evil.example/x?pair=abc',
+      'ws://127.0.0.1@evil.example/x?pair=abc',
+      'ws://localhost.evil.example/x?pair=abc',
+      'ws://127.0.0.1.nip.io/x?pair=abc',
+      'wss://evil.example/x?pair=abc',
+      'ws://0.0.0.0:4545/x?pair=abc',
+      'ws://localhost./x?pair=abc',
+    ]) {
+      const lines = warnings();
+      const t = tab(link(address));
+      expect(await t.run(), address).toBeUndefined();
+      expect(t.prompt).not.toHaveBeenCalled();
+      expect(lines(), address).toEqual([
+        expect.stringMatching(/^toolwire: not connecting to .*data-toolwire-hosts/),
+      ]);
+      vi.restoreAllMocks();
+    }
+    expect(sockets).toHaveLength(1);
+  });
+
+  it('a host the page allows (data-toolwire-hosts) pairs; by name, or by name and port', async () => {
+    expect(parseHosts(' Evil.example, other.test:8080\tthird ')).toEqual([
+      'evil.example',
+      'other.test:8080',
+      'third',
+    ]);
+    const t = tab(link('ws://evil.example/x?pair=abc'), { hosts: ['evil.example'] });
+    expect(await t.run()).toBeDefined();
+    expect((await nextSocket(1)).url).toBe('ws://evil.example/x?pair=abc');
+    const at = (url: string) => new URL(url);
+    expect(linkMayReach(at('ws://other.test:8080/'), ['other.test:8080'])).toBe(true);
+    expect(linkMayReach(at('ws://other.test:9090/'), ['other.test:8080'])).toBe(false);
+    expect(linkMayReach(at('ws://other.test/'), ['other.test:80'])).toBe(true);
+    expect(linkMayReach(at('wss://other.test/'), ['other.test:443'])).toBe(true);
+    expect(linkMayReach(at('ws://sub.evil.example/'), ['evil.example'])).toBe(false);
+  });
+
+  it('refuses a token link, a credential link, a link with no code, and non-ws schemes', async () => {
+    const honest = tab(link('ws://127.0.0.1:4545/x?pair=abc'));
+    expect(await honest.run()).toBeDefined();
+    for (const [address, why] of [
+      ['ws://127.0.0.1:4545/x?token=LONG-LIVED', 'long-lived token'],
+      ['ws://127.0.0.1:4545/x?pair=abc&token=LONG-LIVED', 'long-lived token'],
+      ['ws://127.0.0.1:4545/x?credential=STOLEN', 'long-lived token'],
+      ['ws://127.0.0.1:4545/x', 'no pairing code'],
+      ['http://127.0.0.1:4545/x?pair=abc', 'not a WebSocket address (http:)'],
+      ['javascript:alert(1)//?pair=abc', 'not a WebSocket address'],
+      ['not a url', 'not a WebSocket address'],
+    ]) {
+      const lines = warnings();
+      const t = tab(link(address as string));
+      expect(await t.run(), address).toBeUndefined();
+      expect(t.prompt).not.toHaveBeenCalled();
+      expect(lines(), address).toHaveLength(1);
+      expect(lines()[0], address).toContain(why);
+      // Refused or not, the link left the address bar.
+      expect(t.loc.hash, address).toBe('');
+      vi.restoreAllMocks();
+    }
+    expect(sockets).toHaveLength(1);
+  });
+});
+
+describe('pairFromLink: the fragment, the guard and the prompt', () => {
+  it('removes the link from the address bar before it asks, keeping the rest', async () => {
+    const t = tab(link('ws://127.0.0.1:4545/x?pair=abc', 'tab=2&'), { answer: false });
+    await t.run();
+    expect(t.events).toEqual(['replaceState /app?q=1#tab=2', 'prompt ws://127.0.0.1:4545/x']);
+  });
+
+  it("the guard is the page's: a toolwire-guard in the link neither shows nor applies", async () => {
+    const t = tab(`${link('ws://127.0.0.1:4545/x?pair=abc')}&toolwire-guard=full-access`, {
+      guard: 'read-only',
+    });
+    const { tools, ran } = fakeTools({ 'a.write': 'write' });
+    const session = await tab(t.loc.hash, { tools }).run();
+    expect(session).toBeDefined();
+    const socket = await nextSocket(1);
+    socket.open();
+    socket.receive(welcome({ maxToolPolicy: 'critical' }));
+    socket.receive({
+      type: 'tool.call',
+      id: 'w',
+      capability: 'tool.exec',
+      payload: { toolId: 'a.write' },
+    });
+    await until(() => socket.frames('tool.error').length === 1);
+    expect(socket.frames('tool.error')[0].payload.code).toBe('tool_execution_denied');
+    expect(ran).toEqual([]);
+    // The prompt names the page's guard.
+    await t.run();
+    expect(t.requests.map((r) => r.guard)).toEqual(['read-only']);
+    expect(t.loc.hash).toBe('');
+    const open = socket.frames('session.open')[0];
+    expect(open.payload.guard).toMatchObject({ preset: 'read-only', maxPolicy: 'read' });
+  });
+
+  it('refuses a link inside a frame (its embedder could cover the prompt), after stripping it', async () => {
+    // The honest path: the same link in a top-level document asks.
+    const top = tab(link('ws://127.0.0.1:4545/x?pair=abc'));
+    expect(await top.run()).toBeDefined();
+    const lines = warnings();
+    const framed = vi.spyOn(globalThis, 'top', 'get').mockReturnValue({} as Window);
+    const t = tab(link('ws://127.0.0.1:4545/x?pair=abc'));
+    expect(await t.run()).toBeUndefined();
+    framed.mockRestore();
+    expect(t.prompt).not.toHaveBeenCalled();
+    expect(t.loc.hash).toBe('');
+    expect(lines()).toEqual([
+      'toolwire: not pairing from a link inside a frame (another page could cover the prompt); open the link in its own tab.',
+    ]);
+    expect(await nextSocket(1)).toBeDefined();
+    expect(sockets).toHaveLength(1);
+  });
+
+  it('"Not now" connects nothing and says so once', async () => {
+    const lines = warnings();
+    const t = tab(link('ws://127.0.0.1:4545/x?pair=abc'), { answer: false });
+    expect(await t.run()).toBeUndefined();
+    expect(t.prompt).toHaveBeenCalledTimes(1);
+    expect(sockets).toHaveLength(0);
+    expect(lines()).toEqual(['toolwire: pairing with 127.0.0.1:4545 dismissed.']);
+    expect(t.storage.getItem(PAIRING_STORAGE_KEY)).toBeNull();
+  });
+
+  it('describes each guard in words', () => {
+    expect(describeGuard('read-only')).toMatch(/change nothing/);
+    expect(describeGuard('full-access')).toMatch(/critical/);
+    expect(describeGuard('up to write tools')).toBe('up to write tools');
+  });
+});
+
+describe('pairFromLink: the tab keeps its credential', () => {
+  it('stores the credential once paired; a reload reconnects with it and asks nothing', async () => {
+    const t = tab(link('ws://127.0.0.1:4545/x?pair=abc'));
+    await t.run();
+    const socket = await nextSocket(1);
+    socket.open();
+    socket.receive(welcome({ credential: 'CRED' }));
+    expect(JSON.parse(t.storage.getItem(PAIRING_STORAGE_KEY) as string)).toEqual({
+      address: 'ws://127.0.0.1:4545/x',
+      credential: 'CRED',
+      hostRun: 'run-1',
+    });
+    // The reload: no link in the address bar, the same storage.
+    const reload = tab('', { storage: t.storage });
+    expect(await reload.run()).toBeDefined();
+    expect(reload.prompt).not.toHaveBeenCalled();
+    expect(reload.history.replaceState).not.toHaveBeenCalled();
+    const again = await nextSocket(2);
+    expect(again.url).toBe('ws://127.0.0.1:4545/x?credential=CRED');
+    // A new tab (its own, empty storage) connects to nothing.
+    const fresh = tab('');
+    expect(await fresh.run()).toBeUndefined();
+    expect(sockets).toHaveLength(2);
+  });
+
+  it('forgets a credential the host refuses or revokes', async () => {
+    for (const code of [SESSION_CLOSE.pairingRefused, SESSION_CLOSE.revoked]) {
+      sockets.length = 0;
+      const lines = warnings();
+      const storage = new MemoryStorage() as unknown as Storage;
+      storage.setItem(
+        PAIRING_STORAGE_KEY,
+        JSON.stringify({ address: 'ws://127.0.0.1:4545/x', credential: 'OLD', hostRun: 'r' }),
+      );
+      const t = tab('', { storage });
+      await t.run();
+      const socket = await nextSocket(1);
+      expect(socket.url).toContain('credential=OLD');
+      socket.open();
+      socket.hostCloses(code, 'not known');
+      expect(storage.getItem(PAIRING_STORAGE_KEY)).toBeNull();
+      expect(lines()).toHaveLength(1);
+      expect(await tab('', { storage }).run()).toBeUndefined();
+      expect(sockets).toHaveLength(1);
+      vi.restoreAllMocks();
+    }
+  });
+
+  it('does not reconnect a stored pairing to a host the page no longer allows', async () => {
+    const lines = warnings();
+    const storage = new MemoryStorage() as unknown as Storage;
+    const stored = { address: 'ws://evil.example/x', credential: 'C', hostRun: 'r' };
+    storage.setItem(PAIRING_STORAGE_KEY, JSON.stringify(stored));
+    // The honest path: while the page allows it, it reconnects.
+    expect(await tab('', { storage, hosts: ['evil.example'] }).run()).toBeDefined();
+    expect((await nextSocket(1)).url).toBe('ws://evil.example/x?credential=C');
+    expect(await tab('', { storage }).run()).toBeUndefined();
+    expect(sockets).toHaveLength(1);
+    expect(lines()).toEqual([
+      'toolwire: not reconnecting to evil.example: the page no longer allows that host.',
+    ]);
+    expect(storage.getItem(PAIRING_STORAGE_KEY)).toBeNull();
+    // Junk in storage is as good as nothing.
+    storage.setItem(PAIRING_STORAGE_KEY, '{"address":1');
+    expect(await tab('', { storage }).run()).toBeUndefined();
+  });
+});
+
+describe('the prompt (askToPair)', () => {
+  it('is a labelled, described dialog; Connect says yes, Escape and Not now say no', async () => {
+    const request = { address: 'ws://127.0.0.1:4545/x<b>bold</b>', guard: 'read-write' };
+    const outcomes: boolean[] = [];
+    for (const answer of ['connect', 'not now', 'escape']) {
+      const before = document.createElement('button');
+      document.body.append(before);
+      before.focus();
+      const shown = askToPair(document, request);
+      const host = document.querySelector('toolwire-pairing') as HTMLElement;
+      const root = host.shadowRoot as ShadowRoot;
+      const dialog = root.querySelector('[role=dialog]') as HTMLElement;
+      expect(
+        root.getElementById(dialog.getAttribute('aria-labelledby') as string)?.textContent,
+      ).toBe('Connect this tab to toolwire?');
+      const text = root.getElementById(dialog.getAttribute('aria-describedby') as string);
+      expect(text?.textContent).toContain(request.address);
+      expect(text?.textContent).toContain(describeGuard('read-write'));
+      // The address is text, never markup.
+      expect(root.querySelector('b')).toBeNull();
+      const [notNow, connectButton] = [...root.querySelectorAll('button')];
+      if (answer === 'connect') connectButton?.click();
+      else if (answer === 'not now') notNow?.click();
+      else dialog.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+      outcomes.push(await shown);
+      expect(document.querySelector('toolwire-pairing')).toBeNull();
+      expect(document.activeElement).toBe(before);
+      before.remove();
+    }
+    expect(outcomes).toEqual([true, false, false]);
+  });
+});
