@@ -495,6 +495,27 @@ test.describe("the tab's credential", () => {
     expect(host.sessions).toEqual([]);
   });
 
+  test('a second link opened in the same tab (only the fragment changes) asks, then replaces the pairing', async ({
+    page,
+  }) => {
+    const host = await startHost();
+    const first = await pairTab(page, host);
+    expect(first.paired).toBe(true);
+    const next = host.waitForSession({ timeoutMs: 5000, filter: (s) => s !== first });
+    // Same document: a fragment change fires hashchange, not a load.
+    await page.evaluate((link) => {
+      location.hash = new URL(link).hash;
+    }, host.pairingUrl(TOOLS));
+    await expect(dialog(page)).toBeVisible();
+    await clickConnect(page);
+    const second = await next;
+    expect(second.paired).toBe(true);
+    expect(second.credential).not.toBe(first.credential);
+    expect((await first.closed).code).toBe(1000);
+    expect(await page.evaluate(() => location.hash)).toBe('');
+    expect((await second.call('notes.list')).result).toEqual({ ran: 'notes.list' });
+  });
+
   test('revoke ends the pairing in every tab holding its credential (a window the page opened)', async ({
     page,
     context,

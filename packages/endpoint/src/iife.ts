@@ -39,14 +39,25 @@ if (guardAttribute) {
 
 install();
 const api = { version: SDK_VERSION, connect } as ToolwireGlobal;
-api.paired = pairFromLink({ guard, hosts: parseHosts(script?.dataset.toolwireHosts) }).then(
-  (session) => {
-    if (session) api.session = session;
-    return session;
-  },
-  (error: unknown) => {
-    console.warn(`toolwire: pairing failed: ${String(error)}`);
-    return undefined;
-  },
-);
+const hosts = parseHosts(script?.dataset.toolwireHosts);
+const pair = (): Promise<Session | undefined> =>
+  pairFromLink({ guard, hosts }).then(
+    (session) => {
+      if (session) {
+        // A new pairing replaces the tab's old one (a second link opened in the same tab).
+        if (api.session && api.session !== session) api.session.close();
+        api.session = session;
+      }
+      return session;
+    },
+    (error: unknown) => {
+      console.warn(`toolwire: pairing failed: ${String(error)}`);
+      return undefined;
+    },
+  );
+api.paired = pair();
+// A link opened in a tab that already shows this page changes only the fragment: no reload.
+window.addEventListener('hashchange', () => {
+  if (new URLSearchParams(location.hash.slice(1)).has('toolwire')) void pair();
+});
 (window as unknown as { toolwire: ToolwireGlobal }).toolwire = api;
