@@ -1,15 +1,13 @@
-export type { ControlTarget } from './attach.js';
-export { controlRequest, controlToolSource } from './attach.js';
-export type { CatalogChange, CatalogQuery, HostTool } from './catalog-cache.js';
-export { CatalogCache } from './catalog-cache.js';
-export type { ClientArgs, ClientCommand, CommandIo, ParsedCommand } from './command.js';
-export { EXIT, formatTable, parseCommand, runCommand } from './command.js';
+export type { CatalogChange, CatalogQuery, HostTool } from './catalog/cache.js';
+export { CatalogCache } from './catalog/cache.js';
+export type { ClientArgs, ClientCommand, CommandIo, ParsedCommand } from './cli/run.js';
+export { EXIT, formatTable, parseCommand, runCommand } from './cli/run.js';
 export type {
   ControlServer,
   ControlServerOptions,
   ControlState,
   SessionSummary,
-} from './control.js';
+} from './control/server.js';
 export {
   controlStatePath,
   publishControl,
@@ -17,34 +15,34 @@ export {
   removeControlState,
   startControlServer,
   writeControlState,
-} from './control.js';
-export type { HostErrorCode } from './errors.js';
-export { HOST_ERROR_CODES, hostError } from './errors.js';
-export type { HostEvents, HostOptions, PairingLink, WaitForSessionOptions } from './host.js';
-export {
-  createHost,
-  DEFAULT_HEARTBEAT_INTERVAL_MS,
-  DEFAULT_MAX_MESSAGE_BYTES,
-  DEFAULT_PATH,
-  Host,
-} from './host.js';
-export { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from './inflate.js';
+} from './control/server.js';
 export type {
   McpBridge,
   McpBridgeOptions,
   McpSourceTool,
   McpToolSource,
   McpWithheldTool,
-} from './mcp.js';
+} from './mcp/bridge.js';
 export {
   createMcpBridge,
   hostToolSource,
   MCP_PROTOCOL_VERSIONS,
   mcpToolName,
   withheldSummary,
-} from './mcp.js';
-export type { PairingCode } from './pairing.js';
-export { DEFAULT_PAIRING_CODE_TTL_MS, Pairing } from './pairing.js';
+} from './mcp/bridge.js';
+export type { ControlTarget } from './mcp/control-source.js';
+export { controlRequest, controlToolSource } from './mcp/control-source.js';
+export type { HostEvents, HostOptions, PairingLink, WaitForSessionOptions } from './server/host.js';
+export {
+  createHost,
+  DEFAULT_HEARTBEAT_INTERVAL_MS,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_PATH,
+  Host,
+} from './server/host.js';
+export { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from './server/inflate.js';
+export type { PairingCode } from './server/pairing.js';
+export { DEFAULT_PAIRING_CODE_TTL_MS, Pairing } from './server/pairing.js';
 export type {
   BatchOptions,
   CallOptions,
@@ -52,10 +50,12 @@ export type {
   SessionEvents,
   SessionInfo,
   SessionStats,
-} from './session.js';
-export { guardName, HostSession } from './session.js';
-export type { SocketTransportOptions } from './socket-transport.js';
-export { socketTransport } from './socket-transport.js';
-export { createToken, redactToken, redactUrl, tokensEqual } from './token.js';
-export type { SecretVerdict, UpgradePolicy, UpgradeVerdict } from './upgrade.js';
-export { authorizeUpgrade, normalizeOrigin, PAIRING_REFUSED } from './upgrade.js';
+} from './server/session.js';
+export { guardName, HostSession } from './server/session.js';
+export type { SocketTransportOptions } from './server/socket-transport.js';
+export { socketTransport } from './server/socket-transport.js';
+export type { SecretVerdict, UpgradePolicy, UpgradeVerdict } from './server/upgrade.js';
+export { authorizeUpgrade, normalizeOrigin, PAIRING_REFUSED } from './server/upgrade.js';
+export type { HostErrorCode } from './shared/errors.js';
+export { HOST_ERROR_CODES, hostError } from './shared/errors.js';
+export { createToken, redactToken, redactUrl, tokensEqual } from './shared/token.js';

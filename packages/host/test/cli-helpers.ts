@@ -69,7 +69,7 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-const CLI_SOURCE = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+const CLI_SOURCE = fileURLToPath(new URL('../src/cli/bin.ts', import.meta.url));
 
 export interface Exited {
   code: number | null;

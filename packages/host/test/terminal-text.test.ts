@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeBody, escapeJson, escapeLine, stringifySafe } from '../src/terminal-text.js';
+import { escapeBody, escapeJson, escapeLine, stringifySafe } from '../src/shared/terminal-text.js';
 
 // Anything a terminal acts on: C0 (but \t and \n in a body), DEL, C1, bidi controls, U+2028/9.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.

@@ -26,14 +26,14 @@ import type { Duplex } from 'node:stream';
 import type { CodecLimits, ToolPolicy, TransportCloseInfo } from '@toolwire/protocol';
 import { DEFAULT_TIMEOUT_MS, parsePolicy, SESSION_CLOSE } from '@toolwire/protocol';
 import { WebSocketServer } from 'ws';
-import type { CatalogChange } from './catalog-cache.js';
-import { Emitter } from './emitter.js';
-import { hostError } from './errors.js';
+import type { CatalogChange } from '../catalog/cache.js';
+import { Emitter } from '../shared/emitter.js';
+import { hostError } from '../shared/errors.js';
+import { createToken, redactToken } from '../shared/token.js';
 import type { PairingCode } from './pairing.js';
 import { Pairing } from './pairing.js';
 import { HostSession } from './session.js';
 import { clipCloseReason, socketTransport } from './socket-transport.js';
-import { createToken, redactToken } from './token.js';
 import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
 
 export const DEFAULT_PATH = '/toolwire';

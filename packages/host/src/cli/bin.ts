@@ -1,8 +1,8 @@
 #!/usr/bin/env node
+import { escapeLine } from '../shared/terminal-text.js';
 // The `toolwire` bin; everything lives in command.ts so tests can drive it in-process. Whatever
 // goes wrong ends as one line on stderr, never a stack trace.
-import { runCommand } from './command.js';
-import { escapeLine } from './terminal-text.js';
+import { runCommand } from './run.js';
 
 try {
   process.exitCode = await runCommand(process.argv.slice(2), {

@@ -14,7 +14,7 @@
  * More than one secret in one request is refused (401).
  */
 import type { IncomingMessage } from 'node:http';
-import { tokensEqual } from './token.js';
+import { tokensEqual } from '../shared/token.js';
 
 export interface UpgradePolicy {
   path: string;

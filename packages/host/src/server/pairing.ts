@@ -11,7 +11,7 @@
  * 4. A refused code or credential says why in words a person can act on (the page shows them).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createToken } from './token.js';
+import { createToken } from '../shared/token.js';
 import type { SecretVerdict } from './upgrade.js';
 
 export const DEFAULT_PAIRING_CODE_TTL_MS = 5 * 60_000;

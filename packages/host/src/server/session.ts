@@ -50,10 +50,10 @@ import {
   sessionWelcome,
   ToolProtocolError,
 } from '@toolwire/protocol';
-import type { CatalogChange, HostTool } from './catalog-cache.js';
-import { CatalogCache } from './catalog-cache.js';
-import { Emitter } from './emitter.js';
-import { hostError } from './errors.js';
+import type { CatalogChange, HostTool } from '../catalog/cache.js';
+import { CatalogCache } from '../catalog/cache.js';
+import { Emitter } from '../shared/emitter.js';
+import { hostError } from '../shared/errors.js';
 import { nodeInflateText } from './inflate.js';
 
 /** What the page said about itself in `session.open` (clipped: it is the page's word only). */

@@ -22,16 +22,21 @@ import { request as httpsRequest } from 'node:https';
 import type { Readable, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { parsePolicy } from '@toolwire/protocol';
-import type { ControlTarget } from './attach.js';
-import { controlToolSource } from './attach.js';
-import type { ControlServer } from './control.js';
-import { controlStatePath, publishControl, readControlState, StateFileError } from './control.js';
-import type { Host, HostOptions } from './host.js';
-import { createHost } from './host.js';
-import { createMcpBridge } from './mcp.js';
-import { escapeBody, escapeLine, stringifySafe } from './terminal-text.js';
-import { redactUrl } from './token.js';
-import { normalizeOrigin } from './upgrade.js';
+import type { ControlServer } from '../control/server.js';
+import {
+  controlStatePath,
+  publishControl,
+  readControlState,
+  StateFileError,
+} from '../control/server.js';
+import { createMcpBridge } from '../mcp/bridge.js';
+import type { ControlTarget } from '../mcp/control-source.js';
+import { controlToolSource } from '../mcp/control-source.js';
+import type { Host, HostOptions } from '../server/host.js';
+import { createHost } from '../server/host.js';
+import { normalizeOrigin } from '../server/upgrade.js';
+import { escapeBody, escapeLine, stringifySafe } from '../shared/terminal-text.js';
+import { redactUrl } from '../shared/token.js';
 
 export const VERSION = '0.1.0';
 export const DEFAULT_PORT = 45124;

@@ -21,10 +21,10 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue, ResultPayload } from '@toolwire/protocol';
 import { isPlainObject, POLICY_RANK, ToolProtocolError } from '@toolwire/protocol';
-import type { HostTool } from './catalog-cache.js';
-import { Host } from './host.js';
-import type { HostSession } from './session.js';
-import { guardName } from './session.js';
+import type { HostTool } from '../catalog/cache.js';
+import { Host } from '../server/host.js';
+import type { HostSession } from '../server/session.js';
+import { guardName } from '../server/session.js';
 
 /**
  * The MCP versions the SDK (1.32) speaks, newest first (a test holds this to the SDK's own

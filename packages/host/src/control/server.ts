@@ -55,11 +55,11 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { CallPayload, JsonValue } from '@toolwire/protocol';
 import { isPlainObject, POLICY_RANK, ToolProtocolError } from '@toolwire/protocol';
-import type { HostTool } from './catalog-cache.js';
-import type { Host } from './host.js';
-import type { HostSession } from './session.js';
-import { guardName } from './session.js';
-import { tokensEqual } from './token.js';
+import type { HostTool } from '../catalog/cache.js';
+import type { Host } from '../server/host.js';
+import type { HostSession } from '../server/session.js';
+import { guardName } from '../server/session.js';
+import { tokensEqual } from '../shared/token.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);

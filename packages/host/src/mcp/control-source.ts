@@ -12,10 +12,10 @@
  */
 import type { JsonValue, ResultPayload } from '@toolwire/protocol';
 import { ToolProtocolError } from '@toolwire/protocol';
-import type { HostTool } from './catalog-cache.js';
-import type { McpSourceTool, McpToolSource, McpWithheldTool } from './mcp.js';
-import { withheldTools } from './mcp.js';
-import { escapeLine } from './terminal-text.js';
+import type { HostTool } from '../catalog/cache.js';
+import { escapeLine } from '../shared/terminal-text.js';
+import type { McpSourceTool, McpToolSource, McpWithheldTool } from './bridge.js';
+import { withheldTools } from './bridge.js';
 
 export interface ControlTarget {
   /** `http://127.0.0.1:PORT` */
