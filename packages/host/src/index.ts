@@ -1,37 +1,27 @@
 export type { CatalogChange, CatalogQuery, HostTool } from './catalog/cache.js';
 export { CatalogCache } from './catalog/cache.js';
-export type { ClientArgs, ClientCommand, CommandIo, ParsedCommand } from './cli/run.js';
-export { EXIT, formatTable, parseCommand, runCommand } from './cli/run.js';
-export type {
-  ControlServer,
-  ControlServerOptions,
-  ControlState,
-  SessionSummary,
-} from './control/server.js';
+export type { ClientArgs, CommandIo, ParsedCommand } from './cli/command.js';
+export { EXIT } from './cli/command.js';
+export { formatTable } from './cli/format.js';
+export { parseCommand, runCommand } from './cli/run.js';
+export type { ControlTarget } from './control/client.js';
+export { controlRequest } from './control/client.js';
+export type { ControlServer, ControlServerOptions } from './control/server.js';
+export { publishControl, startControlServer } from './control/server.js';
+export type { ControlState } from './control/state-file.js';
 export {
   controlStatePath,
-  publishControl,
   readControlState,
   removeControlState,
-  startControlServer,
   writeControlState,
-} from './control/server.js';
-export type {
-  McpBridge,
-  McpBridgeOptions,
-  McpSourceTool,
-  McpToolSource,
-  McpWithheldTool,
-} from './mcp/bridge.js';
-export {
-  createMcpBridge,
-  hostToolSource,
-  MCP_PROTOCOL_VERSIONS,
-  mcpToolName,
-  withheldSummary,
-} from './mcp/bridge.js';
-export type { ControlTarget } from './mcp/control-source.js';
-export { controlRequest, controlToolSource } from './mcp/control-source.js';
+} from './control/state-file.js';
+export type { SessionSummary } from './control/views.js';
+export type { McpBridge, McpBridgeOptions } from './mcp/bridge.js';
+export { createMcpBridge, MCP_PROTOCOL_VERSIONS, mcpToolName } from './mcp/bridge.js';
+export { controlToolSource } from './mcp/control-source.js';
+export { hostToolSource } from './mcp/host-source.js';
+export type { McpSourceTool, McpToolSource, McpWithheldTool } from './mcp/source.js';
+export { withheldSummary } from './mcp/source.js';
 export type { HostEvents, HostOptions, PairingLink, WaitForSessionOptions } from './server/host.js';
 export {
   createHost,

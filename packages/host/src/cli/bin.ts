@@ -1,7 +1,9 @@
 #!/usr/bin/env node
+/**
+ * The `toolwire` bin; everything lives in run.ts so tests can drive it in-process. Whatever
+ * goes wrong ends as one line on stderr, never a stack trace.
+ */
 import { escapeLine } from '../shared/terminal-text.js';
-// The `toolwire` bin; everything lives in command.ts so tests can drive it in-process. Whatever
-// goes wrong ends as one line on stderr, never a stack trace.
 import { runCommand } from './run.js';
 
 try {

@@ -20,11 +20,12 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue, ResultPayload } from '@toolwire/protocol';
-import { isPlainObject, POLICY_RANK, ToolProtocolError } from '@toolwire/protocol';
+import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import { Host } from '../server/host.js';
-import type { HostSession } from '../server/session.js';
-import { guardName } from '../server/session.js';
+import { hostToolSource } from './host-source.js';
+import type { McpSourceTool, McpToolSource } from './source.js';
+import { withheldError, withheldSummary } from './source.js';
 
 /**
  * The MCP versions the SDK (1.32) speaks, newest first (a test holds this to the SDK's own
@@ -38,7 +39,6 @@ export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
   '2024-11-05',
   '2024-10-07',
 ];
-const LIST_REFRESH_BOUND_MS = 2000;
 const LIST_CHANGED_DELAY_MS = 50;
 
 export interface McpBridgeOptions {
@@ -145,186 +145,6 @@ function errorContent(error: unknown): Record<string, unknown> {
     content: [{ type: 'text', text }],
     isError: true,
     _meta: { 'toolwire/code': coded.code, 'toolwire/retryable': coded.retryable },
-  };
-}
-
-/** One page tool the bridge may offer, wherever it comes from. */
-export interface McpSourceTool {
-  sessionId: string;
-  /** Milliseconds since the epoch: the newest session wins a shared id. */
-  connectedAt: number;
-  pageUrl: string | null;
-  tool: HostTool;
-}
-
-/**
- * A page tool the bridge does not offer, and why: the page's own guard keeps it off the wire,
- * or its policy is above the host's grant. A call to its name explains that instead of
- * "Unknown tool" (issue 13).
- */
-export interface McpWithheldTool {
-  sessionId: string;
-  pageUrl: string | null;
-  id: string;
-  policy: string;
-  reason: 'page_guard' | 'grant';
-  /** The page's guard (page_guard) or the host's grant (grant). */
-  limit: string;
-}
-
-/** Where the bridge finds tools: the host in this process, or a running one's control API. */
-export interface McpToolSource {
-  /** The granted tools of every open session; `refresh` brings catalogs up to date first. */
-  tools(refresh: boolean): Promise<McpSourceTool[]>;
-  /** The tools of every open session that are not offered (as of the last `tools()`). */
-  withheld?(): McpWithheldTool[];
-  call(
-    entry: McpSourceTool,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<ResultPayload>;
-  /** Calls `listener` when a session or a catalog may have changed. */
-  onChange(listener: () => void): () => void;
-  close?(): void;
-}
-
-/** One session's withheld tools: those its guard hides, then those above the host's grant. */
-export function withheldTools(
-  session: {
-    id: string;
-    pageUrl: string | null;
-    guard: string | null;
-    hidden: readonly { id: string; policy: string }[];
-    grant: string;
-  },
-  ungranted: readonly { id: string; policy: string }[],
-): McpWithheldTool[] {
-  const entry = (tool: { id: string; policy: string }, reason: McpWithheldTool['reason']) => ({
-    sessionId: session.id,
-    pageUrl: session.pageUrl,
-    id: tool.id,
-    policy: tool.policy,
-    reason,
-    limit: reason === 'page_guard' ? (session.guard ?? 'unknown') : session.grant,
-  });
-  return [
-    ...session.hidden.map((tool) => entry(tool, 'page_guard')),
-    ...ungranted.map((tool) => entry(tool, 'grant')),
-  ];
-}
-
-/** "2 tools hidden by the page's guard (read-only): a, b; 1 above the grant (read): c". */
-export function withheldSummary(withheld: readonly McpWithheldTool[]): string {
-  const parts: string[] = [];
-  for (const reason of ['page_guard', 'grant'] as const) {
-    const tools = withheld.filter((tool) => tool.reason === reason);
-    if (tools.length === 0) continue;
-    const limits = [...new Set(tools.map((tool) => tool.limit))].join(', ');
-    const count = `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
-    const ids = tools
-      .slice(0, 8)
-      .map((tool) => tool.id)
-      .join(', ');
-    const more = tools.length > 8 ? `, ${tools.length - 8} more` : '';
-    parts.push(
-      reason === 'page_guard'
-        ? `${count} hidden by the page's guard (${limits}): ${ids}${more}`
-        : `${count} above the host's grant (${limits}): ${ids}${more}`,
-    );
-  }
-  return parts.join('; ');
-}
-
-function withheldError(tool: McpWithheldTool): ToolProtocolError {
-  const details = { toolId: tool.id, policy: tool.policy, sessionId: tool.sessionId };
-  if (tool.reason === 'page_guard') {
-    return new ToolProtocolError(
-      'tool_hidden_by_page_guard',
-      `Tool "${tool.id}" (policy ${tool.policy}) is hidden by the page's guard (${tool.limit}); the page's author sets the guard (data-toolwire-guard on its script tag, or connect({ guard })).`,
-      { details: { ...details, guard: tool.limit } },
-    );
-  }
-  return new ToolProtocolError(
-    'tool_policy_not_granted',
-    `Tool "${tool.id}" has policy "${tool.policy}"; this host is granted up to "${tool.limit}". Restart it with --max-tool-policy ${tool.policy} to allow it.`,
-    { details: { ...details, maxToolPolicy: tool.limit } },
-  );
-}
-
-const bounded = async (work: Promise<unknown>, ms: number): Promise<void> => {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  await Promise.race([
-    work,
-    new Promise((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]);
-  clearTimeout(timer);
-};
-
-/** The tools of a host in this process. */
-export function hostToolSource(host: Host): McpToolSource {
-  const sessions = new Map<string, HostSession>();
-  let withheld: McpWithheldTool[] = [];
-  return {
-    withheld: () => withheld,
-    async tools(refresh) {
-      if (refresh) {
-        await bounded(
-          Promise.all(host.sessions.map((session) => session.refresh().catch(() => undefined))),
-          LIST_REFRESH_BOUND_MS,
-        );
-      }
-      const entries: McpSourceTool[] = [];
-      const held: McpWithheldTool[] = [];
-      for (const session of host.sessions) {
-        if (!session.isOpen) continue;
-        sessions.set(session.id, session);
-        const pageUrl = session.info?.page.url ?? null;
-        const ungranted: HostTool[] = [];
-        for (const tool of session.tools()) {
-          // A tool above the grant would only be refused: it is not offered.
-          if (POLICY_RANK[tool.policy] > POLICY_RANK[session.grant]) {
-            ungranted.push(tool);
-            continue;
-          }
-          entries.push({
-            sessionId: session.id,
-            connectedAt: +session.connectedAt,
-            pageUrl: session.info?.page.url ?? null,
-            tool,
-          });
-        }
-        const guard = session.pageGuard;
-        held.push(
-          ...withheldTools(
-            {
-              id: session.id,
-              pageUrl,
-              guard: guard ? guardName(guard) : null,
-              hidden: guard?.hidden ?? [],
-              grant: session.grant,
-            },
-            ungranted,
-          ),
-        );
-      }
-      withheld = held;
-      return entries;
-    },
-    async call(entry, args, signal) {
-      const session = host.session(entry.sessionId);
-      if (!session?.isOpen) {
-        throw new ToolProtocolError('tool_transport_closed', 'The page has disconnected.');
-      }
-      return session.call(entry.tool.id, args, { signal });
-    },
-    onChange(listener) {
-      const off = [host.on('catalog', listener), host.on('sessionclose', listener)];
-      return () => {
-        for (const unsubscribe of off) unsubscribe();
-      };
-    },
   };
 }
 

@@ -1,6 +1,6 @@
 /**
  * `toolwire mcp --attach`: the MCP bridge's tools from a running `toolwire host`, through its
- * control API (control.ts) instead of a host of its own.
+ * control API (control/client.ts) instead of a host of its own.
  *
  * - The listing asks `GET /v1/sessions`, then `POST /v1/tools {detail: "full"}` per session;
  *   tools above the grant are not offered (as with a host in this process).
@@ -8,66 +8,15 @@
  * - Changes are followed with the `GET /v1/changes` long poll; a failed poll waits a second.
  * - A call whose connection to the host breaks fails with `tool_transport_closed`, not
  *   retryable: the host may have run it (issue 13 part 9).
- * - Log lines quote the host's error messages (a page's words): escaped (terminal-text.ts).
+ * - Log lines quote the host's error messages (a page's words): escaped (shared/terminal-text.ts).
  */
-import type { JsonValue, ResultPayload } from '@toolwire/protocol';
-import { ToolProtocolError } from '@toolwire/protocol';
+import type { ResultPayload } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
+import type { ControlTarget } from '../control/client.js';
+import { controlRequest } from '../control/client.js';
 import { escapeLine } from '../shared/terminal-text.js';
-import type { McpSourceTool, McpToolSource, McpWithheldTool } from './bridge.js';
-import { withheldTools } from './bridge.js';
-
-export interface ControlTarget {
-  /** `http://127.0.0.1:PORT` */
-  url: string;
-  token: string;
-}
-
-interface ErrorBody {
-  code: string;
-  message: string;
-  retryable?: boolean;
-  details?: JsonValue | null;
-}
-
-/** One control API request; rejects with a ToolProtocolError carrying the host's code. */
-export async function controlRequest(
-  target: ControlTarget,
-  path: string,
-  body?: object,
-  signal?: AbortSignal,
-): Promise<Record<string, unknown>> {
-  const response = await fetch(new URL(path, target.url), {
-    method: body ? 'POST' : 'GET',
-    headers: {
-      Authorization: `Bearer ${target.token}`,
-      ...(body ? { 'Content-Type': 'application/json' } : {}),
-    },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-    ...(signal ? { signal } : {}),
-  }).catch((error: unknown) => {
-    if (path !== '/v1/call' || signal?.aborted) throw error;
-    const code = ((error as Error).cause as NodeJS.ErrnoException | undefined)?.code;
-    if (code === 'ECONNREFUSED') {
-      throw new ToolProtocolError('session_not_connected', 'No toolwire host answers.', {
-        retryable: true,
-      });
-    }
-    // Connected, then cut (the host died mid-call): the call may have run.
-    throw new ToolProtocolError(
-      'tool_transport_closed',
-      'The connection to the toolwire host failed during the call; its outcome is unknown (the tool may have run).',
-      { retryable: false },
-    );
-  });
-  const answer = (await response.json()) as Record<string, unknown>;
-  if (answer.ok === true) return answer;
-  const error = (answer.error ?? {}) as ErrorBody;
-  throw new ToolProtocolError(error.code ?? `http_${response.status}`, error.message ?? '', {
-    retryable: error.retryable === true,
-    details: error.details ?? null,
-  });
-}
+import type { McpSourceTool, McpToolSource, McpWithheldTool } from './source.js';
+import { withheldTools } from './source.js';
 
 export function controlToolSource(
   target: ControlTarget,

@@ -16,7 +16,8 @@
  *    page token (`url`) is for pages whose own code connects, never for links.
  * 7. Every socket starts with `session.welcome` (the grant, the heartbeat); a page that stays
  *    silent for three heartbeat intervals is closed and its pending calls fail.
- * 8. Refused upgrades are logged at most once per origin per interval, with a count.
+ * 8. Refused upgrades are logged at most once per origin per interval, with a count
+ *    (refusal-log.ts).
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -32,6 +33,7 @@ import { hostError } from '../shared/errors.js';
 import { createToken, redactToken } from '../shared/token.js';
 import type { PairingCode } from './pairing.js';
 import { Pairing } from './pairing.js';
+import { RefusalLog } from './refusal-log.js';
 import { HostSession } from './session.js';
 import { clipCloseReason, socketTransport } from './socket-transport.js';
 import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
@@ -39,9 +41,6 @@ import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
 export const DEFAULT_PATH = '/toolwire';
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_HEARTBEAT_INTERVAL_MS = 10_000;
-/** Refused upgrades: one log line per origin per this interval. */
-const REFUSAL_LOG_INTERVAL_MS = 10_000;
-const MAX_REFUSAL_KEYS = 256;
 
 export interface HostOptions {
   /** Interface to bind. Default 127.0.0.1: the host is for the developer's own machine. */
@@ -107,7 +106,7 @@ export class Host extends Emitter<HostEvents> {
   #port = 0;
   #closing: Promise<void> | undefined;
   #pairing: Pairing;
-  #refusals = new Map<string, { at: number; suppressed: number }>();
+  #refusals = new RefusalLog((line) => this.#log(line));
 
   /** Use createHost(), which also starts listening. */
   constructor(options: HostOptions = {}) {
@@ -301,26 +300,6 @@ export class Host extends Emitter<HostEvents> {
   #allows = (origin: string | null): boolean =>
     this.origins.includes('*') || (origin !== null && this.origins.includes(origin));
 
-  /** One line per origin per interval; the next line says how many were not logged. */
-  #logRefusal(key: string, line: string): void {
-    const now = Date.now();
-    const seen = this.#refusals.get(key);
-    if (seen && now - seen.at < REFUSAL_LOG_INTERVAL_MS) {
-      seen.suppressed++;
-      return;
-    }
-    if (!seen && this.#refusals.size >= MAX_REFUSAL_KEYS) {
-      // Many distinct origins at once: forget the quiet ones, or all, rather than grow.
-      for (const [other, entry] of this.#refusals) {
-        if (now - entry.at >= REFUSAL_LOG_INTERVAL_MS) this.#refusals.delete(other);
-      }
-      if (this.#refusals.size >= MAX_REFUSAL_KEYS) this.#refusals.clear();
-    }
-    const more = seen?.suppressed ? ` (and ${seen.suppressed} more since the last line)` : '';
-    this.#refusals.set(key, { at: now, suppressed: 0 });
-    this.#log(`${line}${more}`);
-  }
-
   #log(line: string): void {
     this.#options.log?.(line);
   }
@@ -343,7 +322,7 @@ export class Host extends Emitter<HostEvents> {
     if (!verdict.ok) {
       const from = request.socket.remoteAddress ?? '?';
       const origin = typeof request.headers.origin === 'string' ? request.headers.origin : null;
-      this.#logRefusal(
+      this.#refusals.note(
         origin ?? from,
         `refused a connection from ${origin ?? `${from} (no origin)`}: ${verdict.status === 'close' ? verdict.closeCode : verdict.status} (${verdict.reason})`,
       );

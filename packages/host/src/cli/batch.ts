@@ -1,0 +1,76 @@
+/** `toolwire batch FILE`: calls run in order by the page; a table of what each answered. */
+import type { Readable } from 'node:stream';
+import { CliFailure, clientCommand, readJsonArgument, readText } from './client.js';
+import { EXIT } from './command.js';
+import type { Loose } from './format.js';
+import { clip, formatTable, printLine } from './format.js';
+
+async function readStdin(stdin: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stdin) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export const batch = clientCommand({
+  name: 'batch',
+  synopsis: 'batch FILE',
+  summary: [
+    'Run a batch of calls (a JSON array of {toolId, arguments}, or',
+    '{calls: [...]}); FILE may be - for stdin.',
+  ],
+  options: ['session', 'continue-on-error'],
+  positional: { label: 'FILE', field: 'file' },
+  async run({ args, io, session, control, out, json }) {
+    const file = args.file as string;
+    const text = file === '-' ? await readStdin(io.stdin) : readText(file);
+    const batch = readJsonArgument(text, file === '-' ? 'stdin' : file) as Loose;
+    const calls = Array.isArray(batch) ? batch : batch?.calls;
+    if (!Array.isArray(calls)) {
+      throw new CliFailure(
+        EXIT.usage,
+        'a batch file is a JSON array of calls, or {"calls": [...]}',
+      );
+    }
+    const continueOnError = args.continueOnError ?? batch?.continueOnError === true;
+    const answer = await control('/v1/batch', {
+      ...session,
+      calls,
+      ...(continueOnError ? { continueOnError: true } : {}),
+    });
+    const result = answer.result;
+    if (args.json) {
+      json(answer);
+    } else {
+      out(
+        formatTable(
+          ['#', 'TOOL', 'OK', 'RESULT'],
+          result.results.map((item: Loose) => [
+            String(item.index),
+            String(item.toolId ?? '-'),
+            item.success ? 'yes' : 'no',
+            item.success
+              ? clip(
+                  typeof item.result === 'string'
+                    ? item.result
+                    : (JSON.stringify(item.result) ?? 'null'),
+                  70,
+                )
+              : clip(`${item.error?.code}: ${item.error?.message}`, 70),
+          ]),
+        ),
+      );
+      out(
+        `${result.completed} of ${result.requested} completed${result.stoppedEarly ? ', stopped early' : ''}\n`,
+      );
+    }
+    if (!result.success) {
+      const failed = result.results.find((item: Loose) => !item.success);
+      printLine(
+        io.stderr,
+        `toolwire: batch call ${failed?.index ?? '?'} failed: ${failed?.error?.code ?? 'error'}: ${failed?.error?.message ?? ''}`,
+      );
+      return EXIT.failed;
+    }
+    return EXIT.ok;
+  },
+});

@@ -1,0 +1,42 @@
+/** `toolwire call TOOL_ID`: one tool call; its message, result and evidence as bodies. */
+import { escapeBody, escapeLine } from '../shared/terminal-text.js';
+import { CliFailure, clientCommand, readJsonArgument } from './client.js';
+import { EXIT } from './command.js';
+import type { Loose } from './format.js';
+import { render } from './format.js';
+
+export const call = clientCommand({
+  name: 'call',
+  synopsis: 'call TOOL_ID',
+  summary: ['Call a tool.'],
+  options: ['session', 'args', 'after'],
+  positional: { label: 'TOOL_ID', field: 'toolId' },
+  async run({ args, session, control, out, json }) {
+    const callArgs = args.args === undefined ? {} : readJsonArgument(args.args, '--args');
+    if (callArgs === null || typeof callArgs !== 'object' || Array.isArray(callArgs)) {
+      throw new CliFailure(EXIT.usage, '--args must be a JSON object');
+    }
+    const answer = await control('/v1/call', {
+      ...session,
+      toolId: args.toolId,
+      arguments: callArgs,
+      ...(args.after?.length ? { after: { include: args.after } } : {}),
+    });
+    if (args.json) {
+      json(answer);
+      return EXIT.ok;
+    }
+    const result = answer.result;
+    if (result.message) out(`${escapeBody(String(result.message))}\n`);
+    out(`${render(result.result)}\n`);
+    if (result.evidence) {
+      for (const [key, evidence] of Object.entries(result.evidence)) {
+        const shown = (evidence as Loose).success
+          ? (evidence as Loose).result
+          : (evidence as Loose).error;
+        out(`\n${escapeLine(key)}:\n${render(shown)}\n`);
+      }
+    }
+    return EXIT.ok;
+  },
+});

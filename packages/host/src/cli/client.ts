@@ -1,0 +1,231 @@
+/**
+ * What the client commands (sessions, tools, call, batch, pair, revoke) share: finding the
+ * running host, asking its control API through the one client (control/client.ts), and reading
+ * every failure as one line on stderr and an exit code (EXIT):
+ *
+ * - 3 (noHost): no state file or secret, nothing answers, the host refused us, closed the
+ *   connection on a request that runs nothing, or has no such session;
+ * - 4 (outcomeUnknown): the connection broke after a call or batch was sent: the tool may have
+ *   run, so saying "no host" would invite a blind retry;
+ * - 2 (usage): a malformed request, or several sessions and no --session;
+ * - 1 (failed): the tool or the protocol said no.
+ */
+import { readFileSync } from 'node:fs';
+import type { ControlTarget } from '../control/client.js';
+import { actsOnPage, ControlFailure, sendControl } from '../control/client.js';
+import { controlStatePath, readControlState, StateFileError } from '../control/state-file.js';
+import { stringifySafe } from '../shared/terminal-text.js';
+import { CLIENT_FLAGS, readClientArgs } from './args.js';
+import type { ClientArgs, Command, CommandIo, Env } from './command.js';
+import { EXIT, UsageError } from './command.js';
+import type { Loose } from './format.js';
+import { printLine } from './format.js';
+
+/** An error with its exit code and the one line to print (escaped when printed). */
+export class CliFailure extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+    /** What `--json` prints instead of the default `{ok: false, error}`. */
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Where the control API is and its secret. The state file is read only when needed, and its
+ * secret goes only to the address it names: `--host-url elsewhere` never carries it away.
+ */
+export function resolveTarget(args: ClientArgs, env: Env): ControlTarget {
+  const given = args.hostUrl ?? env.TOOLWIRE_HOST;
+  const givenToken = args.token ?? env.TOOLWIRE_CONTROL_TOKEN;
+  let state: ReturnType<typeof readControlState>;
+  if (given === undefined || givenToken === undefined) {
+    try {
+      state = readControlState(controlStatePath(env));
+    } catch (error) {
+      if (error instanceof StateFileError) throw new CliFailure(EXIT.noHost, error.message);
+      throw error;
+    }
+  }
+  const url = given ?? state?.controlUrl;
+  if (!url) {
+    throw new CliFailure(
+      EXIT.noHost,
+      'no toolwire host is running (start one with "toolwire host", or set TOOLWIRE_HOST)',
+    );
+  }
+  const token = givenToken ?? (state && state.controlUrl === url ? state.token : undefined);
+  if (!token) {
+    throw new CliFailure(
+      EXIT.noHost,
+      `no control secret for the host at ${url} (pass --token or set TOOLWIRE_CONTROL_TOKEN)`,
+    );
+  }
+  return { url, token };
+}
+
+/** One control API request; its failures as CliFailures with their exit codes (the header). */
+export async function control(
+  target: ControlTarget,
+  path: string,
+  body?: object,
+): Promise<Record<string, Loose>> {
+  try {
+    return await sendControl(target, path, body);
+  } catch (error) {
+    if (!(error instanceof ControlFailure)) throw error;
+    throw cliFailureOf(error, target, path);
+  }
+}
+
+function cliFailureOf(failure: ControlFailure, target: ControlTarget, path: string): CliFailure {
+  if (failure.kind === 'cut' && actsOnPage(path)) {
+    const what = path === '/v1/call' ? 'call' : 'batch';
+    return new CliFailure(
+      EXIT.outcomeUnknown,
+      `the connection to the host at ${target.url} broke during the ${what} (${failure.reason}): its outcome is unknown, the tool may have run`,
+      {
+        ok: false,
+        error: {
+          code: 'outcome_unknown',
+          message: `The connection to the host broke during the ${what}; the tool may have run.`,
+        },
+      },
+    );
+  }
+  if (failure.kind === 'cut') {
+    return new CliFailure(
+      EXIT.noHost,
+      `the host at ${target.url} closed the connection (${failure.reason})`,
+    );
+  }
+  if (failure.kind === 'unreachable') {
+    return new CliFailure(
+      EXIT.noHost,
+      `no toolwire host answers at ${target.url} (start one with "toolwire host")`,
+    );
+  }
+  if (failure.kind === 'not-a-host') {
+    return new CliFailure(EXIT.noHost, `${target.url} is not a toolwire host`);
+  }
+  const { status, answer } = failure as { status: number; answer: Record<string, Loose> };
+  if (status === 401 || status === 403) {
+    return new CliFailure(
+      EXIT.noHost,
+      `the host at ${target.url} refused us: ${answer?.error?.message ?? status}`,
+      answer,
+    );
+  }
+  const code = String(answer?.error?.code ?? status);
+  const message = `${code}: ${answer?.error?.message ?? 'the host failed'}`;
+  if (code === 'session_not_connected') return new CliFailure(EXIT.noHost, message, answer);
+  if (status === 400 || status === 409) return new CliFailure(EXIT.usage, message, answer);
+  return new CliFailure(EXIT.failed, message, answer);
+}
+
+/** A file's text, or a usage failure naming it. */
+export function readText(path: string, what = path): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliFailure(
+      EXIT.usage,
+      `cannot read ${what}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
+  }
+}
+
+/** JSON given inline, or `@file`. */
+export function readJsonArgument(value: string, what: string): unknown {
+  const text = value.startsWith('@')
+    ? readText(value.slice(1), `${what} file ${value.slice(1)}`)
+    : value;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new CliFailure(EXIT.usage, `${what} is not valid JSON`);
+  }
+}
+
+/** What a client command's `run` gets. */
+export interface ClientContext {
+  args: ClientArgs;
+  io: CommandIo;
+  /** `{session}` for a request body when --session was given, else nothing. */
+  session: { session?: string };
+  /** Asks the control API (the target resolved once). */
+  control(path: string, body?: object): Promise<Record<string, Loose>>;
+  out(text: string): void;
+  /** --json output: still JSON, but C1 and bidi controls (left raw by JSON) as \uXXXX. */
+  json(value: unknown): void;
+}
+
+export interface ClientCommandSpec {
+  name: string;
+  synopsis: string;
+  summary: readonly string[];
+  /** Its options beside CLIENT_FLAGS. */
+  options?: readonly string[];
+  /** Its one positional argument: its name in messages, and the ClientArgs field it fills. */
+  positional?: { label: string; field: 'toolId' | 'file' | 'session' };
+  /** Prints its answer; resolves with the exit code. Throw CliFailure to fail. */
+  run(context: ClientContext): Promise<number>;
+}
+
+/** A client command from its spec: the shared options, parsing and failure handling. */
+export function clientCommand(spec: ClientCommandSpec): Command {
+  const options = [...CLIENT_FLAGS, ...(spec.options ?? [])];
+  return {
+    name: spec.name,
+    synopsis: spec.synopsis,
+    summary: spec.summary,
+    group: 'client',
+    options: () => options,
+    parse(extra, values) {
+      const positional = spec.positional;
+      if (positional && extra.length === 0) {
+        throw new UsageError(`toolwire ${spec.name} needs ${positional.label}.`);
+      }
+      const unexpected = extra[positional ? 1 : 0];
+      if (unexpected !== undefined) throw new UsageError(`Unexpected argument "${unexpected}".`);
+      const client = readClientArgs(values);
+      if (positional) client[positional.field] = extra[0] as string;
+      return { command: spec.name, options: {}, quiet: false, client };
+    },
+    run: async (parsed, io) => {
+      const args = parsed.client as ClientArgs;
+      const json = (value: unknown) => io.stdout.write(`${stringifySafe(value)}\n`);
+      try {
+        const target = resolveTarget(args, io.env);
+        return await spec.run({
+          args,
+          io,
+          session: args.session === undefined ? {} : { session: args.session },
+          control: (path, body) => control(target, path, body),
+          out: (text) => io.stdout.write(text),
+          json,
+        });
+      } catch (error) {
+        if (!(error instanceof CliFailure)) {
+          printLine(io.stderr, `toolwire: ${(error as Error)?.message ?? String(error)}`);
+          return EXIT.failed;
+        }
+        if (args.json) {
+          json(
+            error.body ?? {
+              ok: false,
+              error: {
+                code: error.exitCode === EXIT.noHost ? 'no_host' : 'usage',
+                message: error.message,
+              },
+            },
+          );
+        }
+        printLine(io.stderr, `toolwire: ${error.message}`);
+        return error.exitCode;
+      }
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * What a `toolwire` subcommand is (one file each; commands.ts lists them), what it reads, and
+ * the exit codes every one of them shares.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { HostOptions } from '../server/host.js';
+
+/**
+ * Exit codes of every command. `outcomeUnknown`: the connection to the host broke after a call
+ * or batch was sent (the host died mid-call): the tool may or may not have run.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, noHost: 3, outcomeUnknown: 4 } as const;
+
+export type Env = Record<string, string | undefined>;
+
+export interface CommandIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: Env;
+  /** Registers what to do on SIGINT/SIGTERM. */
+  onSignal?: (handler: () => void) => void;
+}
+
+/** A command line that does not fit: printed with a pointer to --help, exit 2. */
+export class UsageError extends Error {}
+
+/** The option values node:util parseArgs read (args.ts OPTIONS). */
+export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** What a client command (sessions, tools, call, ...) read from its command line. */
+export interface ClientArgs {
+  json: boolean;
+  hostUrl?: string;
+  token?: string;
+  session?: string;
+  detail?: 'index' | 'full';
+  query?: string;
+  toolId?: string;
+  /** The raw --args value (JSON, or @file). */
+  args?: string;
+  after?: string[];
+  file?: string;
+  continueOnError?: boolean;
+  /** pair: the page the link is for. */
+  page?: string;
+}
+
+export interface ParsedCommand {
+  /** A command's name, or `help` / `version` (-h, -v). */
+  command: string;
+  options: HostOptions;
+  page?: string;
+  quiet: boolean;
+  controlPort?: number;
+  client?: ClientArgs;
+  /** `mcp --attach`: the running host to use (resolved like the client commands'). */
+  attach?: ClientArgs;
+}
+
+/** One subcommand: its entry in the help, the options it takes, how it reads them and runs. */
+export interface Command {
+  readonly name: string;
+  /** Its entry under "Commands:" in the help: `synopsis`, then what it does (lines). */
+  readonly synopsis: string;
+  readonly summary: readonly string[];
+  /** The help's option list it takes its options from. */
+  readonly group: 'host' | 'client';
+  /** The options it accepts (names in OPTIONS); `values` decides for `mcp --attach`. */
+  options(values: OptionValues): readonly string[];
+  /** Its arguments, read (UsageError when they do not fit). */
+  parse(extra: string[], values: OptionValues, env: Env): ParsedCommand;
+  /** Runs it; resolves with the exit code. */
+  run(parsed: ParsedCommand, io: CommandIo): Promise<number>;
+}

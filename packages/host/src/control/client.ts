@@ -1,0 +1,227 @@
+/**
+ * The one client of the control API (server.ts), shared by the CLI's commands and by
+ * `toolwire mcp --attach` (issue 13 part 9).
+ *
+ * 1. One HTTP exchange per request, over a connection of its own (no keep-alive pool that could
+ *    silently resend a call on a fresh socket).
+ * 2. Whatever stops an answer becomes a ControlFailure whose `kind` says what is known:
+ *    `unreachable` (no connection was made: the request never reached a host), `cut` (connected,
+ *    then broken before a whole answer: the host may have acted on it), `not-a-host` (an answer
+ *    that is not the control API's JSON), or `refused` (the API's own `{ok: false, error}`).
+ * 3. Callers read a failure their own way: the CLI as exit codes (cli/client.ts: 3 no host,
+ *    4 outcome unknown), the MCP bridge as ToolProtocolErrors (`controlRequest` below).
+ */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { JsonValue } from '@toolwire/protocol';
+import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
+
+export interface ControlTarget {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  /** The control secret (never the page token). */
+  token: string;
+}
+
+/** The control API's `{ok: true, ...}` answer. */
+export type ControlAnswer = Record<string, unknown>;
+
+export type ControlFailureKind = 'unreachable' | 'cut' | 'not-a-host' | 'refused';
+
+/** The `error` of an `{ok: false}` answer, as the server writes it. */
+export interface ControlErrorBody {
+  code: string;
+  message: string;
+  retryable: boolean;
+  details: JsonValue | null;
+}
+
+/** A request that brought no `{ok: true}` answer; `kind` says how far it got (header 2). */
+export class ControlFailure extends Error {
+  override name = 'ControlFailure';
+  readonly kind: ControlFailureKind;
+  /** The HTTP status, when an answer came. */
+  readonly status: number | undefined;
+  /** The answer as sent (`refused`): `{ok: false, error}`. */
+  readonly answer: Record<string, unknown> | undefined;
+  /** Why the connection failed or broke (`unreachable`, `cut`): an errno code or a message. */
+  readonly reason: string | undefined;
+
+  constructor(
+    kind: ControlFailureKind,
+    message: string,
+    details: { status?: number; answer?: Record<string, unknown>; reason?: string } = {},
+  ) {
+    super(message);
+    this.kind = kind;
+    this.status = details.status;
+    this.answer = details.answer;
+    this.reason = details.reason;
+  }
+
+  /** The API's error (`refused`), its fields read defensively. */
+  get error(): ControlErrorBody {
+    const error = isPlainObject(this.answer?.error) ? this.answer.error : {};
+    return {
+      code: typeof error.code === 'string' ? error.code : `http_${this.status ?? 0}`,
+      message: typeof error.message === 'string' ? error.message : '',
+      retryable: error.retryable === true,
+      details: (error.details ?? null) as JsonValue | null,
+    };
+  }
+}
+
+/** Paths whose request may make a page run a tool: a cut there leaves the outcome unknown. */
+export function actsOnPage(path: string): boolean {
+  return path === '/v1/call' || path === '/v1/batch';
+}
+
+function errorCodeOf(error: unknown): string {
+  return (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
+}
+
+/**
+ * One request to the control API: `body` makes it a POST. Resolves the `{ok: true}` answer;
+ * rejects with a ControlFailure, or with the abort reason when `signal` aborts it.
+ */
+export function sendControl(
+  target: ControlTarget,
+  path: string,
+  body?: object,
+  signal?: AbortSignal,
+): Promise<ControlAnswer> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    let connected = false;
+    const broken = (error: unknown) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const reason = errorCodeOf(error);
+      reject(
+        connected
+          ? new ControlFailure(
+              'cut',
+              `the host at ${target.url} closed the connection (${reason})`,
+              {
+                reason,
+              },
+            )
+          : new ControlFailure('unreachable', `no toolwire host answers at ${target.url}`, {
+              reason,
+            }),
+      );
+    };
+    const answered = (status: number, text: string) => {
+      let answer: unknown;
+      try {
+        answer = JSON.parse(text);
+      } catch {
+        answer = undefined;
+      }
+      if (!isPlainObject(answer)) {
+        reject(
+          new ControlFailure('not-a-host', `${target.url} is not a toolwire host`, { status }),
+        );
+      } else if (answer.ok === true) {
+        resolve(answer);
+      } else {
+        const error = isPlainObject(answer.error) ? answer.error : {};
+        const message = typeof error.message === 'string' ? error.message : '';
+        reject(new ControlFailure('refused', message, { status, answer }));
+      }
+    };
+    try {
+      const url = new URL(path, target.url);
+      const text = body === undefined ? undefined : JSON.stringify(body);
+      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const request = send(
+        url,
+        {
+          method: text === undefined ? 'GET' : 'POST',
+          agent: false,
+          headers: {
+            Authorization: `Bearer ${target.token}`,
+            ...(text === undefined
+              ? {}
+              : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) }),
+          },
+          ...(signal ? { signal } : {}),
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            answered(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')),
+          );
+          response.on('error', broken);
+          response.on('close', () => {
+            if (!response.complete) broken(new Error('the answer was cut short'));
+          });
+        },
+      );
+      request.on('socket', (socket) => {
+        if (!socket.connecting) connected = true;
+        socket.once('connect', () => {
+          connected = true;
+        });
+      });
+      request.on('error', broken);
+      request.end(text);
+    } catch (error) {
+      broken(error); // an address no request can go to (TOOLWIRE_HOST is not checked early)
+    }
+  });
+}
+
+/**
+ * One control API request, its failures as ToolProtocolErrors (what the MCP bridge reports):
+ * the host's own code when it answered; `session_not_connected` (retryable) when no host could
+ * be reached; `tool_transport_closed` when the connection broke, not retryable for a call (it
+ * may have run) and retryable otherwise.
+ */
+export async function controlRequest(
+  target: ControlTarget,
+  path: string,
+  body?: object,
+  signal?: AbortSignal,
+): Promise<ControlAnswer> {
+  try {
+    return await sendControl(target, path, body, signal);
+  } catch (error) {
+    if (!(error instanceof ControlFailure)) throw error;
+    throw toolErrorOf(error, path);
+  }
+}
+
+function toolErrorOf(failure: ControlFailure, path: string): ToolProtocolError {
+  if (failure.kind === 'refused') {
+    const { code, message, retryable, details } = failure.error;
+    return new ToolProtocolError(code, message, { retryable, details });
+  }
+  if (failure.kind === 'unreachable') {
+    return new ToolProtocolError('session_not_connected', 'No toolwire host answers.', {
+      retryable: true,
+      cause: failure,
+    });
+  }
+  if (failure.kind === 'cut' && actsOnPage(path)) {
+    // Connected, then cut (the host died mid-call): the call may have run.
+    return new ToolProtocolError(
+      'tool_transport_closed',
+      'The connection to the toolwire host failed during the call; its outcome is unknown (the tool may have run).',
+      { retryable: false, cause: failure },
+    );
+  }
+  if (failure.kind === 'cut') {
+    return new ToolProtocolError('tool_transport_closed', failure.message, {
+      retryable: true,
+      cause: failure,
+    });
+  }
+  return new ToolProtocolError('tool_protocol_bridge_failed', failure.message, { cause: failure });
+}

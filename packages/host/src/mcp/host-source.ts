@@ -1,0 +1,77 @@
+/**
+ * The MCP bridge's tools from the host in this process (`toolwire mcp`): every open session's
+ * granted tools, after a short, bounded refresh of each catalog when the bridge lists.
+ */
+import { POLICY_RANK, ToolProtocolError } from '@toolwire/protocol';
+import type { HostTool } from '../catalog/cache.js';
+import type { Host } from '../server/host.js';
+import { guardName } from '../server/session.js';
+import { within } from '../shared/within.js';
+import type { McpSourceTool, McpToolSource, McpWithheldTool } from './source.js';
+import { withheldTools } from './source.js';
+
+const LIST_REFRESH_BOUND_MS = 2000;
+
+/** The tools of a host in this process. */
+export function hostToolSource(host: Host): McpToolSource {
+  let withheld: McpWithheldTool[] = [];
+  return {
+    withheld: () => withheld,
+    async tools(refresh) {
+      if (refresh) {
+        await within(
+          LIST_REFRESH_BOUND_MS,
+          Promise.all(host.sessions.map((session) => session.refresh().catch(() => undefined))),
+        );
+      }
+      const entries: McpSourceTool[] = [];
+      const held: McpWithheldTool[] = [];
+      for (const session of host.sessions) {
+        if (!session.isOpen) continue;
+        const pageUrl = session.info?.page.url ?? null;
+        const ungranted: HostTool[] = [];
+        for (const tool of session.tools()) {
+          // A tool above the grant would only be refused: it is not offered.
+          if (POLICY_RANK[tool.policy] > POLICY_RANK[session.grant]) {
+            ungranted.push(tool);
+            continue;
+          }
+          entries.push({
+            sessionId: session.id,
+            connectedAt: +session.connectedAt,
+            pageUrl: session.info?.page.url ?? null,
+            tool,
+          });
+        }
+        const guard = session.pageGuard;
+        held.push(
+          ...withheldTools(
+            {
+              id: session.id,
+              pageUrl,
+              guard: guard ? guardName(guard) : null,
+              hidden: guard?.hidden ?? [],
+              grant: session.grant,
+            },
+            ungranted,
+          ),
+        );
+      }
+      withheld = held;
+      return entries;
+    },
+    async call(entry, args, signal) {
+      const session = host.session(entry.sessionId);
+      if (!session?.isOpen) {
+        throw new ToolProtocolError('tool_transport_closed', 'The page has disconnected.');
+      }
+      return session.call(entry.tool.id, args, { signal });
+    },
+    onChange(listener) {
+      const off = [host.on('catalog', listener), host.on('sessionclose', listener)];
+      return () => {
+        for (const unsubscribe of off) unsubscribe();
+      };
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * Where the MCP bridge finds page tools (bridge.ts reads only this interface): the host in this
+ * process (host-source.ts), or a running host's control API (control-source.ts, `mcp --attach`).
+ *
+ * A source also names the page tools it does not offer, and why: the page's own guard keeps
+ * them off the wire, or their policy is above the host's grant. A call to such a name explains
+ * that instead of "Unknown tool" (issue 13).
+ */
+import type { ResultPayload } from '@toolwire/protocol';
+import { ToolProtocolError } from '@toolwire/protocol';
+import type { HostTool } from '../catalog/cache.js';
+
+/** One page tool the bridge may offer, wherever it comes from. */
+export interface McpSourceTool {
+  sessionId: string;
+  /** Milliseconds since the epoch: the newest session wins a shared id. */
+  connectedAt: number;
+  pageUrl: string | null;
+  tool: HostTool;
+}
+
+/** A page tool the bridge does not offer, and why (the header). */
+export interface McpWithheldTool {
+  sessionId: string;
+  pageUrl: string | null;
+  id: string;
+  policy: string;
+  reason: 'page_guard' | 'grant';
+  /** The page's guard (page_guard) or the host's grant (grant). */
+  limit: string;
+}
+
+/** Where the bridge finds tools: the host in this process, or a running one's control API. */
+export interface McpToolSource {
+  /** The granted tools of every open session; `refresh` brings catalogs up to date first. */
+  tools(refresh: boolean): Promise<McpSourceTool[]>;
+  /** The tools of every open session that are not offered (as of the last `tools()`). */
+  withheld?(): McpWithheldTool[];
+  call(
+    entry: McpSourceTool,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<ResultPayload>;
+  /** Calls `listener` when a session or a catalog may have changed. */
+  onChange(listener: () => void): () => void;
+  close?(): void;
+}
+
+/** One session's withheld tools: those its guard hides, then those above the host's grant. */
+export function withheldTools(
+  session: {
+    id: string;
+    pageUrl: string | null;
+    guard: string | null;
+    hidden: readonly { id: string; policy: string }[];
+    grant: string;
+  },
+  ungranted: readonly { id: string; policy: string }[],
+): McpWithheldTool[] {
+  const entry = (tool: { id: string; policy: string }, reason: McpWithheldTool['reason']) => ({
+    sessionId: session.id,
+    pageUrl: session.pageUrl,
+    id: tool.id,
+    policy: tool.policy,
+    reason,
+    limit: reason === 'page_guard' ? (session.guard ?? 'unknown') : session.grant,
+  });
+  return [
+    ...session.hidden.map((tool) => entry(tool, 'page_guard')),
+    ...ungranted.map((tool) => entry(tool, 'grant')),
+  ];
+}
+
+/** "2 tools hidden by the page's guard (read-only): a, b; 1 above the grant (read): c". */
+export function withheldSummary(withheld: readonly McpWithheldTool[]): string {
+  const parts: string[] = [];
+  for (const reason of ['page_guard', 'grant'] as const) {
+    const tools = withheld.filter((tool) => tool.reason === reason);
+    if (tools.length === 0) continue;
+    const limits = [...new Set(tools.map((tool) => tool.limit))].join(', ');
+    const count = `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
+    const ids = tools
+      .slice(0, 8)
+      .map((tool) => tool.id)
+      .join(', ');
+    const more = tools.length > 8 ? `, ${tools.length - 8} more` : '';
+    parts.push(
+      reason === 'page_guard'
+        ? `${count} hidden by the page's guard (${limits}): ${ids}${more}`
+        : `${count} above the host's grant (${limits}): ${ids}${more}`,
+    );
+  }
+  return parts.join('; ');
+}
+
+/** What a call to a withheld tool answers. */
+export function withheldError(tool: McpWithheldTool): ToolProtocolError {
+  const details = { toolId: tool.id, policy: tool.policy, sessionId: tool.sessionId };
+  if (tool.reason === 'page_guard') {
+    return new ToolProtocolError(
+      'tool_hidden_by_page_guard',
+      `Tool "${tool.id}" (policy ${tool.policy}) is hidden by the page's guard (${tool.limit}); the page's author sets the guard (data-toolwire-guard on its script tag, or connect({ guard })).`,
+      { details: { ...details, guard: tool.limit } },
+    );
+  }
+  return new ToolProtocolError(
+    'tool_policy_not_granted',
+    `Tool "${tool.id}" has policy "${tool.policy}"; this host is granted up to "${tool.limit}". Restart it with --max-tool-policy ${tool.policy} to allow it.`,
+    { details: { ...details, maxToolPolicy: tool.limit } },
+  );
+}
