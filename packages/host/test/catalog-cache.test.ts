@@ -1,6 +1,6 @@
 import type { CatalogPayload, QueryPayload } from '@toolwire/protocol';
 import { describe, expect, it } from 'vitest';
-import { CatalogCache } from '../src/index.js';
+import { CatalogCache } from '../src/internal.js';
 
 // Scripted pages: each query gets the next answer; what the cache asked is kept.
 function scripted(answers: CatalogPayload[]) {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { parseCommand, runCommand } from '../src/index.js';
+import { runCommand } from '../src/index.js';
+import { parseCommand } from '../src/internal.js';
 import { FakePage, until } from './helpers.js';
 
 describe('parseCommand', () => {

@@ -10,7 +10,7 @@ import type { AddressInfo, Server as NetServer } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { controlRequest, readControlState } from '../src/index.js';
+import { controlRequest, readControlState } from '../src/internal.js';
 import { cli, hostInProcess, tempDir } from './cli-helpers.js';
 import { FakePage, tool, until } from './helpers.js';
 

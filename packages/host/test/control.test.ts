@@ -6,14 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createHost, runCommand } from '../src/index.js';
 import {
   controlRequest,
-  createHost,
   formatTable,
   readControlState,
-  runCommand,
   startControlServer,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { FakePage, tool, until } from './helpers.js';
 
 // The client commands in-process against `toolwire host` run in-process (the built bin as a

@@ -11,4 +11,30 @@ describe('@toolwire/host', () => {
     expect(Object.getOwnPropertyNames(globalThis).filter((name) => !globals.has(name))).toEqual([]);
     expect(servers()).toBe(before);
   });
+
+  it('exports what a program that runs a host calls, and nothing else', async () => {
+    const api = await import('../src/index.js');
+    // Helpers for tests and sibling packages live in ../src/internal.js: a name added here is a
+    // decision about the public API, not a convenience.
+    expect(Object.keys(api).sort()).toEqual([
+      'EXIT',
+      'HOST_ERROR_CODES',
+      'Host',
+      'HostSession',
+      'createHost',
+      'createMcpBridge',
+      'publishControl',
+      'runCommand',
+    ]);
+  });
+
+  it('the internal entry point is separate and does not repeat the public names', async () => {
+    const api = await import('../src/index.js');
+    const internal = await import('../src/internal.js');
+    expect(Object.keys(internal).length).toBeGreaterThan(0);
+    expect(Object.keys(internal).filter((name) => name in api)).toEqual([]);
+    const manifest = (await import('../package.json', { with: { type: 'json' } })).default;
+    expect(Object.keys(manifest.exports)).toEqual(['.', './internal']);
+    expect(manifest.exports['./internal'].default).toBe('./src/internal.ts');
+  });
 });

@@ -4,7 +4,8 @@ import type { InflateText } from '@toolwire/protocol';
 import { decodePayload, encodePayload, inflateToText, ToolProtocolError } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Host } from '../src/index.js';
-import { createHost, NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from '../src/index.js';
+import { createHost } from '../src/index.js';
+import { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from '../src/internal.js';
 import { FakePage, tool } from './helpers.js';
 
 function wrapper(gzipBytes: Uint8Array, originalByteCount = 1) {

@@ -2,7 +2,8 @@ import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Host, HostOptions, McpBridge } from '../src/index.js';
-import { createHost, createMcpBridge, MCP_PROTOCOL_VERSIONS, mcpToolName } from '../src/index.js';
+import { createHost, createMcpBridge } from '../src/index.js';
+import { MCP_PROTOCOL_VERSIONS, mcpToolName } from '../src/internal.js';
 import { FakePage, tool, until } from './helpers.js';
 
 let host: Host | undefined;

@@ -6,7 +6,8 @@ import { createLinkedPair, SESSION_CLOSE, sessionPing } from '@toolwire/protocol
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Host } from '../src/index.js';
-import { authorizeUpgrade, createHost, HostSession, Pairing } from '../src/index.js';
+import { createHost, HostSession } from '../src/index.js';
+import { authorizeUpgrade, Pairing } from '../src/internal.js';
 import { FakePage, tool, until } from './helpers.js';
 
 const A = 'http://a.test';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readControlState } from '../src/index.js';
+import { readControlState } from '../src/internal.js';
 import { cli, hostInProcess, RAW_CONTROL, tempDir } from './cli-helpers.js';
 import { FakePage, type FakePageOptions, tool, until } from './helpers.js';
 

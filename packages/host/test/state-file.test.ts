@@ -18,7 +18,7 @@ import {
   controlStatePath,
   readControlState,
   writeControlState,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { cli, hostInProcess, tempDir } from './cli-helpers.js';
 import { FakePage, tool } from './helpers.js';
 

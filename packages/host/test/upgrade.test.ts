@@ -2,7 +2,8 @@ import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Host } from '../src/index.js';
-import { authorizeUpgrade, createHost, createToken, redactUrl, tokensEqual } from '../src/index.js';
+import { createHost } from '../src/index.js';
+import { authorizeUpgrade, createToken, redactUrl, tokensEqual } from '../src/internal.js';
 import { FakePage } from './helpers.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
