@@ -21,11 +21,11 @@
 import type { IncomingMessage } from 'node:http';
 import type { CallPayload, JsonValue } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
-import { matchesQuery } from '../catalog/search.js';
+import { matchesSearch, searchTerms } from '../catalog/search.js';
 import type { Host } from '../server/host.js';
 import type { HostSession } from '../server/session.js';
 import { within } from '../shared/within.js';
-import { describeTool, summarizeSession, watchReady } from './views.js';
+import { summarizeSession, summarizeTool, watchReady } from './views.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** How long `GET /v1/sessions` waits for first catalogs, in all. */
@@ -256,11 +256,11 @@ export function controlRoutes(host: Host): ControlRoutes {
         throw new ControlError(400, 'bad_request', 'detail is "index" or "full".');
       }
       await fresh(session);
-      const query = typeof body.query === 'string' ? body.query : '';
+      const terms = searchTerms(typeof body.query === 'string' ? body.query : '');
       const tools = session
         .tools()
-        .filter((tool) => query === '' || matchesQuery(tool, query))
-        .map((tool) => describeTool(tool, session, detail));
+        .filter((tool) => matchesSearch(tool, terms))
+        .map((tool) => summarizeTool(tool, session, detail));
       return [200, { ok: true, session: summarizeSession(session), tools }];
     }
     await session.ready;

@@ -5,7 +5,6 @@
  * A session's tool count is null until its first catalog refresh has settled, so a listing
  * never waits on a silent page (routes.ts bounds that wait).
  */
-import { POLICY_RANK } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import type { HostSession } from '../server/session.js';
 import { guardName } from '../server/session.js';
@@ -59,7 +58,7 @@ export function summarizeSession(session: HostSession): SessionSummary {
 }
 
 /** A tool as the control API shows it (`full` adds the definition). */
-export function describeTool(
+export function summarizeTool(
   tool: HostTool,
   session: HostSession,
   detail: 'index' | 'full',
@@ -70,7 +69,7 @@ export function describeTool(
     description: tool.description,
     category: tool.category,
     policy: tool.policy,
-    granted: POLICY_RANK[tool.policy] <= POLICY_RANK[session.grant],
+    granted: session.grants(tool.policy),
     available: tool.runtime === undefined,
   };
   if (tool.runtime) entry.runtime = tool.runtime;

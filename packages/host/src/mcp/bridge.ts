@@ -23,6 +23,7 @@ import type { JsonValue, ResultPayload } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import { Host } from '../server/host.js';
+import { VERSION } from '../shared/version.js';
 import { hostToolSource } from './host-source.js';
 import type { McpSourceTool, McpToolSource } from './source.js';
 import { withheldError, withheldSummary } from './source.js';
@@ -77,7 +78,8 @@ function originOf(url: string | null): string | undefined {
   }
 }
 
-function describeTool(name: string, entry0: McpSourceTool): Record<string, unknown> {
+/** A page tool as `tools/list` lists it under `name`. */
+function mcpToolDefinition(name: string, entry0: McpSourceTool): Record<string, unknown> {
   const tool = entry0.tool;
   // A frame's tool (a widget of another origin) says so where a person reads it: the title and
   // the end of the description.
@@ -189,7 +191,7 @@ export function createMcpBridge(
     if (withheld.length > 0 && told !== toldWithheld) log(`mcp: ${withheldSummary(withheld)}`);
     toldWithheld = told;
     return {
-      tools: [...names].map(([name, entry]) => describeTool(name, entry)),
+      tools: [...names].map(([name, entry]) => mcpToolDefinition(name, entry)),
       // MCP allows _meta on a result: clients that show it see why a page's tool is missing.
       ...(withheld.length > 0
         ? { _meta: { 'toolwire/withheld': withheld, 'toolwire/note': withheldSummary(withheld) } }
@@ -205,7 +207,7 @@ export function createMcpBridge(
     ]);
     const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = types;
     const server = new Server(
-      { name: options.serverName ?? 'toolwire', version: options.serverVersion ?? '0.1.0' },
+      { name: options.serverName ?? 'toolwire', version: options.serverVersion ?? VERSION },
       {
         capabilities: { tools: { listChanged: true } },
         instructions:

@@ -2,7 +2,7 @@
  * The MCP bridge's tools from the host in this process (`toolwire mcp`): every open session's
  * granted tools, after a short, bounded refresh of each catalog when the bridge lists.
  */
-import { POLICY_RANK, ToolProtocolError } from '@toolwire/protocol';
+import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import type { Host } from '../server/host.js';
 import { guardName } from '../server/session.js';
@@ -32,7 +32,7 @@ export function hostToolSource(host: Host): McpToolSource {
         const ungranted: HostTool[] = [];
         for (const tool of session.tools()) {
           // A tool above the grant would only be refused: it is not offered.
-          if (POLICY_RANK[tool.policy] > POLICY_RANK[session.grant]) {
+          if (!session.grants(tool.policy)) {
             ungranted.push(tool);
             continue;
           }

@@ -272,6 +272,11 @@ export class HostSession extends Emitter<SessionEvents> {
     return this.catalog.list();
   }
 
+  /** True when the grant covers `policy`: this host calls such a tool (requirement 3). */
+  grants(policy: ToolPolicy): boolean {
+    return POLICY_RANK[policy] <= POLICY_RANK[this.grant];
+  }
+
   /**
    * Brings the catalog up to date. A refresh asked for while one runs is queued behind it (that
    * one may have asked before the change that prompted this one); further asks join the queue.
@@ -466,7 +471,7 @@ export class HostSession extends Emitter<SessionEvents> {
         { details: { toolId, sessionId: this.id, source: 'host' } },
       );
     }
-    if (POLICY_RANK[tool.policy] > POLICY_RANK[this.grant]) {
+    if (!this.grants(tool.policy)) {
       return hostError(
         'tool_policy_not_granted',
         `Tool "${toolId}" has policy "${tool.policy}"; this host is granted up to "${this.grant}".`,
