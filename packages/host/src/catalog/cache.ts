@@ -52,7 +52,7 @@ export type CatalogChange = 'none' | 'availability' | 'tools';
 export type CatalogQuery = (payload: QueryPayload) => Promise<CatalogPayload>;
 
 /** WIRE clamps `limit` to 1..1000: the most one listing can carry. */
-export const MAX_LISTING = 1000;
+const MAX_LISTING = 1000;
 const MAX_ATTEMPTS = 3;
 
 /** An index entry as read from the page (the wire's IndexEntry, `executable` aside). */

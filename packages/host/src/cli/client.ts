@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import type { ControlTarget } from '../control/client.js';
 import { actsOnPage, ControlFailure, sendControl } from '../control/client.js';
 import { controlStatePath, readControlState, StateFileError } from '../control/state-file.js';
+import { errnoText } from '../shared/errors.js';
 import { stringifySafe } from '../shared/terminal-text.js';
 import { CLIENT_FLAGS, readClientArgs } from './args.js';
 import type { ClientArgs, Command, CommandIo, Env } from './command.js';
@@ -130,10 +131,7 @@ export function readText(path: string, what = path): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw new CliFailure(
-      EXIT.usage,
-      `cannot read ${what}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new CliFailure(EXIT.usage, `cannot read ${what}: ${errnoText(error)}`);
   }
 }
 

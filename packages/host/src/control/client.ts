@@ -15,6 +15,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { JsonValue } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
+import { errnoText } from '../shared/errors.js';
 
 export interface ControlTarget {
   /** `http://127.0.0.1:PORT` */
@@ -76,10 +77,6 @@ export function actsOnPage(path: string): boolean {
   return path === '/v1/call' || path === '/v1/batch';
 }
 
-function errorCodeOf(error: unknown): string {
-  return (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
-}
-
 /**
  * One request to the control API: `body` makes it a POST. Resolves the `{ok: true}` answer;
  * rejects with a ControlFailure, or with the abort reason when `signal` aborts it.
@@ -101,7 +98,7 @@ export function sendControl(
         reject(signal.reason);
         return;
       }
-      const reason = errorCodeOf(error);
+      const reason = errnoText(error);
       reject(
         connected
           ? new ControlFailure(

@@ -29,7 +29,7 @@ import { summarizeSession, summarizeTool, watchReady } from './views.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** How long `GET /v1/sessions` waits for first catalogs, in all. */
-export const SESSIONS_WAIT_MS = 1000;
+const SESSIONS_WAIT_MS = 1000;
 /** How long a `GET /v1/changes` long poll waits for a change. */
 const CHANGES_WAIT_MS = 20_000;
 
@@ -88,7 +88,7 @@ function sessionList(sessions: readonly HostSession[]): string {
 }
 
 /** `id` (exact or a unique prefix) or, without one, the only open session (requirement 3). */
-export function pickSession(host: Host, id?: unknown): HostSession {
+function pickSession(host: Host, id?: unknown): HostSession {
   const open = host.sessions.filter((session) => session.isOpen);
   if (id === undefined || id === null || id === '') {
     const only = open[0];

@@ -26,7 +26,7 @@ import { controlStatePath, removeControlState, writeControlState } from './state
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** How long `close()` lets in-flight answers finish before cutting their connections. */
-export const CLOSE_GRACE_MS = 2000;
+const CLOSE_GRACE_MS = 2000;
 
 export interface ControlServer {
   readonly url: string;

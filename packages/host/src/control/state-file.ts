@@ -29,6 +29,7 @@ import {
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { isPlainObject } from '@toolwire/protocol';
+import { errnoText } from '../shared/errors.js';
 
 /** What the state file holds. */
 export interface ControlState {
@@ -56,7 +57,7 @@ function tempRoot(env: Record<string, string | undefined>): string {
 }
 
 /** The private directory for the state file without XDG_RUNTIME_DIR: `$TMPDIR/toolwire-<uid>`. */
-export function privateStateDir(env: Record<string, string | undefined> = process.env): string {
+function privateStateDir(env: Record<string, string | undefined> = process.env): string {
   return join(tempRoot(env), `toolwire-${currentUid() ?? 'user'}`);
 }
 
@@ -91,7 +92,7 @@ function checkPrivateDir(dir: string, create: boolean): boolean {
     stat = lstatSync(dir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new StateFileError(`cannot read the state directory ${dir}: ${errorCode(error)}`);
+    throw new StateFileError(`cannot read the state directory ${dir}: ${errnoText(error)}`);
   }
   const uid = currentUid();
   const reason = stat.isSymbolicLink()
@@ -115,10 +116,6 @@ function distrust(stat: Stats): string | undefined {
   if (stat.uid !== uid) return `owned by uid ${stat.uid}, not ${uid}`;
   if ((stat.mode & 0o077) !== 0) return `mode ${octal(stat.mode)}, not 0600`;
   return undefined;
-}
-
-function errorCode(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 }
 
 /**
@@ -160,7 +157,7 @@ export function readControlState(path: string): ControlState | undefined {
     if (code === 'ELOOP' || code === 'EMLINK') {
       throw new StateFileError(`refusing the state file ${path}: a symbolic link`);
     }
-    throw new StateFileError(`cannot read the state file ${path}: ${errorCode(error)}`);
+    throw new StateFileError(`cannot read the state file ${path}: ${errnoText(error)}`);
   }
   let text: string;
   try {

@@ -38,9 +38,9 @@ import { HostSession } from './session.js';
 import { clipCloseReason, socketTransport } from './socket-transport.js';
 import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
 
-export const DEFAULT_PATH = '/toolwire';
-export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
-export const DEFAULT_HEARTBEAT_INTERVAL_MS = 10_000;
+const DEFAULT_PATH = '/toolwire';
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const DEFAULT_HEARTBEAT_INTERVAL_MS = 10_000;
 
 export interface HostOptions {
   /** Interface to bind. Default 127.0.0.1: the host is for the developer's own machine. */

@@ -14,7 +14,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createToken } from '../shared/token.js';
 import type { SecretVerdict } from './upgrade.js';
 
-export const DEFAULT_PAIRING_CODE_TTL_MS = 5 * 60_000;
+const DEFAULT_PAIRING_CODE_TTL_MS = 5 * 60_000;
 /** Spent codes are remembered this long, to say "already used" rather than "unknown". */
 const SPENT_MEMORY_MS = 60 * 60_000;
 const MAX_REMEMBERED = 4096;

@@ -14,6 +14,7 @@
  * More than one secret in one request is refused (401).
  */
 import type { IncomingMessage } from 'node:http';
+import { SESSION_CLOSE } from '@toolwire/protocol';
 import { tokensEqual } from '../shared/token.js';
 
 export interface UpgradePolicy {
@@ -46,9 +47,6 @@ export type UpgradeVerdict =
    */
   | { ok: false; status: 'close'; closeCode: number; reason: string };
 
-/** Close code for a refused pairing code or credential (SESSION_CLOSE.pairingRefused). */
-export const PAIRING_REFUSED = 4401;
-
 export function authorizeUpgrade(
   request: Pick<IncomingMessage, 'url' | 'headers'>,
   policy: UpgradePolicy,
@@ -79,7 +77,12 @@ export function authorizeUpgrade(
             reason: 'this host does not pair',
           });
     if (!verdict.ok) {
-      return { ok: false, status: 'close', closeCode: PAIRING_REFUSED, reason: verdict.reason };
+      return {
+        ok: false,
+        status: 'close',
+        closeCode: SESSION_CLOSE.pairingRefused,
+        reason: verdict.reason,
+      };
     }
     return {
       ok: true,

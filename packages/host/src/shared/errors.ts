@@ -26,3 +26,8 @@ export function hostError(
     details,
   });
 }
+
+/** What a one-line failure quotes of a system error: its code (`ENOENT`), else its message. */
+export function errnoText(error: unknown): string {
+  return (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
+}
