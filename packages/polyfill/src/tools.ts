@@ -122,6 +122,14 @@ export class Tools extends EventTarget implements ToolCaller {
       if (typeof tool === 'object' && this.#hooks.frames?.isRemote(tool)) {
         return this.#hooks.frames.callRemote(tool, input === undefined ? {} : input, options);
       }
+      // A name this document has no tool for may still name one getTools() lists (a frame's or
+      // a native one): that is looked up, then called by its handle.
+      if (
+        typeof tool === 'string' &&
+        !this.#own(tool) &&
+        (native || this.#hooks.frames?.hasChildren)
+      )
+        return this.#callListed(tool, input, options);
       const entry = this.#resolve(tool);
       if (!this.#hooks.allowed())
         throw domException('NotAllowedError', 'This document is not allowed to use tools.');
@@ -142,6 +150,12 @@ export class Tools extends EventTarget implements ToolCaller {
     }
   }
 
+  /** This document's own tool of that name, when it is visible here. */
+  #own(name: string): RegistryEntry | undefined {
+    const entry = this.#registry.get(name);
+    return entry && ToolRegistry.isExposedTo(entry, this.#registry.origin) ? entry : undefined;
+  }
+
   #resolve(tool: string | Tool): RegistryEntry {
     let entry: RegistryEntry | undefined;
     if (typeof tool === 'string') entry = this.#registry.get(tool);
@@ -151,13 +165,46 @@ export class Tools extends EventTarget implements ToolCaller {
       !this.#registry.isCurrent(entry) ||
       !ToolRegistry.isExposedTo(entry, this.#registry.origin)
     ) {
-      const name = typeof tool === 'string' ? tool : (tool as { name?: unknown })?.name;
-      throw domException(
-        'NotFoundError',
-        `No tool named ${JSON.stringify(String(name))} is available.`,
-      );
+      throw notFound(typeof tool === 'string' ? tool : (tool as { name?: unknown })?.name);
     }
     return entry;
+  }
+
+  /**
+   * callTool(name) for a tool outside this document's registry: the one getTools() lists under
+   * that name, by the precedence a plain name has on the wire (page-tools.ts): this document's
+   * own (native) tools, then frames' tools of this document's origin, then other frames'
+   * tools, each in getTools() order (by origin, then as listed). Then called by its handle.
+   */
+  async #callListed(name: string, input: unknown, options: CallToolOptions): Promise<unknown> {
+    const signal = options.signal;
+    if (signal?.aborted) throw abortReason(signal);
+    const listing = this.getTools();
+    // The listing waits for frames (up to the discovery deadline); the caller's abort does not.
+    const listed = signal
+      ? await new Promise<Tool[]>((resolve, reject) => {
+          const onAbort = () => reject(abortReason(signal));
+          signal.addEventListener('abort', onAbort, { once: true });
+          listing.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+        })
+      : await listing;
+    let found: Tool | undefined;
+    let foundRank = 3;
+    for (const tool of listed) {
+      if (tool.name !== name) continue;
+      const rank = this.#isLocal(tool) ? 0 : tool.origin === this.#registry.origin ? 1 : 2;
+      if (rank < foundRank) {
+        found = tool;
+        foundRank = rank;
+      }
+    }
+    if (!found) throw notFound(name);
+    return this.callTool(found, input, options);
+  }
+
+  /** A handle on this document's own tool (registry or native), as opposed to a frame's. */
+  #isLocal(tool: Tool): boolean {
+    return entryOf(tool) !== undefined || this.#hooks.native?.owns(tool) === true;
   }
 
   /**
@@ -484,6 +531,13 @@ async function check(
   throw domException(
     'OperationError',
     `The result does not match outputSchema: ${JSON.stringify({ path: first?.path, reason: first?.reason, schemaPath: first?.schemaPath })}`,
+  );
+}
+
+function notFound(name: unknown): DOMException {
+  return domException(
+    'NotFoundError',
+    `No tool named ${JSON.stringify(String(name))} is available.`,
   );
 }
 
