@@ -30,8 +30,8 @@ await build({
     target: 'es2022',
     lib: {
       entry: {
-        'polyfill-validator-ajv': `${root}src/validator-ajv.ts`,
-        'polyfill-validator-cfworker': `${root}src/validator-cfworker.ts`,
+        'polyfill-validator-ajv': `${root}src/validation/ajv.ts`,
+        'polyfill-validator-cfworker': `${root}src/validation/cfworker.ts`,
         'polyfill-native': `${root}src/native.ts`,
         'polyfill-frames': `${root}src/frames/node.ts`,
         'polyfill-declarative': `${root}src/declarative/forms.ts`,

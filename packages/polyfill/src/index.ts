@@ -17,5 +17,5 @@ export { ToolManager } from './tool-manager.js';
 export type { ToolWireInfo } from './tools.js';
 export { Tools } from './tools.js';
 export type * from './types.js';
-export type { SchemaValidator, ValidationIssue } from './validation.js';
-export { canEval, loadValidator } from './validation.js';
+export { canEval, loadValidator } from './validation/load.js';
+export type { SchemaValidator, ValidationIssue } from './validation/types.js';

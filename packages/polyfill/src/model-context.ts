@@ -13,6 +13,7 @@
  * 4. The tools it lists are the agent-exposed ones: its own registrations, and toolManager
  *    registrations that carry naturalLanguageProperties (their `webType` schemas expanded).
  */
+import { expanded, namesWebTypes } from './agent-schema.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import type { FramesGate } from './frames/gate.js';
 import type { ToolDescriptor } from './frames/messages.js';
@@ -24,7 +25,6 @@ import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
 import { normalizeExposedTo } from './tool-manager.js';
 import type { Tools } from './tools.js';
-import { expanded, namesWebTypes } from './tools.js';
 import type { JsonSchema } from './types.js';
 
 export interface ModelContextToolAnnotations {

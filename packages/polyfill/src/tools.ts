@@ -7,12 +7,13 @@
  * value lowered in `.cause`), then the output (OperationError when it fails outputSchema or
  * cannot be lowered). With `encoding: 'json'` the result comes back lowered to JSON.
  */
+import { expanded, namesWebTypes } from './agent-schema.js';
 import { dataError, ToolExecutionError } from './errors.js';
 import type { FramesGate } from './frames/gate.js';
 import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
 import type { LoweringModule } from './lib/lowering.js';
-import { loadedLowering, loadLowering, lowerThrown, usesWebTypes } from './lib/lowering.js';
+import { loadedLowering, loadLowering, lowerThrown } from './lib/lowering.js';
 import type { NativeHooks } from './native-proxy.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
@@ -37,8 +38,8 @@ export interface ToolWireInfo {
   local: boolean;
 }
 
-import type { ValidationIssue } from './validation.js';
-import { loadValidator } from './validation.js';
+import { loadValidator } from './validation/load.js';
+import type { ValidationIssue } from './validation/types.js';
 
 export interface ToolsHooks {
   allowed(): boolean;
@@ -46,8 +47,6 @@ export interface ToolsHooks {
   /** The frames bridge: other frames' tools coalesce in, `of(frame)` reads them directly. */
   frames?: FramesGate | undefined;
 }
-
-const EXPANDED = 'tools.expanded.';
 
 /**
  * @internal A CallToolOptions key the endpoint sets (`encoding: 'json'` only): the caller
@@ -345,34 +344,6 @@ export class Tools extends EventTarget implements ToolCaller {
   ): Promise<LoweringModule | undefined> {
     return namesWebTypes(entry, which) ? loadLowering() : undefined;
   }
-}
-
-/** Does this registration's schema name a web type anywhere? (Memoized per registration.) */
-export function namesWebTypes(entry: RegistryEntry, which: 'input' | 'output'): boolean {
-  const key = `${EXPANDED}uses.${which}`;
-  let uses = entry.memo.get(key) as boolean | undefined;
-  if (uses === undefined) {
-    uses = usesWebTypes(JSON.stringify(which === 'input' ? entry.inputSchema : entry.outputSchema));
-    entry.memo.set(key, uses);
-  }
-  return uses;
-}
-
-/** The schema an agent sees (webType expanded), memoized per registration. */
-export function expanded(
-  entry: RegistryEntry,
-  which: 'input' | 'output',
-  lowering: LoweringModule,
-): object {
-  const key = EXPANDED + which;
-  let schema = entry.memo.get(key) as object | undefined;
-  if (!schema) {
-    schema = lowering.expandSchema(
-      (which === 'input' ? entry.inputSchema : entry.outputSchema) as object,
-    );
-    entry.memo.set(key, schema);
-  }
-  return schema;
 }
 
 /**

@@ -5,7 +5,7 @@
  * IIFE build) only when a frame actually joins: a page with no polyfilled frames never pays for
  * it. Everything Tools and document.modelContext ask of the bridge goes through here.
  */
-import { loadChunk } from '../lib/chunks.js';
+import { chunkFromScript } from '../lib/chunks.js';
 import type { Tool, ToolCaller } from '../tool.js';
 import type { CallToolOptions } from '../types.js';
 import type { ToolDescriptor } from './messages.js';
@@ -87,7 +87,12 @@ export class FramesGate implements GateState {
   }
 
   load(): Promise<FrameNode> {
-    this.#loading ??= loadChunk('frames').then((chunk) => {
+    // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
+    this.#loading ??= (
+      typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+        ? chunkFromScript<typeof import('./node.js')>('frames')
+        : import('./node.js')
+    ).then((chunk) => {
       const node = new chunk.FrameNode(this.#deps, this);
       this.node = node;
       for (const [route, fire] of this.#watchers) node.watch(route, fire);
