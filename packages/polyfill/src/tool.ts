@@ -1,3 +1,4 @@
+import type { ToolDescriptor } from './frames/messages.js';
 import type { RegistryEntry } from './registry.js';
 import type { CallToolOptions, JsonSchema, ToolAnnotations } from './types.js';
 
@@ -5,6 +6,15 @@ import type { CallToolOptions, JsonSchema, ToolAnnotations } from './types.js';
 export interface ToolCaller {
   callTool(tool: Tool, input?: unknown, options?: CallToolOptions): Promise<unknown>;
 }
+
+/**
+ * Where a handle's tool lives: this document's registry, the browser's own
+ * `document.modelContext`, or another frame (with what that frame last reported of it).
+ */
+export type ToolSource =
+  | { kind: 'registry'; entry: RegistryEntry }
+  | { kind: 'native' }
+  | { kind: 'frame'; descriptor: ToolDescriptor };
 
 /** What a Tool handle shows. */
 export interface ToolFields {

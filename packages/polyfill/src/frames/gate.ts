@@ -8,9 +8,10 @@
 import { chunkFromScript } from '../lib/chunks.js';
 import type { Tool, ToolCaller } from '../tool.js';
 import type { CallToolOptions } from '../types.js';
+import type { FrameNodeDeps, GateState } from './context.js';
 import type { ToolDescriptor } from './messages.js';
 import { FRAMES_TAG, isHello, isWelcome } from './messages.js';
-import type { FrameNode, FrameNodeDeps, GateState } from './node.js';
+import type { FrameNode } from './node.js';
 import { routeFrom, windowAtRoute } from './route.js';
 
 export const HANDSHAKE_MS = 2000;
