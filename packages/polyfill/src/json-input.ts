@@ -1,3 +1,4 @@
+import { DEFAULT_LIMITS } from '@toolwire/lowering';
 import { dataError } from './errors.js';
 
 /**
@@ -32,7 +33,8 @@ function jsonProblem(value: unknown, depth: number, open: object[]): Problem | u
   if (typeof value === 'number')
     return Number.isFinite(value) ? undefined : problemOf(`${value} is not a JSON number`);
   if (typeof value !== 'object') return problemOf(`a ${typeof value} is not JSON`);
-  if (depth >= 128) return problemOf('nests deeper than 128 levels');
+  if (depth >= DEFAULT_LIMITS.maxDepth)
+    return problemOf(`nests deeper than ${DEFAULT_LIMITS.maxDepth} levels`);
   // The open containers: at most 128 of them, so a scan beats a Set per call.
   if (open.includes(value)) return problemOf('refers back to itself (a cycle)');
   open.push(value);

@@ -21,6 +21,7 @@ import { abortReason, domException } from './lib/dom.js';
 import { loadLowering, usesWebTypes } from './lib/lowering.js';
 import { isValidToolName } from './lib/names.js';
 import { trustworthyOrigin } from './lib/origins.js';
+import { policyFromAnnotations } from './policy.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
 import { normalizeExposedTo } from './tool-manager.js';
@@ -142,7 +143,7 @@ export class ModelContext extends EventTarget {
         category: undefined,
         keywords: [],
         prerequisites: [],
-        policy: annotations?.readOnlyHint ? 'read' : 'write',
+        policy: policyFromAnnotations(annotations),
         availability: undefined,
         execute: (input, context) =>
           execute.call(tool, input as object, { signal: context.signal }),

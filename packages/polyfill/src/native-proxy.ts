@@ -8,7 +8,7 @@ import { chunkFromScript } from './lib/chunks.js';
 import { loadLowering } from './lib/lowering.js';
 import type { NativeLayer, NativeModelContext } from './native.js';
 import type { RegistryEntry } from './registry.js';
-import type { ToolCaller } from './tool.js';
+import type { HandleOwner } from './tool.js';
 import { entryOf, handleOf, Tool } from './tool.js';
 import type { CallToolOptions } from './types.js';
 
@@ -16,8 +16,8 @@ export interface NativeHooks {
   onChange(listener: () => void): void;
   owns(tool: object): boolean;
   call(tool: Tool, input: unknown, options: CallToolOptions): Promise<unknown>;
-  tools(caller: ToolCaller): Promise<Tool[]>;
-  mirror(entry: RegistryEntry, caller: ToolCaller): void;
+  tools(caller: HandleOwner): Promise<Tool[]>;
+  mirror(entry: RegistryEntry, caller: HandleOwner): void;
   unmirror(entry: RegistryEntry): void;
 }
 

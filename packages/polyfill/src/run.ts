@@ -14,7 +14,7 @@ import type { LoweringModule } from './lib/lowering.js';
 import { loadedLowering, loadLowering, lowerThrown } from './lib/lowering.js';
 import type { RegistryEntry, ToolRegistry } from './registry.js';
 import { ToolFailure } from './registry.js';
-import type { JsonSchema } from './types.js';
+import type { CallEncoding, JsonSchema } from './types.js';
 import { loadValidator } from './validation/load.js';
 import type { ValidationIssue } from './validation/types.js';
 import { isWireJson } from './wire/result.js';
@@ -27,7 +27,7 @@ export async function runLocal(
   registry: ToolRegistry,
   entry: RegistryEntry,
   input: unknown,
-  encoding: 'structured' | 'json',
+  encoding: CallEncoding,
   signal: AbortSignal | undefined,
   caller: string,
   wire = false,
@@ -126,7 +126,7 @@ async function check(
   original: JsonSchema,
   schema: object,
   value: unknown,
-  mode: 'structured' | 'json',
+  mode: CallEncoding,
   which: 'input' | 'output',
 ): Promise<void> {
   const validator = await loadValidator();

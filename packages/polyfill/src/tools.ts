@@ -12,9 +12,9 @@ import type { NativeHooks } from './native-proxy.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolRegistry } from './registry.js';
 import { runLocal } from './run.js';
-import type { Tool, ToolCaller, ToolSource } from './tool.js';
+import type { HandleOwner, Tool, ToolSource } from './tool.js';
 import { entryOf, handleOf } from './tool.js';
-import type { CallToolOptions, GetToolsOptions } from './types.js';
+import type { CallEncoding, CallToolOptions, GetToolsOptions } from './types.js';
 import type { ToolWireInfo } from './wire/info.js';
 import { wireInfo } from './wire/info.js';
 import { WIRE_RESULT } from './wire/result.js';
@@ -26,7 +26,7 @@ export interface ToolsHooks {
   frames?: FramesGate | undefined;
 }
 
-export class Tools extends EventTarget implements ToolCaller {
+export class Tools extends EventTarget implements HandleOwner {
   #registry: ToolRegistry;
   #hooks: ToolsHooks;
 
@@ -195,7 +195,7 @@ export class Tools extends EventTarget implements ToolCaller {
   runFor(
     entry: RegistryEntry,
     input: unknown,
-    encoding: 'structured' | 'json',
+    encoding: CallEncoding,
     signal: AbortSignal | undefined,
     caller: string,
   ): Promise<unknown> {

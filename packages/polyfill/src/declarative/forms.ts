@@ -28,6 +28,7 @@
  *    submit event it completes even if the form goes away.
  */
 import { isValidToolName } from '../lib/names.js';
+import { policyFromAnnotations } from '../policy.js';
 import type { RegistryEntry, ToolRegistry } from '../registry.js';
 import type { ToolExecuteContext } from '../types.js';
 import { checkInput, fill } from './fill.js';
@@ -274,7 +275,8 @@ export function startDeclarative(deps: DeclarativeDeps): () => void {
       category: undefined,
       keywords: [],
       prerequisites: [],
-      policy: 'write',
+      // Form tools carry no annotations.
+      policy: policyFromAnnotations(null),
       availability: undefined,
       execute: execute(form, name),
       events: deps.events,

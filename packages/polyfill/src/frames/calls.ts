@@ -6,6 +6,7 @@
  */
 import { domException } from '../lib/dom.js';
 import type { Tool } from '../tool.js';
+import type { CallEncoding } from '../types.js';
 import type { NodeContext } from './context.js';
 import type { RemoteHandles } from './handles.js';
 import type { FrameLink } from './link.js';
@@ -34,7 +35,7 @@ export class Calls {
   callRemote(
     target: Tool | { route: number[]; name: string },
     input: unknown,
-    options: { signal?: AbortSignal; encoding?: 'structured' | 'json' },
+    options: { signal?: AbortSignal; encoding?: CallEncoding },
   ): Promise<unknown> {
     const ref =
       this.#handles.refOf(target as Tool) ??

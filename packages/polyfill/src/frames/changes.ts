@@ -7,18 +7,13 @@
 import { isCanonicalOrigin } from '../lib/origins.js';
 import type { NodeContext } from './context.js';
 import type { FrameLink } from './link.js';
+import type { ChangeNotice } from './messages.js';
 import { isOriginClaim } from './sanitize.js';
-
-export interface Change {
-  origin: string;
-  exposedTo: string[];
-  agent: boolean;
-}
 
 export class ChangeNotices {
   #node: NodeContext;
   #remoteListeners = new Set<{ route: number[]; fire(): void }>();
-  #pendingChanges: Change[] | null = null;
+  #pendingChanges: ChangeNotice[] | null = null;
   #queued = new Set<'tools' | 'spec'>();
 
   constructor(node: NodeContext) {
@@ -33,9 +28,9 @@ export class ChangeNotices {
     return [...origins];
   }
 
-  receive(received: Change, from: FrameLink): void {
+  receive(received: ChangeNotice, from: FrameLink): void {
     if (!isOriginClaim(received.origin)) return;
-    const change: Change = {
+    const change: ChangeNotice = {
       origin: received.origin,
       exposedTo: received.exposedTo.filter((origin) => origin === '*' || isCanonicalOrigin(origin)),
       agent: received.agent,
@@ -58,7 +53,7 @@ export class ChangeNotices {
   }
 
   /** Floods a change through the tree (never back where it came from), coalesced per tick. */
-  broadcast(change: Change, from: FrameLink | undefined): void {
+  broadcast(change: ChangeNotice, from: FrameLink | undefined): void {
     const node = this.#node;
     const exposed =
       change.origin === node.origin ||

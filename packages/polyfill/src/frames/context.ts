@@ -3,7 +3,8 @@
  * discovery deadline, and the links to the neighbouring frames.
  */
 import type { RegistryEntry, ToolRegistry } from '../registry.js';
-import type { Tool, ToolCaller, ToolFields } from '../tool.js';
+import type { HandleOwner, Tool, ToolFields } from '../tool.js';
+import type { CallEncoding } from '../types.js';
 import type { ErrorFactories } from './errors.js';
 import type { Neighbours } from './neighbours.js';
 
@@ -19,7 +20,7 @@ export interface FrameNodeDeps {
   runGeneric(
     entry: RegistryEntry,
     input: unknown,
-    encoding: 'structured' | 'json',
+    encoding: CallEncoding,
     signal: AbortSignal,
     caller: string,
   ): Promise<unknown>;
@@ -38,7 +39,7 @@ export interface FrameNodeDeps {
    * The core's own constructors: in the IIFE build this module is a separate chunk, and its
    * own copies of Tool or ToolExecutionError would make objects the core does not recognise.
    */
-  makeTool(caller: ToolCaller, fields: ToolFields): Tool;
+  makeTool(caller: HandleOwner, fields: ToolFields): Tool;
   rebuildError: ErrorFactories;
 }
 

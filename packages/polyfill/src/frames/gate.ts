@@ -6,7 +6,7 @@
  * it. Everything Tools and document.modelContext ask of the bridge goes through here.
  */
 import { chunkFromScript } from '../lib/chunks.js';
-import type { Tool, ToolCaller } from '../tool.js';
+import type { HandleOwner, Tool } from '../tool.js';
 import type { CallToolOptions } from '../types.js';
 import type { FrameNodeDeps, GateState } from './context.js';
 import type { ToolDescriptor } from './messages.js';
@@ -171,7 +171,7 @@ export class FramesGate implements GateState {
   }
 
   /** Only for descriptors the node produced, so it is loaded. */
-  handleFor(caller: ToolCaller, tool: ToolDescriptor): Tool {
+  handleFor(caller: HandleOwner, tool: ToolDescriptor): Tool {
     return (this.node as FrameNode).handleFor(caller, tool);
   }
 

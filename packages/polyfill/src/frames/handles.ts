@@ -2,7 +2,7 @@
  * Tool handles for other frames' tools: one stable handle per route, origin, name and
  * registration, and what the owner frame last reported about it.
  */
-import type { Tool, ToolCaller } from '../tool.js';
+import type { HandleOwner, Tool } from '../tool.js';
 import type { FrameNodeDeps } from './context.js';
 import type { ToolDescriptor } from './messages.js';
 
@@ -24,7 +24,7 @@ export class RemoteHandles {
   }
 
   /** A stable Tool handle for a remote descriptor (per route, origin, name and registration). */
-  handleFor(caller: ToolCaller, tool: ToolDescriptor): Tool {
+  handleFor(caller: HandleOwner, tool: ToolDescriptor): Tool {
     const cacheKey = `${tool.route.join('/')}|${tool.origin}|${tool.name}|${tool.key}`;
     let handle = this.#cache.get(cacheKey);
     if (!handle) {

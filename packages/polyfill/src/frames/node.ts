@@ -16,7 +16,8 @@
  * 4. Deadlines bound the handshake and discovery, never tool execution.
  */
 import { domException } from '../lib/dom.js';
-import type { Tool, ToolCaller } from '../tool.js';
+import type { HandleOwner, Tool } from '../tool.js';
+import type { CallEncoding } from '../types.js';
 import { allowGrantsTools } from './allow.js';
 import { Calls } from './calls.js';
 import { ChangeNotices } from './changes.js';
@@ -25,7 +26,7 @@ import { deserializeError } from './errors.js';
 import { RemoteHandles } from './handles.js';
 import { FrameLink } from './link.js';
 import { Listing } from './listing.js';
-import type { FrameRequest, ToolDescriptor } from './messages.js';
+import type { ChangeNotice, FrameRequest, ToolDescriptor } from './messages.js';
 import { FRAMES_TAG } from './messages.js';
 import { Neighbours } from './neighbours.js';
 import { canonicalClaims } from './sanitize.js';
@@ -152,7 +153,7 @@ export class FrameNode implements NodeContext {
     return this.#listing.treeList(fromOrigins);
   }
 
-  handleFor(caller: ToolCaller, tool: ToolDescriptor): Tool {
+  handleFor(caller: HandleOwner, tool: ToolDescriptor): Tool {
     return this.#handles.handleFor(caller, tool);
   }
 
@@ -167,7 +168,7 @@ export class FrameNode implements NodeContext {
   callRemote(
     target: Tool | { route: number[]; name: string },
     input: unknown,
-    options: { signal?: AbortSignal; encoding?: 'structured' | 'json' },
+    options: { signal?: AbortSignal; encoding?: CallEncoding },
   ): Promise<unknown> {
     return this.#calls.callRemote(target, input, options);
   }
@@ -192,8 +193,7 @@ export class FrameNode implements NodeContext {
     request: (request: FrameRequest, link: FrameLink): Promise<unknown> =>
       this.#serve(request, link),
     abort: (callId: string): void => this.#calls.abort(callId),
-    changed: (change: { origin: string; exposedTo: string[]; agent: boolean }, link: FrameLink) =>
-      this.#changes.receive(change, link),
+    changed: (change: ChangeNotice, link: FrameLink) => this.#changes.receive(change, link),
     closed: (link: FrameLink): void => this.#linkClosed(link),
     error: (value: unknown): Error => deserializeError(value, this.deps.rebuildError),
   };

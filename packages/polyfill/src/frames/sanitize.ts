@@ -5,6 +5,7 @@
  */
 import { isCanonicalOrigin, trustworthyOrigin } from '../lib/origins.js';
 import type { FrameRequest, ToolDescriptor } from './messages.js';
+import { isRecord } from './messages.js';
 import { MAX_ROUTE_DEPTH, windowAtRoute } from './route.js';
 
 /**
@@ -122,9 +123,9 @@ export function sanitize(
       name: tool.name,
       title: typeof tool.title === 'string' ? tool.title : '',
       description: typeof tool.description === 'string' ? tool.description : '',
-      inputSchema: isPlain(tool.inputSchema) ? tool.inputSchema : undefined,
-      outputSchema: isPlain(tool.outputSchema) ? tool.outputSchema : undefined,
-      annotations: isPlain(tool.annotations)
+      inputSchema: isRecord(tool.inputSchema) ? tool.inputSchema : undefined,
+      outputSchema: isRecord(tool.outputSchema) ? tool.outputSchema : undefined,
+      annotations: isRecord(tool.annotations)
         ? (tool.annotations as Record<string, boolean>)
         : undefined,
       origin,
@@ -133,7 +134,7 @@ export function sanitize(
       category: typeof tool.category === 'string' ? tool.category : undefined,
       keywords: strings(tool.keywords),
       prerequisites: strings(tool.prerequisites),
-      runtime: isPlain(tool.runtime) ? tool.runtime : null,
+      runtime: isRecord(tool.runtime) ? tool.runtime : null,
       key: tool.key,
       route: route as number[],
     });
@@ -155,8 +156,4 @@ function strings(value: unknown): string[] {
   return Array.isArray(value)
     ? value.filter((item): item is string => typeof item === 'string').slice(0, 64)
     : [];
-}
-
-function isPlain(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -2,6 +2,7 @@
  * What a schema check reports, shared by the engines (ajv.ts, cfworker.ts) and their loader
  * (load.ts): every failure as `{path (JSON Pointer), reason, schemaPath}`.
  */
+import type { CallEncoding } from '../types.js';
 
 export interface ValidationIssue {
   path: string;
@@ -15,5 +16,5 @@ export type Check = (data: unknown) => ValidationIssue[] | null;
 export interface SchemaValidator {
   readonly engine: 'ajv' | 'cfworker';
   /** `structured` checks `webType` against runtime types; `json` treats the schema as plain. */
-  compile(schema: object, mode: 'structured' | 'json'): Check;
+  compile(schema: object, mode: CallEncoding): Check;
 }

@@ -3,6 +3,7 @@
  * category, keywords, prerequisites, availability). From the registry for this document's
  * tools, from the owner frame's last report for tools in other frames.
  */
+import { policyFromAnnotations } from '../policy.js';
 import type { Tool, ToolSource } from '../tool.js';
 import type { AvailabilityResult, ToolPolicy } from '../types.js';
 
@@ -39,10 +40,10 @@ export function wireInfo(tools: ToolSources, tool: Tool): ToolWireInfo | undefin
     };
   }
   if (source.kind === 'native') {
-    // A tool the browser registered (a page's own registerTool, or a form tool): the same
-    // policy rule as our document.modelContext registrations; availability is the browser's.
+    // A tool the browser registered (a page's own registerTool, or a form tool): the policy
+    // rule every layer uses; availability is the browser's.
     return {
-      policy: tool.annotations?.readOnlyHint ? 'read' : 'write',
+      policy: policyFromAnnotations(tool.annotations),
       category: undefined,
       keywords: [],
       prerequisites: [],

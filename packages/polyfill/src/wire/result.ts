@@ -13,8 +13,7 @@
  */
 export const WIRE_RESULT: unique symbol = Symbol.for('toolwire.wireResult');
 
-/** lower's default maxJsonBytes (@toolwire/lowering DEFAULT_LIMITS): 64 MiB. */
-const MAX_LOWERED_BYTES = 64 * 1024 * 1024;
+import { DEFAULT_LIMITS } from '@toolwire/lowering';
 
 /**
  * Would lower (no schema) turn `value` into equal JSON as it stands? Plain objects and dense
@@ -40,7 +39,8 @@ export function isWireJson(value: unknown): boolean {
       // -0 is lowered (to 0) like anything else lower would change.
       return Number.isFinite(node) && !Object.is(node, -0);
     }
-    if (typeof node !== 'object' || depth >= 128 || open.includes(node)) return false;
+    if (typeof node !== 'object' || depth >= DEFAULT_LIMITS.maxDepth || open.includes(node))
+      return false;
     open.push(node);
     bytes += 2;
     if (Array.isArray(node)) {
@@ -59,7 +59,7 @@ export function isWireJson(value: unknown): boolean {
       }
     }
     open.pop();
-    return bytes <= MAX_LOWERED_BYTES;
+    return bytes <= DEFAULT_LIMITS.maxJsonBytes;
   };
   try {
     return visit(value, 0);
