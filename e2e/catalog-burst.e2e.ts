@@ -1,7 +1,7 @@
 import { expect, type Frame, type Page, test } from '@playwright/test';
 import type { Host, HostSession } from '../packages/host/src/index.js';
 import { createHost } from '../packages/host/src/index.js';
-import { MAX_TOOLS_PER_FRAME } from '../packages/polyfill/src/frames/node.js';
+import { MAX_TOOLS_PER_FRAME } from '../packages/polyfill/src/frames/sanitize.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { withConnectUrl } from './support/pairing.js';
 

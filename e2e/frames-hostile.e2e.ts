@@ -1,5 +1,5 @@
 import { expect, type Frame, type Page, test } from '@playwright/test';
-import { MAX_TOOLS_PER_FRAME } from '../packages/polyfill/src/frames/node.js';
+import { MAX_TOOLS_PER_FRAME } from '../packages/polyfill/src/frames/sanitize.js';
 import { E2E_PORT } from '../playwright.config.js';
 import type { Answer, AttackReport, FloodReport, Hostile } from './pages/frames/hostile.js';
 
@@ -12,7 +12,7 @@ import type { Answer, AttackReport, FloodReport, Hostile } from './pages/frames/
 // for calls, and ends with the same aftermath: no pageerror in any frame, no polluted prototype.
 //
 // The five holes this suite first found (each named "Was a hole" below) are fixed in
-// packages/polyfill/src/frames/node.ts; their tests now guard the fixes.
+// packages/polyfill/src/frames/ (node.ts, sanitize.ts); their tests now guard the fixes.
 
 const TOP = `http://localhost:${E2E_PORT}`;
 const CROSS = `http://127.0.0.1:${E2E_PORT}`;
@@ -580,7 +580,7 @@ test.describe('a hostile child after a real handshake', () => {
   });
 
   // Was a hole (descriptor origin spoofing): a child's answer to the top's `list` is trusted for each
-  // tool's `origin`; node.ts sanitize() only checks that it is some trustworthy origin. The
+  // tool's `origin`; sanitize.ts only checks that it is some trustworthy origin. The
   // hostile frame (127.0.0.1, no frames of its own) reports its tools as http://localhost's
   // ("forged.as-parent", and a second "top.own") and as https://bank.example's; the top lists
   // them so in tools.getTools(), tools.of(frame).getTools() and modelContext.getTools() (where

@@ -299,6 +299,115 @@ test.describe('generic layer: calls across origins', () => {
     expect(await names(page, TOOLS)).toEqual([]);
   });
 
+  test('callTool by name reaches a coalesced cross-origin tool that getTools() lists, as its handle does', async ({
+    page,
+  }) => {
+    await open(page, spec);
+    await settle(page, 'f3');
+    const result = await page.evaluate(async () => {
+      const tools = (window as any).tools;
+      const name = (p: Promise<unknown>) =>
+        p.then(
+          () => 'resolved',
+          (e: Error) => e.name,
+        );
+      const listed = (await tools.getTools()).map((t: { name: string }) => t.name);
+      // The handle path first, then the same tool by its name.
+      const handle = (await tools.getTools()).find((t: { name: string }) => t.name === 'f3.top');
+      const byHandle = await tools.callTool(handle, { n: 1 });
+      const byName = await tools.callTool('f3.top', { n: 2 });
+      const json = await tools.callTool('f3.agent', { n: 3 }, { encoding: 'json' });
+      return {
+        listed,
+        byHandle,
+        byName,
+        json,
+        // Listed nowhere in the top's view (not exposed to its origin): not by name either.
+        own: await name(tools.callTool('f3.own', {})),
+        other: await name(tools.callTool('f3.other', {})),
+      };
+    });
+    expect(result.listed).toEqual(['f3.agent', 'f3.star', 'f3.top']);
+    expect(result.byHandle).toMatchObject({ from: 'f3', tool: 'f3.top', echo: { n: 1 } });
+    expect(result.byName).toMatchObject({ from: 'f3', tool: 'f3.top', echo: { n: 2 } });
+    expect(result.json).toEqual({ from: 'f3', tool: 'f3.agent', echo: { n: 3 }, blob: false });
+    expect(result.own).toBe('NotFoundError');
+    expect(result.other).toBe('NotFoundError');
+    expect(await frame(page, 'f3').evaluate(() => (window as any).frameLog)).toEqual([
+      { tool: 'f3.top', caller: TOP },
+      { tool: 'f3.top', caller: TOP },
+      { tool: 'f3.agent', caller: TOP },
+    ]);
+  });
+
+  test("callTool by name: the top document's own tool first, then frames of its origin, then others", async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      frames: [
+        {
+          id: 'x1',
+          origin: 'cross',
+          allow: 'tools',
+          tools: [{ name: 'shared', exposedTo: ['*'] }],
+        },
+        { id: 's1', origin: 'same', tools: [{ name: 'shared' }] },
+      ],
+    });
+    await settle(page, 'x1', 's1');
+    const call = () =>
+      page.evaluate(async () => {
+        const result = await (window as any).tools.callTool('shared', {});
+        return result === 'top' ? 'top' : (result as { from: string }).from;
+      });
+    // getTools() lists both, the cross-origin one first (ties by origin: 127.0.0.1 < localhost).
+    expect(
+      await page.evaluate(async () =>
+        (await (window as any).tools.getTools()).map((t: { name: string; origin: string }) => [
+          t.name,
+          t.origin,
+        ]),
+      ),
+    ).toEqual([
+      ['shared', CROSS],
+      ['shared', TOP],
+    ]);
+    // The plain name is the same-origin frame's, as on the wire.
+    expect(await call()).toBe('s1');
+    await page.evaluate(() =>
+      (window as any).toolManager.register({ name: 'shared', execute: () => 'top' }),
+    );
+    expect(await call()).toBe('top');
+    await page.evaluate(() => (window as any).toolManager.unregister('shared'));
+    await page.evaluate(() => document.getElementById('s1')?.remove());
+    await expect.poll(() => call()).toBe('x1');
+    expect(await frame(page, 'x1').evaluate(() => (window as any).frameLog)).toEqual([
+      { tool: 'shared', caller: TOP },
+    ]);
+  });
+
+  test('a frame whose tools do not coalesce is not reachable by name from the top; of(frame) is', async ({
+    page,
+  }) => {
+    await open(page, {
+      id: 'top',
+      frames: [{ id: 'f2', origin: 'cross', tools: toolsOf('f2') }],
+    });
+    await settle(page, 'f2');
+    const outcome = await page.evaluate(async () => {
+      const tools = (window as any).tools;
+      const direct = await tools.of(document.getElementById('f2')).callTool('f2.star', { n: 1 });
+      const byName = await tools.callTool('f2.star', { n: 2 }).then(
+        () => 'resolved',
+        (e: Error) => e.name,
+      );
+      return { direct, byName };
+    });
+    expect(outcome.direct).toMatchObject({ from: 'f2', tool: 'f2.star', echo: { n: 1 } });
+    expect(outcome.byName).toBe('NotFoundError');
+  });
+
   test('toolchange fires in the top when a coalesced frame registers a tool', async ({ page }) => {
     await open(page, spec);
     await settle(page, 'f3');

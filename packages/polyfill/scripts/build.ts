@@ -1,6 +1,7 @@
 /**
  * Builds @toolwire/polyfill (issue 4 "Entry points"):
- * - dist/index.js: the side-effect-free ES module (dependencies external);
+ * - dist/index.js: the side-effect-free ES module (dependencies external); dist/wire.js, the
+ *   endpoint's entry (`@toolwire/polyfill/wire`);
  * - dist/polyfill.iife.js: one classic script that installs the globals on load;
  * - dist/polyfill-<chunk>.js: the lazily loaded parts (validator engines, lowering, frames,
  *   native layer, declarative form tools) as ES
@@ -17,7 +18,10 @@ const quiet = { logLevel: 'warn' as const, configFile: false as const, root };
 // 1. The module build.
 await build({
   ...quiet,
-  build: libraryBuild(new URL('../package.json', import.meta.url).href, { index: 'src/index.ts' }),
+  build: libraryBuild(new URL('../package.json', import.meta.url).href, {
+    index: 'src/index.ts',
+    wire: 'src/wire/index.ts',
+  }),
 });
 
 // 2. Lazy chunks, self-contained (their dependencies bundled in), minified.
@@ -30,8 +34,8 @@ await build({
     target: 'es2022',
     lib: {
       entry: {
-        'polyfill-validator-ajv': `${root}src/validator-ajv.ts`,
-        'polyfill-validator-cfworker': `${root}src/validator-cfworker.ts`,
+        'polyfill-validator-ajv': `${root}src/validation/ajv.ts`,
+        'polyfill-validator-cfworker': `${root}src/validation/cfworker.ts`,
         'polyfill-native': `${root}src/native.ts`,
         'polyfill-frames': `${root}src/frames/node.ts`,
         'polyfill-declarative': `${root}src/declarative/forms.ts`,

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from './validation.js';
+import type { ValidationIssue } from './validation/types.js';
 
 /**
  * The tool's own code threw or rejected (API.md "Errors from callTool"). `cause` is the

@@ -9,7 +9,7 @@ import { watchForms } from './declarative/gate.js';
 import { dataError, ToolExecutionError } from './errors.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import { FramesGate } from './frames/gate.js';
-import { loadChunk } from './lib/chunks.js';
+import { chunkFromScript } from './lib/chunks.js';
 import { documentOrigin } from './lib/origins.js';
 import { policyAnswer } from './lib/permissions.js';
 import { ModelContext } from './model-context.js';
@@ -110,7 +110,11 @@ export function install(options: InstallOptions = {}): Installation {
   frames.start(ownPolicy !== false);
   // Form tools (issue 9): loaded only once the document has a tool form.
   watchForms(win, () => {
-    loadChunk('declarative')
+    // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
+    (typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+      ? chunkFromScript<typeof import('./declarative/forms.js')>('declarative')
+      : import('./declarative/forms.js')
+    )
       .then((chunk) =>
         chunk.startDeclarative({
           window: win,

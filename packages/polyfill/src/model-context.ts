@@ -13,6 +13,7 @@
  * 4. The tools it lists are the agent-exposed ones: its own registrations, and toolManager
  *    registrations that carry naturalLanguageProperties (their `webType` schemas expanded).
  */
+import { expanded, namesWebTypes } from './agent-schema.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import type { FramesGate } from './frames/gate.js';
 import type { ToolDescriptor } from './frames/messages.js';
@@ -20,11 +21,11 @@ import { abortReason, domException } from './lib/dom.js';
 import { loadLowering, usesWebTypes } from './lib/lowering.js';
 import { isValidToolName } from './lib/names.js';
 import { trustworthyOrigin } from './lib/origins.js';
+import { policyFromAnnotations } from './policy.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
 import { normalizeExposedTo } from './tool-manager.js';
 import type { Tools } from './tools.js';
-import { expanded, namesWebTypes } from './tools.js';
 import type { JsonSchema } from './types.js';
 
 export interface ModelContextToolAnnotations {
@@ -142,7 +143,7 @@ export class ModelContext extends EventTarget {
         category: undefined,
         keywords: [],
         prerequisites: [],
-        policy: annotations?.readOnlyHint ? 'read' : 'write',
+        policy: policyFromAnnotations(annotations),
         availability: undefined,
         execute: (input, context) =>
           execute.call(tool, input as object, { signal: context.signal }),

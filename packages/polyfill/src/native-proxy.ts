@@ -3,27 +3,32 @@
  * `polyfill-native.js`): elsewhere it costs nothing. Until it arrives there are no native
  * handles to own, and mirroring waits its turn (in order) behind the load.
  */
-import { loadChunk } from './lib/chunks.js';
+import { expanded, namesWebTypes } from './agent-schema.js';
+import { chunkFromScript } from './lib/chunks.js';
 import { loadLowering } from './lib/lowering.js';
 import type { NativeLayer, NativeModelContext } from './native.js';
 import type { RegistryEntry } from './registry.js';
-import type { ToolCaller } from './tool.js';
+import type { HandleOwner } from './tool.js';
 import { entryOf, handleOf, Tool } from './tool.js';
-import { expanded, namesWebTypes } from './tools.js';
 import type { CallToolOptions } from './types.js';
 
 export interface NativeHooks {
   onChange(listener: () => void): void;
   owns(tool: object): boolean;
   call(tool: Tool, input: unknown, options: CallToolOptions): Promise<unknown>;
-  tools(caller: ToolCaller): Promise<Tool[]>;
-  mirror(entry: RegistryEntry, caller: ToolCaller): void;
+  tools(caller: HandleOwner): Promise<Tool[]>;
+  mirror(entry: RegistryEntry, caller: HandleOwner): void;
   unmirror(entry: RegistryEntry): void;
 }
 
 export function lazyNative(context: NativeModelContext): NativeHooks {
   let layer: NativeLayer | undefined;
-  const loading = loadChunk('native').then((chunk) => {
+  // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
+  const loading = (
+    typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+      ? chunkFromScript<typeof import('./native.js')>('native')
+      : import('./native.js')
+  ).then((chunk) => {
     layer = new chunk.NativeLayer(context, {
       handleOf,
       entryOf,

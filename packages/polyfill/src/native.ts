@@ -6,7 +6,7 @@
  */
 import { domException } from './lib/dom.js';
 import type { RegistryEntry } from './registry.js';
-import type { Tool, ToolCaller, ToolFields } from './tool.js';
+import type { HandleOwner, Tool, ToolFields } from './tool.js';
 import type { CallToolOptions } from './types.js';
 
 /**
@@ -14,9 +14,9 @@ import type { CallToolOptions } from './types.js';
  * table (a copy bundled here would make handles the core does not recognise).
  */
 export interface NativeDeps {
-  handleOf(caller: ToolCaller, entry: RegistryEntry): Tool;
+  handleOf(caller: HandleOwner, entry: RegistryEntry): Tool;
   entryOf(handle: Tool): RegistryEntry | undefined;
-  makeTool(caller: ToolCaller, fields: ToolFields): Tool;
+  makeTool(caller: HandleOwner, fields: ToolFields): Tool;
   /** The agent-facing input schema of an entry (webType expanded). */
   agentInputSchema(entry: RegistryEntry): Promise<object | undefined>;
 }
@@ -70,7 +70,7 @@ export class NativeLayer {
    * Mirrors an agent-exposed toolManager registration (or a form tool, on a browser with a
    * native modelContext but no native declarative support) into the native registry.
    */
-  mirror(entry: RegistryEntry, caller: ToolCaller): void {
+  mirror(entry: RegistryEntry, caller: HandleOwner): void {
     if (!entry.agentExposed || entry.layer === 'modelContext') return;
     const controller = new AbortController();
     entry.memo.set(MIRROR, controller);
@@ -110,7 +110,7 @@ export class NativeLayer {
   }
 
   /** Natively registered tools (not our mirrors), as Tool handles. */
-  async tools(caller: ToolCaller): Promise<Tool[]> {
+  async tools(caller: HandleOwner): Promise<Tool[]> {
     const registered = await this.context.getTools();
     const out: Tool[] = [];
     for (const tool of registered) {

@@ -7,6 +7,7 @@ import { abortReason, domException } from './lib/dom.js';
 import { isValidToolName } from './lib/names.js';
 import { trustworthyOrigin } from './lib/origins.js';
 import { checkToolSchema } from './lib/schema-check.js';
+import { policyFromAnnotations } from './policy.js';
 import type { RegistryEntry, ToolRegistry } from './registry.js';
 import type {
   JsonSchema,
@@ -68,9 +69,7 @@ function policyOf(explicit: unknown, annotations: ToolAnnotations | null): ToolP
       );
     return explicit as ToolPolicy;
   }
-  if (annotations?.destructiveHint) return 'critical';
-  if (annotations?.readOnlyHint) return 'read';
-  return 'write';
+  return policyFromAnnotations(annotations);
 }
 
 function stringList(value: unknown, label: string): string[] {

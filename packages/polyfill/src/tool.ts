@@ -1,10 +1,20 @@
+import type { ToolDescriptor } from './frames/messages.js';
 import type { RegistryEntry } from './registry.js';
 import type { CallToolOptions, JsonSchema, ToolAnnotations } from './types.js';
 
-/** What a Tool handle calls through: the Tools object that handed it out. */
-export interface ToolCaller {
+/** What a Tool handle calls through: the Tools object that handed it out (`window.tools`, or `tools.of(frame)`). */
+export interface HandleOwner {
   callTool(tool: Tool, input?: unknown, options?: CallToolOptions): Promise<unknown>;
 }
+
+/**
+ * Where a handle's tool lives: this document's registry, the browser's own
+ * `document.modelContext`, or another frame (with what that frame last reported of it).
+ */
+export type ToolSource =
+  | { kind: 'registry'; entry: RegistryEntry }
+  | { kind: 'native' }
+  | { kind: 'frame'; descriptor: ToolDescriptor };
 
 /** What a Tool handle shows. */
 export interface ToolFields {
@@ -31,9 +41,9 @@ export class Tool {
   readonly annotations: Readonly<ToolAnnotations> | undefined;
   readonly origin: string;
   readonly agentExposed: boolean;
-  #caller: ToolCaller;
+  #caller: HandleOwner;
 
-  constructor(caller: ToolCaller, fields: ToolFields) {
+  constructor(caller: HandleOwner, fields: ToolFields) {
     this.#caller = caller;
     this.name = fields.name;
     this.title = fields.title;
@@ -55,7 +65,7 @@ const HANDLE = 'tools.handle';
 const HANDLES = new WeakMap<Tool, RegistryEntry>();
 
 /** The Tool handle of a registry entry, made once per entry. */
-export function handleOf(caller: ToolCaller, entry: RegistryEntry): Tool {
+export function handleOf(caller: HandleOwner, entry: RegistryEntry): Tool {
   let handle = entry.memo.get(HANDLE) as Tool | undefined;
   if (!handle) {
     handle = new Tool(caller, {

@@ -2,43 +2,22 @@
  * `window.tools` (API.md "Reading and calling"): getTools, callTool, of, and `toolchange`.
  *
  * callTool, in order: find the tool (NotFoundError), the permission (NotAllowedError), the
- * caller's signal (AbortError...), the input (DataError: JSON lifted through inputSchema, or
- * structured values checked against it), the tool itself (ToolExecutionError with the thrown
- * value lowered in `.cause`), then the output (OperationError when it fails outputSchema or
- * cannot be lowered). With `encoding: 'json'` the result comes back lowered to JSON.
+ * caller's signal (AbortError...), then run.ts for this document's tools; native tools go to the
+ * browser's own modelContext, other frames' tools down the frames bridge.
  */
-import { dataError, ToolExecutionError } from './errors.js';
 import type { FramesGate } from './frames/gate.js';
 import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
-import type { LoweringModule } from './lib/lowering.js';
-import { loadedLowering, loadLowering, lowerThrown, usesWebTypes } from './lib/lowering.js';
 import type { NativeHooks } from './native-proxy.js';
 import type { RegistryEntry } from './registry.js';
-import { ToolFailure, ToolRegistry } from './registry.js';
-import type { Tool, ToolCaller } from './tool.js';
+import { ToolRegistry } from './registry.js';
+import { runLocal } from './run.js';
+import type { HandleOwner, Tool, ToolSource } from './tool.js';
 import { entryOf, handleOf } from './tool.js';
-import type {
-  AvailabilityResult,
-  CallToolOptions,
-  GetToolsOptions,
-  JsonSchema,
-  ToolPolicy,
-} from './types.js';
-
-/** Wire metadata of a tool (see Tools.wireInfo). */
-export interface ToolWireInfo {
-  policy: ToolPolicy;
-  category: string | undefined;
-  keywords: string[];
-  prerequisites: string[];
-  /** Evaluated now for this document's tools; the owner's last report for other frames'. */
-  availability: () => AvailabilityResult;
-  local: boolean;
-}
-
-import type { ValidationIssue } from './validation.js';
-import { loadValidator } from './validation.js';
+import type { CallEncoding, CallToolOptions, GetToolsOptions } from './types.js';
+import type { ToolWireInfo } from './wire/info.js';
+import { wireInfo } from './wire/info.js';
+import { WIRE_RESULT } from './wire/result.js';
 
 export interface ToolsHooks {
   allowed(): boolean;
@@ -47,22 +26,7 @@ export interface ToolsHooks {
   frames?: FramesGate | undefined;
 }
 
-const EXPANDED = 'tools.expanded.';
-
-/**
- * @internal A CallToolOptions key the endpoint sets (`encoding: 'json'` only): the caller
- * serializes the result at once and keeps nothing, so a result that is already JSON (plain
- * objects and arrays, strings, finite numbers, booleans, null; within lower's depth and size
- * limits; no -0) is handed back as it is instead of being copied by lower, which would give
- * equal JSON. Anything else is lowered as usual. Registered, so that another copy of the
- * polyfill on the page reads it too.
- */
-export const WIRE_RESULT: unique symbol = Symbol.for('toolwire.wireResult');
-
-/** lower's default maxJsonBytes (@toolwire/lowering DEFAULT_LIMITS): 64 MiB. */
-const MAX_LOWERED_BYTES = 64 * 1024 * 1024;
-
-export class Tools extends EventTarget implements ToolCaller {
+export class Tools extends EventTarget implements HandleOwner {
   #registry: ToolRegistry;
   #hooks: ToolsHooks;
 
@@ -122,6 +86,14 @@ export class Tools extends EventTarget implements ToolCaller {
       if (typeof tool === 'object' && this.#hooks.frames?.isRemote(tool)) {
         return this.#hooks.frames.callRemote(tool, input === undefined ? {} : input, options);
       }
+      // A name this document has no tool for may still name one getTools() lists (a frame's or
+      // a native one): that is looked up, then called by its handle.
+      if (
+        typeof tool === 'string' &&
+        !this.#own(tool) &&
+        (native || this.#hooks.frames?.hasChildren)
+      )
+        return this.#callListed(tool, input, options);
       const entry = this.#resolve(tool);
       if (!this.#hooks.allowed())
         throw domException('NotAllowedError', 'This document is not allowed to use tools.');
@@ -129,7 +101,8 @@ export class Tools extends EventTarget implements ToolCaller {
       if (encoding !== 'structured' && encoding !== 'json')
         throw new TypeError(`Unknown encoding ${JSON.stringify(encoding)}.`);
       if (options.signal?.aborted) throw abortReason(options.signal);
-      return this.#run(
+      return runLocal(
+        this.#registry,
         entry,
         input === undefined ? {} : input,
         encoding,
@@ -142,6 +115,12 @@ export class Tools extends EventTarget implements ToolCaller {
     }
   }
 
+  /** This document's own tool of that name, when it is visible here. */
+  #own(name: string): RegistryEntry | undefined {
+    const entry = this.#registry.get(name);
+    return entry && ToolRegistry.isExposedTo(entry, this.#registry.origin) ? entry : undefined;
+  }
+
   #resolve(tool: string | Tool): RegistryEntry {
     let entry: RegistryEntry | undefined;
     if (typeof tool === 'string') entry = this.#registry.get(tool);
@@ -151,339 +130,83 @@ export class Tools extends EventTarget implements ToolCaller {
       !this.#registry.isCurrent(entry) ||
       !ToolRegistry.isExposedTo(entry, this.#registry.origin)
     ) {
-      const name = typeof tool === 'string' ? tool : (tool as { name?: unknown })?.name;
-      throw domException(
-        'NotFoundError',
-        `No tool named ${JSON.stringify(String(name))} is available.`,
-      );
+      throw notFound(typeof tool === 'string' ? tool : (tool as { name?: unknown })?.name);
     }
     return entry;
   }
 
   /**
-   * What a remote-tool endpoint needs beyond the handle (policy, category, keywords,
-   * prerequisites, availability): from the registry for this document's tools, from the owner
-   * frame's last report for tools in other frames. Undefined for handles it does not know.
+   * callTool(name) for a tool outside this document's registry: the one getTools() lists under
+   * that name, by the precedence a plain name has on the wire (page-tools.ts): this document's
+   * own (native) tools, then frames' tools of this document's origin, then other frames'
+   * tools, each in getTools() order (by origin, then as listed). Then called by its handle.
+   */
+  async #callListed(name: string, input: unknown, options: CallToolOptions): Promise<unknown> {
+    const signal = options.signal;
+    if (signal?.aborted) throw abortReason(signal);
+    const listing = this.getTools();
+    // The listing waits for frames (up to the discovery deadline); the caller's abort does not.
+    const listed = signal
+      ? await new Promise<Tool[]>((resolve, reject) => {
+          const onAbort = () => reject(abortReason(signal));
+          signal.addEventListener('abort', onAbort, { once: true });
+          listing.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+        })
+      : await listing;
+    let found: Tool | undefined;
+    let foundRank = 3;
+    for (const tool of listed) {
+      if (tool.name !== name) continue;
+      const kind = this.sourceOf(tool)?.kind;
+      // This document's own (registry or native) first, then frames' of its origin.
+      const rank =
+        kind === 'registry' || kind === 'native'
+          ? 0
+          : tool.origin === this.#registry.origin
+            ? 1
+            : 2;
+      if (rank < foundRank) {
+        found = tool;
+        foundRank = rank;
+      }
+    }
+    if (!found) throw notFound(name);
+    return this.callTool(found, input, options);
+  }
+
+  /** @internal Where a handle's tool lives (wire/info.ts); undefined for handles it does not know. */
+  sourceOf(tool: Tool): ToolSource | undefined {
+    const entry = entryOf(tool);
+    if (entry) return { kind: 'registry', entry };
+    if (this.#hooks.native?.owns(tool)) return { kind: 'native' };
+    const descriptor = this.#hooks.frames?.descriptorOf(tool);
+    return descriptor ? { kind: 'frame', descriptor } : undefined;
+  }
+
+  /**
+   * @deprecated `wireInfo(tools, tool)` from `@toolwire/polyfill/wire`. Kept until the endpoint
+   * (page-tools.ts) reads it from there.
    */
   wireInfo(tool: Tool): ToolWireInfo | undefined {
-    const entry = entryOf(tool);
-    if (entry) {
-      return {
-        policy: entry.policy,
-        category: entry.category,
-        keywords: [...entry.keywords],
-        prerequisites: [...entry.prerequisites],
-        availability: entry.availability ?? (() => true),
-        local: true,
-      };
-    }
-    if (this.#hooks.native?.owns(tool)) {
-      // A tool the browser registered (a page's own registerTool, or a form tool): the same
-      // policy rule as our document.modelContext registrations; availability is the browser's.
-      return {
-        policy: tool.annotations?.readOnlyHint ? 'read' : 'write',
-        category: undefined,
-        keywords: [],
-        prerequisites: [],
-        availability: () => true,
-        local: true,
-      };
-    }
-    const descriptor = this.#hooks.frames?.descriptorOf(tool);
-    if (!descriptor) return undefined;
-    const runtime = descriptor.runtime;
-    return {
-      policy: descriptor.policy,
-      category: descriptor.category,
-      keywords: descriptor.keywords,
-      prerequisites: descriptor.prerequisites,
-      availability: () => (runtime ? (runtime as Exclude<AvailabilityResult, true>) : true),
-      local: false,
-    };
+    return wireInfo(this, tool);
   }
 
   /** @internal The frames bridge runs a local tool for a caller in another frame. */
   runFor(
     entry: RegistryEntry,
     input: unknown,
-    encoding: 'structured' | 'json',
+    encoding: CallEncoding,
     signal: AbortSignal | undefined,
     caller: string,
   ): Promise<unknown> {
-    return this.#run(entry, input, encoding, signal, caller);
-  }
-
-  async #run(
-    entry: RegistryEntry,
-    input: unknown,
-    encoding: 'structured' | 'json',
-    signal: AbortSignal | undefined,
-    caller: string,
-    wire = false,
-  ) {
-    let value = input;
-    if (entry.inputSchema) {
-      if (encoding === 'json') {
-        const lowering = await this.#loweringFor(entry, 'input');
-        await check(
-          entry.inputSchema,
-          lowering ? expanded(entry, 'input', lowering) : entry.inputSchema,
-          value,
-          'json',
-          'input',
-        );
-        if (lowering) {
-          try {
-            value = await lowering.lift(value, entry.inputSchema);
-          } catch (error) {
-            throw asDataError(error);
-          }
-        }
-      } else {
-        await check(entry.inputSchema, entry.inputSchema, value, 'structured', 'input');
-      }
-    } else if (encoding === 'json') {
-      checkPlain(value);
-    }
-
-    let result: unknown;
-    try {
-      result = await this.#registry.execute(entry, value, {
-        signal,
-        caller: { origin: caller },
-      });
-    } catch (error) {
-      if (error instanceof ToolFailure)
-        throw new ToolExecutionError(entry.name, await lowerThrown(error.error));
-      throw error;
-    }
-
-    if (encoding === 'json') {
-      // For the wire (see WIRE_RESULT): a result that is JSON as it is goes out as it is.
-      if (wire && !entry.outputSchema && isWireJson(result)) return result;
-      let lowered: unknown;
-      try {
-        // The module once loaded is taken as it is: one await fewer per call.
-        lowered = await (loadedLowering() ?? (await loadLowering())).lower(
-          result,
-          entry.outputSchema,
-        );
-      } catch (error) {
-        throw domException(
-          'OperationError',
-          `The result of "${entry.name}" cannot be lowered to JSON: ${(error as Error).message}`,
-        );
-      }
-      if (entry.outputSchema) {
-        const lowering = await this.#loweringFor(entry, 'output');
-        await check(
-          entry.outputSchema,
-          lowering ? expanded(entry, 'output', lowering) : entry.outputSchema,
-          lowered,
-          'json',
-          'output',
-        );
-      }
-      return lowered;
-    }
-    if (entry.outputSchema)
-      await check(entry.outputSchema, entry.outputSchema, result, 'structured', 'output');
-    return result;
-  }
-
-  /** The lowering module when this schema names web types (memoized per registration). */
-  async #loweringFor(
-    entry: RegistryEntry,
-    which: 'input' | 'output',
-  ): Promise<LoweringModule | undefined> {
-    return namesWebTypes(entry, which) ? loadLowering() : undefined;
+    return runLocal(this.#registry, entry, input, encoding, signal, caller);
   }
 }
 
-/** Does this registration's schema name a web type anywhere? (Memoized per registration.) */
-export function namesWebTypes(entry: RegistryEntry, which: 'input' | 'output'): boolean {
-  const key = `${EXPANDED}uses.${which}`;
-  let uses = entry.memo.get(key) as boolean | undefined;
-  if (uses === undefined) {
-    uses = usesWebTypes(JSON.stringify(which === 'input' ? entry.inputSchema : entry.outputSchema));
-    entry.memo.set(key, uses);
-  }
-  return uses;
-}
-
-/** The schema an agent sees (webType expanded), memoized per registration. */
-export function expanded(
-  entry: RegistryEntry,
-  which: 'input' | 'output',
-  lowering: LoweringModule,
-): object {
-  const key = EXPANDED + which;
-  let schema = entry.memo.get(key) as object | undefined;
-  if (!schema) {
-    schema = lowering.expandSchema(
-      (which === 'input' ? entry.inputSchema : entry.outputSchema) as object,
-    );
-    entry.memo.set(key, schema);
-  }
-  return schema;
-}
-
-/**
- * JSON input to a tool without a schema is used as given, as long as it is JSON: checked by a
- * walk rather than copied (a stringify/parse round trip cost more than the rest of a small
- * call). Anything JSON cannot hold (undefined, functions, non-finite numbers, class
- * instances, cycles, nesting past 128) is a DataError naming the path. Synchronous, and the
- * walk builds no path strings: the path is put together only when something fails.
- */
-function checkPlain(value: unknown): void {
-  const problem = jsonProblem(value, 0, []);
-  if (!problem) return;
-  const path = problem.keys
-    .reverse()
-    .map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`)
-    .join('');
-  throw dataError([{ path, reason: problem.reason, schemaPath: '' }]);
-}
-
-/** What JSON cannot hold; `keys` collects the path on the way out (innermost first). */
-interface Problem {
-  reason: string;
-  keys: (string | number)[];
-}
-
-function problemOf(reason: string): Problem {
-  return { reason, keys: [] };
-}
-
-function jsonProblem(value: unknown, depth: number, open: object[]): Problem | undefined {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') return undefined;
-  if (typeof value === 'number')
-    return Number.isFinite(value) ? undefined : problemOf(`${value} is not a JSON number`);
-  if (typeof value !== 'object') return problemOf(`a ${typeof value} is not JSON`);
-  if (depth >= 128) return problemOf('nests deeper than 128 levels');
-  // The open containers: at most 128 of them, so a scan beats a Set per call.
-  if (open.includes(value)) return problemOf('refers back to itself (a cycle)');
-  open.push(value);
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
-      if (typeof item === 'string' || typeof item === 'boolean' || item === null) continue;
-      const problem = jsonProblem(item, depth + 1, open);
-      if (problem) {
-        problem.keys.push(i);
-        return problem;
-      }
-    }
-  } else {
-    const proto = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) {
-      open.pop();
-      return problemOf('is not a plain object');
-    }
-    const keys = Object.keys(value);
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] as string;
-      const item = (value as Record<string, unknown>)[key];
-      if (typeof item === 'string' || typeof item === 'boolean' || item === null) continue;
-      const problem = jsonProblem(item, depth + 1, open);
-      if (problem) {
-        problem.keys.push(key);
-        return problem;
-      }
-    }
-  }
-  open.pop();
-  return undefined;
-}
-
-/**
- * Would lower (no schema) turn `value` into equal JSON as it stands? Plain objects and dense
- * arrays of JSON values only, at most 128 levels, no cycles, and a JSON text surely under
- * lower's size limit (each string counted at 6 bytes a UTF-16 unit, the worst escape). A getter
- * that throws, or anything else unusual, answers false: lower then reports it as it does.
- */
-function isWireJson(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  let bytes = 0;
-  const open: object[] = [];
-  const visit = (node: unknown, depth: number): boolean => {
-    if (node === null || typeof node === 'boolean') {
-      bytes += 5;
-      return true;
-    }
-    if (typeof node === 'string') {
-      bytes += 6 * node.length + 2;
-      return true;
-    }
-    if (typeof node === 'number') {
-      bytes += 24;
-      // -0 is lowered (to 0) like anything else lower would change.
-      return Number.isFinite(node) && !Object.is(node, -0);
-    }
-    if (typeof node !== 'object' || depth >= 128 || open.includes(node)) return false;
-    open.push(node);
-    bytes += 2;
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        bytes += 1;
-        if (!(i in node) || !visit(node[i], depth + 1)) return false;
-      }
-    } else {
-      const proto = Object.getPrototypeOf(node);
-      if (proto !== Object.prototype && proto !== null) return false;
-      const keys = Object.keys(node);
-      for (let i = 0; i < keys.length; i++) {
-        const key = keys[i] as string;
-        bytes += 6 * key.length + 4;
-        if (!visit((node as Record<string, unknown>)[key], depth + 1)) return false;
-      }
-    }
-    open.pop();
-    return bytes <= MAX_LOWERED_BYTES;
-  };
-  try {
-    return visit(value, 0);
-  } catch {
-    return false;
-  }
-}
-
-function asDataError(error: unknown): DOMException {
-  const { path, schemaPath, message } = error as {
-    path?: string;
-    schemaPath?: string;
-    message?: string;
-  };
-  return dataError([
-    { path: path ?? '', reason: message ?? String(error), schemaPath: schemaPath ?? '' },
-  ]);
-}
-
-/** Validates `value`; DataError for input, OperationError for output. */
-async function check(
-  original: JsonSchema,
-  schema: object,
-  value: unknown,
-  mode: 'structured' | 'json',
-  which: 'input' | 'output',
-): Promise<void> {
-  const validator = await loadValidator();
-  let issues: ValidationIssue[] | null;
-  try {
-    issues = validator.compile(mode === 'json' ? schema : original, mode)(value);
-  } catch (error) {
-    // The schema passed registration's checks but the validator cannot compile it.
-    throw domException(
-      'OperationError',
-      `The ${which} schema cannot be compiled: ${(error as Error).message}`,
-    );
-  }
-  if (!issues) return;
-  if (which === 'input') throw dataError(issues);
-  const first = issues[0];
-  throw domException(
-    'OperationError',
-    `The result does not match outputSchema: ${JSON.stringify({ path: first?.path, reason: first?.reason, schemaPath: first?.schemaPath })}`,
+function notFound(name: unknown): DOMException {
+  return domException(
+    'NotFoundError',
+    `No tool named ${JSON.stringify(String(name))} is available.`,
   );
 }
 

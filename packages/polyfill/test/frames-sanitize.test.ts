@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_TOOLS_PER_FRAME, sanitize } from '../src/frames/node.js';
 import { windowAtRoute } from '../src/frames/route.js';
+import { MAX_TOOLS_PER_FRAME, sanitize } from '../src/frames/sanitize.js';
 import { isCanonicalOrigin } from '../src/lib/origins.js';
 
 // What a parent frame keeps of a child's listing (issue 13, part 8). The windows are stand-ins

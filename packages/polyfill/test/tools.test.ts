@@ -1,5 +1,7 @@
+import { Window } from 'happy-dom';
 import { describe, expect, it, vi } from 'vitest';
-import { ToolExecutionError } from '../src/index.js';
+import type { Tool } from '../src/index.js';
+import { install, ToolExecutionError } from '../src/index.js';
 import { freshInstall, rejection } from './helpers.js';
 
 const numberInput = {
@@ -162,5 +164,82 @@ describe('tools.callTool', () => {
     expect((await rejection(tools.callTool('x', {}, { encoding: 'xml' as never }))).name).toBe(
       'TypeError',
     );
+  });
+});
+
+/**
+ * A stand-in for a browser's own document.modelContext (the native layer's input): tools
+ * registered natively, listed by getTools() and run by executeTool.
+ */
+function nativeContext(origin: string, listing?: () => Promise<unknown[]>) {
+  const executed: { name: string; input: unknown }[] = [];
+  const registered = [
+    { name: 'native.only', description: 'Native.', origin },
+    { name: 'both', description: 'Native too.', origin },
+  ];
+  const context = Object.assign(new EventTarget(), {
+    registerTool: async () => undefined,
+    getTools: listing ?? (async () => registered),
+    executeTool: async (tool: { name: string }, input: unknown) => {
+      executed.push({ name: tool.name, input });
+      return JSON.stringify({ native: tool.name, input });
+    },
+  });
+  return { context, executed };
+}
+
+function installOnNative(context: EventTarget) {
+  const win = new Window({ url: 'https://app.example/' });
+  Object.defineProperty(win.document, 'modelContext', { value: context, configurable: true });
+  return install({ window: win as unknown as never });
+}
+
+describe('tools.callTool by name, across what getTools() lists', () => {
+  it('a name with no tool here reaches the native tool getTools() lists; this document keeps its own', async () => {
+    const { context, executed } = nativeContext('https://app.example');
+    const { toolManager, tools } = installOnNative(context);
+    await toolManager.register({ name: 'both', execute: () => 'own' });
+    const listed = await tools.getTools();
+    expect(listed.map((tool) => tool.name)).toEqual(['both', 'both', 'native.only']);
+    // The handle path first: the native tool is callable at all.
+    const handle = listed.find((tool) => tool.name === 'native.only') as Tool;
+    expect(await tools.callTool(handle, { a: 1 })).toEqual({
+      native: 'native.only',
+      input: { a: 1 },
+    });
+    expect(await tools.callTool('native.only', { a: 2 })).toEqual({
+      native: 'native.only',
+      input: { a: 2 },
+    });
+    // This document's own registration wins over a native tool of the same name.
+    expect(await tools.callTool('both', {})).toBe('own');
+    expect(executed).toEqual([
+      { name: 'native.only', input: { a: 1 } },
+      { name: 'native.only', input: { a: 2 } },
+    ]);
+    expect((await rejection(tools.callTool('missing'))).name).toBe('NotFoundError');
+  });
+
+  it('the caller signal aborts the lookup: pre-aborted, or while the listing waits', async () => {
+    let listings = 0;
+    const { context, executed } = nativeContext('https://app.example', () => {
+      listings++;
+      return new Promise(() => {});
+    });
+    const { tools } = installOnNative(context);
+    const reason = new Error('stop');
+    expect(
+      (await rejection(tools.callTool('native.only', {}, { signal: AbortSignal.abort(reason) })))
+        .error,
+    ).toBe(reason);
+    expect(listings).toBe(0);
+    const controller = new AbortController();
+    const pending = tools.callTool('native.only', {}, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The listing was asked for and hangs: only the abort can settle the call.
+    expect(listings).toBe(1);
+    controller.abort(reason);
+    expect((await rejection(pending)).error).toBe(reason);
+    expect(executed).toEqual([]);
   });
 });

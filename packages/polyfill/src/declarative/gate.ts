@@ -20,7 +20,7 @@ function holdsForm(node: Node): boolean {
 
 export function watchForms(win: Window & typeof globalThis, start: () => void): void {
   const proto = win.SubmitEvent?.prototype;
-  // The chunk marks its own agentInvoked (forms.ts HOOKS): that one is not native.
+  // The chunk marks its own agentInvoked (prototypes.ts HOOKS): that one is not native.
   const native = proto && 'agentInvoked' in proto && !(Symbol.for('toolwire.declarative') in proto);
   if (!win.MutationObserver || native) return;
   const doc = win.document;

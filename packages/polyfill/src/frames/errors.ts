@@ -3,7 +3,7 @@
  * properties (DataError's `errors`) and turns unknown Error subclasses into plain Errors, so
  * errors cross as records and are rebuilt on the caller's side with their kind intact.
  */
-import type { ValidationIssue } from '../validation.js';
+import type { ValidationIssue } from '../validation/types.js';
 import type { SerializedError } from './messages.js';
 import { isRecord } from './messages.js';
 

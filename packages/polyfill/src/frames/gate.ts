@@ -5,12 +5,13 @@
  * IIFE build) only when a frame actually joins: a page with no polyfilled frames never pays for
  * it. Everything Tools and document.modelContext ask of the bridge goes through here.
  */
-import { loadChunk } from '../lib/chunks.js';
-import type { Tool, ToolCaller } from '../tool.js';
+import { chunkFromScript } from '../lib/chunks.js';
+import type { HandleOwner, Tool } from '../tool.js';
 import type { CallToolOptions } from '../types.js';
+import type { FrameNodeDeps, GateState } from './context.js';
 import type { ToolDescriptor } from './messages.js';
 import { FRAMES_TAG, isHello, isWelcome } from './messages.js';
-import type { FrameNode, FrameNodeDeps, GateState } from './node.js';
+import type { FrameNode } from './node.js';
 import { routeFrom, windowAtRoute } from './route.js';
 
 export const HANDSHAKE_MS = 2000;
@@ -87,7 +88,12 @@ export class FramesGate implements GateState {
   }
 
   load(): Promise<FrameNode> {
-    this.#loading ??= loadChunk('frames').then((chunk) => {
+    // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
+    this.#loading ??= (
+      typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+        ? chunkFromScript<typeof import('./node.js')>('frames')
+        : import('./node.js')
+    ).then((chunk) => {
       const node = new chunk.FrameNode(this.#deps, this);
       this.node = node;
       for (const [route, fire] of this.#watchers) node.watch(route, fire);
@@ -165,7 +171,7 @@ export class FramesGate implements GateState {
   }
 
   /** Only for descriptors the node produced, so it is loaded. */
-  handleFor(caller: ToolCaller, tool: ToolDescriptor): Tool {
+  handleFor(caller: HandleOwner, tool: ToolDescriptor): Tool {
     return (this.node as FrameNode).handleFor(caller, tool);
   }
 

@@ -5,7 +5,7 @@
  */
 import { domException } from '../lib/dom.js';
 import { serializeError } from './errors.js';
-import type { FrameRequest, PortMessage } from './messages.js';
+import type { ChangeNotice, FrameRequest, PortMessage } from './messages.js';
 import { FRAMES_TAG, isPortMessage } from './messages.js';
 
 /** A hostile peer cannot queue unbounded work on us. */
@@ -14,7 +14,7 @@ const MAX_INBOUND = 256;
 export interface LinkHandlers {
   request(request: FrameRequest, link: FrameLink): Promise<unknown>;
   abort(callId: string, link: FrameLink): void;
-  changed(change: { origin: string; exposedTo: string[]; agent: boolean }, link: FrameLink): void;
+  changed(change: ChangeNotice, link: FrameLink): void;
   closed(link: FrameLink): void;
   /** Rebuilds an error record from the peer into an Error of the right kind. */
   error(value: unknown): Error;
@@ -91,7 +91,7 @@ export class FrameLink {
     this.#post({ tag: FRAMES_TAG, kind: 'abort', callId });
   }
 
-  changed(change: { origin: string; exposedTo: string[]; agent: boolean }): void {
+  changed(change: ChangeNotice): void {
     this.#post({ tag: FRAMES_TAG, kind: 'changed', ...change });
   }
 

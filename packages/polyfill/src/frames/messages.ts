@@ -5,6 +5,9 @@
  * until proven otherwise.
  */
 
+import type { CallEncoding } from '../types.js';
+import { MAX_ROUTE_DEPTH } from './route.js';
+
 export const FRAMES_TAG = 'toolwire.frames/1';
 
 /** child -> parent, by window.postMessage: "I run toolwire; give me a port". */
@@ -66,7 +69,7 @@ export interface CallRequest {
   /** document.modelContext calls: the owner's origin must match, the result is a JSON string. */
   origin: string | null;
   input: unknown;
-  encoding: 'structured' | 'json';
+  encoding: CallEncoding;
 }
 
 export type FrameRequest =
@@ -84,12 +87,20 @@ export type FrameRequest =
   | { op: 'tree-list'; caller: string; via: string[]; fromOrigins: string[] }
   | (Omit<CallRequest, 'op'> & { op: 'tree-call' });
 
+/** A registration came or went: whose, and to which origins it was exposed (`*` for any). */
+export interface ChangeNotice {
+  origin: string;
+  exposedTo: string[];
+  /** Did an agent-exposed tool change (document.modelContext listens only to those)? */
+  agent: boolean;
+}
+
 export type PortMessage =
   | { tag: typeof FRAMES_TAG; kind: 'req'; id: number; request: FrameRequest }
   | { tag: typeof FRAMES_TAG; kind: 'res'; id: number; ok: true; value: unknown }
   | { tag: typeof FRAMES_TAG; kind: 'res'; id: number; ok: false; error: SerializedError }
   | { tag: typeof FRAMES_TAG; kind: 'abort'; callId: string }
-  | { tag: typeof FRAMES_TAG; kind: 'changed'; origin: string; exposedTo: string[]; agent: boolean }
+  | ({ tag: typeof FRAMES_TAG; kind: 'changed' } & ChangeNotice)
   | { tag: typeof FRAMES_TAG; kind: 'bye' };
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -111,7 +122,7 @@ export function isWelcome(data: unknown): data is WelcomeMessage {
 
 const isRoute = (value: unknown): value is number[] =>
   Array.isArray(value) &&
-  value.length <= 32 &&
+  value.length <= MAX_ROUTE_DEPTH &&
   value.every((step) => Number.isInteger(step) && step >= 0 && step < 10_000);
 const isOrigins = (value: unknown): value is string[] =>
   Array.isArray(value) &&

@@ -4,7 +4,7 @@
  * fires when that subtree reports a change.
  */
 import { domException } from '../lib/dom.js';
-import type { Tool, ToolCaller } from '../tool.js';
+import type { HandleOwner, Tool } from '../tool.js';
 import type { CallToolOptions, GetToolsOptions } from '../types.js';
 import type { FramesGate } from './gate.js';
 
@@ -12,7 +12,7 @@ export interface FramesOwner {
   of(target: unknown): EventTarget;
 }
 
-export class RemoteTools extends EventTarget implements ToolCaller {
+export class RemoteTools extends EventTarget implements HandleOwner {
   readonly #node: FramesGate;
   readonly #route: number[];
   readonly #owner: FramesOwner;

@@ -2,7 +2,7 @@
  * @toolwire/lowering, loaded on first need: only the JSON encoding, `webType` schemas and
  * thrown errors use it, so a page that calls tools with structured values never pays for it.
  */
-import { loadChunk } from './chunks.js';
+import { chunkFromScript } from './chunks.js';
 
 /** The part of @toolwire/lowering the polyfill uses (see packages/lowering/LOWERING.md). */
 export interface LoweringModule {
@@ -18,7 +18,12 @@ let loading: Promise<LoweringModule> | undefined;
 let loaded: LoweringModule | undefined;
 
 export function loadLowering(): Promise<LoweringModule> {
-  loading ??= loadChunk('lowering').then(
+  // The chunk (chunks.ts): from beside the IIFE there, where the import() is dead code.
+  loading ??= (
+    typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+      ? chunkFromScript<LoweringModule>('lowering')
+      : (import('@toolwire/lowering') as unknown as Promise<LoweringModule>)
+  ).then(
     (module) => {
       loaded = module;
       return module;

@@ -717,6 +717,25 @@ export const CASES: ContractCase[] = [
     },
   },
   {
+    name: 'layering: tools.callTool reaches a modelContext tool by name, as getTools() lists it',
+    kind: 'layering',
+    async run(env) {
+      await env.mc.registerTool(tool('native.byname'), { signal: env.signal });
+      await sleep(20);
+      const handle = (await env.tools.getTools()).find(
+        (t: { name: string }) => t.name === 'native.byname',
+      );
+      ok(handle, 'listed by tools.getTools()');
+      deepEqual(await env.tools.callTool(handle, { by: 'handle' }), { by: 'handle' }, 'by handle');
+      deepEqual(
+        await env.tools.callTool('native.byname', { by: 'name' }),
+        { by: 'name' },
+        'by name',
+      );
+      await rejectsWith(env.tools.callTool('native.missing', {}), 'NotFoundError', 'missing tool');
+    },
+  },
+  {
     name: 'layering: unregistering a mirrored tool removes it from modelContext',
     kind: 'layering',
     async run(env) {

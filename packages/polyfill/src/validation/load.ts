@@ -3,25 +3,21 @@
  * ajv (JSON Schema 2020-12 + formats) compiles validators with `new Function`; on pages whose
  * CSP forbids `unsafe-eval` that throws, so the first load probes for eval and falls back to
  * @cfworker/json-schema, an interpreting validator. Either way a check returns every failure
- * as `{path (JSON Pointer), reason, schemaPath}`.
+ * as a ValidationIssue (types.ts).
  */
+import { chunkFromScript } from '../lib/chunks.js';
+import type { SchemaValidator } from './types.js';
 
-export interface ValidationIssue {
-  path: string;
-  reason: string;
-  schemaPath: string;
+interface EngineChunk {
+  createValidator(): Promise<SchemaValidator>;
 }
 
-/** null when valid, else every failure found. */
-export type Check = (data: unknown) => ValidationIssue[] | null;
-
-export interface SchemaValidator {
-  readonly engine: 'ajv' | 'cfworker';
-  /** `structured` checks `webType` against runtime types; `json` treats the schema as plain. */
-  compile(schema: object, mode: 'structured' | 'json'): Check;
+/** The engine's chunk (`polyfill-validator-<engine>.js` in the IIFE build). */
+function loadEngine(engine: 'ajv' | 'cfworker'): Promise<EngineChunk> {
+  if (typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__)
+    return chunkFromScript<EngineChunk>(`validator-${engine}`);
+  return engine === 'ajv' ? import('./ajv.js') : import('./cfworker.js');
 }
-
-import { loadChunk } from './lib/chunks.js';
 
 let loading: Promise<SchemaValidator> | undefined;
 
@@ -35,9 +31,8 @@ export function canEval(): boolean {
 }
 
 export function loadValidator(options: { forceFallback?: boolean } = {}): Promise<SchemaValidator> {
-  if (options.forceFallback)
-    return loadChunk('validator-cfworker').then((chunk) => chunk.createValidator());
-  loading ??= loadChunk(canEval() ? 'validator-ajv' : 'validator-cfworker')
+  if (options.forceFallback) return loadEngine('cfworker').then((chunk) => chunk.createValidator());
+  loading ??= loadEngine(canEval() ? 'ajv' : 'cfworker')
     .then((chunk) => chunk.createValidator())
     .catch((error) => {
       loading = undefined;
@@ -45,5 +40,3 @@ export function loadValidator(options: { forceFallback?: boolean } = {}): Promis
     });
   return loading;
 }
-
-export { matchesWebType } from './lib/web-type-check.js';

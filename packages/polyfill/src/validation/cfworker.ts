@@ -1,7 +1,7 @@
 /** The eval-free engine for CSP pages (@cfworker/json-schema), a lazily loaded chunk. */
 
-import { matchesWebType } from './lib/web-type-check.js';
-import type { Check, SchemaValidator } from './validation.js';
+import { matchesWebType } from '../lib/web-type-check.js';
+import type { Check, SchemaValidator } from './types.js';
 
 interface CfworkerError {
   instanceLocation: string;

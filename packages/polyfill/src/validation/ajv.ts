@@ -1,7 +1,7 @@
 /** The ajv engine (JSON Schema 2020-12 + formats), a lazily loaded chunk of its own. */
 
-import { matchesWebType } from './lib/web-type-check.js';
-import type { Check, SchemaValidator } from './validation.js';
+import { matchesWebType } from '../lib/web-type-check.js';
+import type { Check, SchemaValidator } from './types.js';
 
 interface AjvError {
   instancePath: string;

@@ -1,0 +1,150 @@
+/**
+ * The call pipeline for this document's own tools (API.md "Errors from callTool"), after
+ * Tools.callTool found the tool and checked the permission and the caller's signal: the input
+ * (DataError: JSON lifted through inputSchema, or structured values checked against it), the
+ * tool itself (ToolExecutionError with the thrown value lowered in `.cause`), then the output
+ * (OperationError when it fails outputSchema or cannot be lowered). With `encoding: 'json'` the
+ * result comes back lowered to JSON.
+ */
+import { expanded, namesWebTypes } from './agent-schema.js';
+import { dataError, ToolExecutionError } from './errors.js';
+import { checkPlain } from './json-input.js';
+import { domException } from './lib/dom.js';
+import type { LoweringModule } from './lib/lowering.js';
+import { loadedLowering, loadLowering, lowerThrown } from './lib/lowering.js';
+import type { RegistryEntry, ToolRegistry } from './registry.js';
+import { ToolFailure } from './registry.js';
+import type { CallEncoding, JsonSchema } from './types.js';
+import { loadValidator } from './validation/load.js';
+import type { ValidationIssue } from './validation/types.js';
+import { isWireJson } from './wire/result.js';
+
+/**
+ * Runs `entry` for `caller`. `wire`: the endpoint's WIRE_RESULT (wire/result.ts), a JSON result
+ * may go out as it is.
+ */
+export async function runLocal(
+  registry: ToolRegistry,
+  entry: RegistryEntry,
+  input: unknown,
+  encoding: CallEncoding,
+  signal: AbortSignal | undefined,
+  caller: string,
+  wire = false,
+): Promise<unknown> {
+  let value = input;
+  if (entry.inputSchema) {
+    if (encoding === 'json') {
+      const lowering = await loweringFor(entry, 'input');
+      await check(
+        entry.inputSchema,
+        lowering ? expanded(entry, 'input', lowering) : entry.inputSchema,
+        value,
+        'json',
+        'input',
+      );
+      if (lowering) {
+        try {
+          value = await lowering.lift(value, entry.inputSchema);
+        } catch (error) {
+          throw asDataError(error);
+        }
+      }
+    } else {
+      await check(entry.inputSchema, entry.inputSchema, value, 'structured', 'input');
+    }
+  } else if (encoding === 'json') {
+    checkPlain(value);
+  }
+
+  let result: unknown;
+  try {
+    result = await registry.execute(entry, value, {
+      signal,
+      caller: { origin: caller },
+    });
+  } catch (error) {
+    if (error instanceof ToolFailure)
+      throw new ToolExecutionError(entry.name, await lowerThrown(error.error));
+    throw error;
+  }
+
+  if (encoding === 'json') {
+    // For the wire (see WIRE_RESULT): a result that is JSON as it is goes out as it is.
+    if (wire && !entry.outputSchema && isWireJson(result)) return result;
+    let lowered: unknown;
+    try {
+      // The module once loaded is taken as it is: one await fewer per call.
+      lowered = await (loadedLowering() ?? (await loadLowering())).lower(
+        result,
+        entry.outputSchema,
+      );
+    } catch (error) {
+      throw domException(
+        'OperationError',
+        `The result of "${entry.name}" cannot be lowered to JSON: ${(error as Error).message}`,
+      );
+    }
+    if (entry.outputSchema) {
+      const lowering = await loweringFor(entry, 'output');
+      await check(
+        entry.outputSchema,
+        lowering ? expanded(entry, 'output', lowering) : entry.outputSchema,
+        lowered,
+        'json',
+        'output',
+      );
+    }
+    return lowered;
+  }
+  if (entry.outputSchema)
+    await check(entry.outputSchema, entry.outputSchema, result, 'structured', 'output');
+  return result;
+}
+
+/** The lowering module when this schema names web types (memoized per registration). */
+async function loweringFor(
+  entry: RegistryEntry,
+  which: 'input' | 'output',
+): Promise<LoweringModule | undefined> {
+  return namesWebTypes(entry, which) ? loadLowering() : undefined;
+}
+
+function asDataError(error: unknown): DOMException {
+  const { path, schemaPath, message } = error as {
+    path?: string;
+    schemaPath?: string;
+    message?: string;
+  };
+  return dataError([
+    { path: path ?? '', reason: message ?? String(error), schemaPath: schemaPath ?? '' },
+  ]);
+}
+
+/** Validates `value`; DataError for input, OperationError for output. */
+async function check(
+  original: JsonSchema,
+  schema: object,
+  value: unknown,
+  mode: CallEncoding,
+  which: 'input' | 'output',
+): Promise<void> {
+  const validator = await loadValidator();
+  let issues: ValidationIssue[] | null;
+  try {
+    issues = validator.compile(mode === 'json' ? schema : original, mode)(value);
+  } catch (error) {
+    // The schema passed registration's checks but the validator cannot compile it.
+    throw domException(
+      'OperationError',
+      `The ${which} schema cannot be compiled: ${(error as Error).message}`,
+    );
+  }
+  if (!issues) return;
+  if (which === 'input') throw dataError(issues);
+  const first = issues[0];
+  throw domException(
+    'OperationError',
+    `The result does not match outputSchema: ${JSON.stringify({ path: first?.path, reason: first?.reason, schemaPath: first?.schemaPath })}`,
+  );
+}

@@ -1,0 +1,20 @@
+/**
+ * What a schema check reports, shared by the engines (ajv.ts, cfworker.ts) and their loader
+ * (load.ts): every failure as `{path (JSON Pointer), reason, schemaPath}`.
+ */
+import type { CallEncoding } from '../types.js';
+
+export interface ValidationIssue {
+  path: string;
+  reason: string;
+  schemaPath: string;
+}
+
+/** null when valid, else every failure found. */
+export type Check = (data: unknown) => ValidationIssue[] | null;
+
+export interface SchemaValidator {
+  readonly engine: 'ajv' | 'cfworker';
+  /** `structured` checks `webType` against runtime types; `json` treats the schema as plain. */
+  compile(schema: object, mode: CallEncoding): Check;
+}

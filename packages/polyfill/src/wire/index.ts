@@ -1,0 +1,8 @@
+/**
+ * `@toolwire/polyfill/wire`: what the WebSocket endpoint (packages/endpoint) reads of the
+ * polyfill beyond `window.tools`: a tool's wire metadata, and the call option that lets a JSON
+ * result go out as it is.
+ */
+export type { ToolSources, ToolWireInfo } from './info.js';
+export { wireInfo } from './info.js';
+export { WIRE_RESULT } from './result.js';
