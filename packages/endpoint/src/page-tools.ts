@@ -18,8 +18,8 @@
  *   lowered; the polyfill's errors become wire codes.
  */
 import type { CallToolOptions, Tool, Tools } from '@toolwire/polyfill';
-import type { AvailabilityInput, BridgeTool, JsonValue } from '@toolwire/protocol';
-import { toolFailure } from '@toolwire/protocol';
+import type { AvailabilityInput, BridgeTool, JsonValue, ValidationIssue } from '@toolwire/protocol';
+import { pointerToPath, toolFailure } from '@toolwire/protocol';
 
 type Expand = (schema: object) => object;
 
@@ -55,8 +55,82 @@ function hostOf(origin: string): string {
   }
 }
 
+/** A polyfill validation issue: a JSON Pointer path, the reason, the schema keyword's path. */
+interface PolyfillIssue {
+  path?: unknown;
+  reason?: unknown;
+  schemaPath?: unknown;
+}
+
+/**
+ * The one adapter from the polyfill's issues (`DataError.errors`) to the wire's `details`: the
+ * same `$`-rooted shape the bridge's own validation reports (WIRE "tool.call").
+ */
+export function wireIssues(issues: readonly PolyfillIssue[]): ValidationIssue[] {
+  return issues.map((issue) => {
+    const schemaPath = typeof issue.schemaPath === 'string' ? issue.schemaPath : '';
+    return {
+      path: pointerToPath(typeof issue.path === 'string' ? issue.path : ''),
+      message: String(issue.reason ?? 'is invalid'),
+      keyword: schemaPath.split('/').at(-1) ?? '',
+      schemaPath,
+    };
+  });
+}
+
+/**
+ * Lowering failures that say the result cannot become JSON at all (LOWERING.md "Errors"), as
+ * opposed to a result that does not fit its outputSchema: WIRE answers these
+ * `tool_protocol_bridge_failed`.
+ */
+const UNSERIALIZABLE = new Set([
+  'cycle',
+  'depth_exceeded',
+  'unsupported_type',
+  'json_too_large',
+  'binary_too_large',
+  'read_failed',
+  'unsupported_in_environment',
+]);
+
+/**
+ * The same three, as the lowering words them, for a polyfill whose OperationError carries no
+ * `cause` (see resultFailure).
+ */
+const UNSERIALIZABLE_TEXT = /contains itself|nest deeper than maxDepth|has no JSON lowering/;
+
+/**
+ * callTool's OperationError covers what the wire keeps apart (WIRE "tool.call"): the result
+ * fails outputSchema (`tool_result_schema_invalid`), the result cannot be made JSON at all (too
+ * deep, cyclic, a function: `tool_protocol_bridge_failed`), or a schema the page's validator
+ * cannot compile (`tool_definition_invalid`). The lowering's own error (`cause`, with its code)
+ * or the output issues (`errors`) decide when the polyfill attaches them; otherwise its
+ * message does, and a tool without an outputSchema can only have failed to become JSON.
+ */
+function operationFailure(error: unknown, message: string, hasOutputSchema: boolean) {
+  const { errors, cause } = error as { errors?: unknown; cause?: unknown };
+  if (Array.isArray(errors)) {
+    return toolFailure({
+      code: 'tool_result_schema_invalid',
+      message,
+      details: wireIssues(errors) as unknown as JsonValue,
+    });
+  }
+  const loweringCode = (cause as { code?: unknown } | undefined)?.code;
+  let unserializable: boolean;
+  if (typeof loweringCode === 'string') unserializable = UNSERIALIZABLE.has(loweringCode);
+  else if (/schema cannot be compiled/.test(message))
+    return toolFailure({ code: 'tool_definition_invalid', message });
+  else if (/cannot be lowered to JSON/.test(message))
+    unserializable = !hasOutputSchema || UNSERIALIZABLE_TEXT.test(message);
+  else unserializable = false;
+  return unserializable
+    ? toolFailure({ code: 'tool_protocol_bridge_failed', message })
+    : toolFailure({ code: 'tool_result_schema_invalid', message });
+}
+
 /** The wire error for something callTool threw. */
-export function wireFailure(error: unknown) {
+export function wireFailure(error: unknown, hasOutputSchema = true) {
   const name = (error as { name?: unknown })?.name;
   const message = String((error as { message?: unknown })?.message ?? error);
   switch (name) {
@@ -73,7 +147,7 @@ export function wireFailure(error: unknown) {
         details: ((error as { cause?: unknown }).cause ?? null) as JsonValue,
       });
     case 'OperationError':
-      return toolFailure({ code: 'tool_result_schema_invalid', message });
+      return operationFailure(error, message, hasOutputSchema);
     case 'NotFoundError':
       return toolFailure({ code: 'tool_not_found', message });
     case 'AbortError':
@@ -191,6 +265,8 @@ function toBridgeTool(
     ? options.expandSchema(handle.inputSchema)
     : { type: 'object' };
   const resultSchema = handle.outputSchema ? options.expandSchema(handle.outputSchema) : {};
+  const hasOutputSchema = handle.outputSchema !== undefined;
+  const fail = (error: unknown) => wireFailure(error, hasOutputSchema);
   return {
     definition: {
       id,
@@ -214,7 +290,7 @@ function toBridgeTool(
           // The bridge serializes the result at once: JSON as it is need not be copied.
           [WIRE_RESULT]: true,
         } as CallToolOptions)
-        .then(undefined, wireFailure);
+        .then(undefined, fail);
     },
   };
 }

@@ -62,4 +62,4 @@ export type {
   ValidationResult,
   ValidatorProvider,
 } from './validator.js';
-export { createAjvProvider } from './validator.js';
+export { createAjvProvider, pointerToPath } from './validator.js';

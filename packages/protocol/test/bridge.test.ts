@@ -538,6 +538,31 @@ describe('tool.call', () => {
     }
   });
 
+  it('a result holding a function or a symbol gives tool_protocol_bridge_failed, not a schema failure', async () => {
+    // Each holder is an object that passes its resultSchema: only serialization can refuse it.
+    const holders: Record<string, () => unknown> = {
+      't.fn-prop': () => ({ ok: true, callback: () => 1 }),
+      't.fn-deep': () => ({ ok: true, list: [1, { inner: function named() {} }] }),
+      't.symbol': () => ({ ok: true, tag: Symbol('x') }),
+      't.fn-tojson': () => ({ ok: true, odd: { toJSON: () => () => 1 } }),
+    };
+    const schema = { resultSchema: { type: 'object', required: ['ok'] } };
+    const bridge = bridgeOf([
+      tool('t.plain', () => ({ ok: true, list: [1, { inner: 'x' }] }), schema),
+      ...Object.entries(holders).map(([id, run]) => tool(id, run, schema)),
+    ]);
+    const plain = await exchange(bridge, request('tool.call', { toolId: 't.plain' }));
+    expect(plain.type).toBe('tool.result');
+    expect(plain.payload.result).toEqual({ ok: true, list: [1, { inner: 'x' }] });
+    for (const toolId of Object.keys(holders)) {
+      const response = await exchange(bridge, request('tool.call', { toolId }));
+      expect(response.type, toolId).toBe('tool.error');
+      expect(response.payload.code, toolId).toBe('tool_protocol_bridge_failed');
+    }
+    const fnProp = await exchange(bridge, request('tool.call', { toolId: 't.fn-deep' }));
+    expect(fnProp.payload.message).toContain('$.result.list[1].inner is a function');
+  });
+
   it('a large result is compressed; a small one is not', async () => {
     const bridge = bridgeOf([tool('t.big', (args) => ({ text: 'r'.repeat(Number(args.size)) }))]);
     const big = await bridge.handle(
@@ -779,5 +804,24 @@ describe('tool.batch', () => {
     );
     expect(payload.results[0].error.code).toBe('tool_protocol_bridge_failed');
     expect(payload.results[1].success).toBe(true);
+  });
+
+  it('an item whose result holds a function fails alone, and stops the batch', async () => {
+    const bridge = bridgeOf([tool('b.ok'), tool('b.fn', () => ({ run: () => 1 }))]);
+    const mixed = await exchange(
+      bridge,
+      request('tool.batch', {
+        continueOnError: true,
+        calls: [{ toolId: 'b.ok' }, { toolId: 'b.fn' }, { toolId: 'b.ok' }],
+      }),
+    );
+    expect(mixed.payload.results.map((item: any) => item.success)).toEqual([true, false, true]);
+    expect(mixed.payload.results[1].error.code).toBe('tool_protocol_bridge_failed');
+    const stopped = await exchange(
+      bridge,
+      request('tool.batch', { calls: [{ toolId: 'b.fn' }, { toolId: 'b.ok' }] }),
+    );
+    expect(stopped.payload).toMatchObject({ completed: 1, stoppedEarly: true, success: false });
+    expect(stopped.payload.results[0].error.code).toBe('tool_protocol_bridge_failed');
   });
 });
