@@ -11,6 +11,7 @@
  */
 import os from 'node:os';
 import { gunzipSync, gzipSync } from 'fflate';
+import { createAjvProvider } from '../packages/protocol/src/ajv.js';
 import type {
   CatalogListingPayload,
   CatalogPayload,
@@ -222,6 +223,7 @@ async function benchCatalog(): Promise<void> {
   const tools = makeCatalog(TOOL_COUNT, world);
   const toolErrors: Error[] = [];
   const bridge = createToolBridge({
+    validator: createAjvProvider(),
     tools: () => tools,
     guard: 'full-access',
     onToolError: (error) => toolErrors.push(error),
@@ -375,6 +377,7 @@ async function benchCatalog(): Promise<void> {
   const fresh = await measure({
     prepare: () => ({
       bridge: createToolBridge({
+        validator: createAjvProvider(),
         tools: () => snapshot,
         guard: 'full-access',
         onToolError: (error) => toolErrors.push(error),

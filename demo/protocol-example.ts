@@ -6,6 +6,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
+import { createAjvProvider } from '../packages/protocol/src/ajv.js';
 import type { BridgeTool, Transport } from '../packages/protocol/src/index.js';
 import {
   createToolBridge,
@@ -86,7 +87,11 @@ const hostSide = new Promise<WebSocket>((resolve) => server.once('connection', r
 
 // The page: answers tool requests with the bridge.
 const pageSocket = new WebSocket(`ws://127.0.0.1:${port}/`);
-const bridge = createToolBridge({ tools: () => tools, guard: 'read-write' });
+const bridge = createToolBridge({
+  validator: createAjvProvider(),
+  tools: () => tools,
+  guard: 'read-write',
+});
 const pageTransport = socketTransport(pageSocket);
 pageTransport.onmessage = async (frame) => {
   const response = await bridge.handle(frame);

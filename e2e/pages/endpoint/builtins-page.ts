@@ -2,10 +2,15 @@
 // `window.toolwireBuiltins.call`, the way a host's tool.call would arrive.
 
 import { createBuiltinTools } from '../../../packages/endpoint/src/builtins/index.js';
+import { pageValidator } from '../../../packages/endpoint/src/validator.js';
 import { createToolBridge, decodePayload } from '../../../packages/protocol/src/index.js';
 
 const builtins = createBuiltinTools({ document });
-const bridge = createToolBridge({ tools: () => builtins.tools, guard: 'full-access' });
+const bridge = createToolBridge({
+  tools: () => builtins.tools,
+  guard: 'full-access',
+  validator: pageValidator(),
+});
 
 // What the page's own listeners saw, per field and event type: "name:input" -> 1.
 const events: Record<string, number> = {};

@@ -17,9 +17,15 @@
  * - Calls go through `tools.callTool(..., {encoding: 'json'})`: arguments lifted, results
  *   lowered; the polyfill's errors become wire codes.
  */
-import type { CallToolOptions, Tool, Tools } from '@toolwire/polyfill';
-import type { AvailabilityInput, BridgeTool, JsonValue, ValidationIssue } from '@toolwire/protocol';
-import { pointerToPath, toolFailure } from '@toolwire/protocol';
+import type {
+  CallToolOptions,
+  ValidationIssue as PolyfillIssue,
+  Tool,
+  Tools,
+} from '@toolwire/polyfill';
+import type { AvailabilityInput, BridgeTool, JsonValue, SelfValidation } from '@toolwire/protocol';
+import { schemaFailure, toolFailure } from '@toolwire/protocol';
+import { wireIssues } from './validator.js';
 
 type Expand = (schema: object) => object;
 
@@ -55,29 +61,6 @@ function hostOf(origin: string): string {
   }
 }
 
-/** A polyfill validation issue: a JSON Pointer path, the reason, the schema keyword's path. */
-interface PolyfillIssue {
-  path?: unknown;
-  reason?: unknown;
-  schemaPath?: unknown;
-}
-
-/**
- * The one adapter from the polyfill's issues (`DataError.errors`) to the wire's `details`: the
- * same `$`-rooted shape the bridge's own validation reports (WIRE "tool.call").
- */
-export function wireIssues(issues: readonly PolyfillIssue[]): ValidationIssue[] {
-  return issues.map((issue) => {
-    const schemaPath = typeof issue.schemaPath === 'string' ? issue.schemaPath : '';
-    return {
-      path: pointerToPath(typeof issue.path === 'string' ? issue.path : ''),
-      message: String(issue.reason ?? 'is invalid'),
-      keyword: schemaPath.split('/').at(-1) ?? '',
-      schemaPath,
-    };
-  });
-}
-
 /**
  * Lowering failures that say the result cannot become JSON at all (LOWERING.md "Errors"), as
  * opposed to a result that does not fit its outputSchema: WIRE answers these
@@ -107,39 +90,48 @@ const UNSERIALIZABLE_TEXT = /contains itself|nest deeper than maxDepth|has no JS
  * or the output issues (`errors`) decide when the polyfill attaches them; otherwise its
  * message does, and a tool without an outputSchema can only have failed to become JSON.
  */
-function operationFailure(error: unknown, message: string, hasOutputSchema: boolean) {
+function operationFailure(error: unknown, message: string, tool: FailingTool) {
   const { errors, cause } = error as { errors?: unknown; cause?: unknown };
-  if (Array.isArray(errors)) {
-    return toolFailure({
-      code: 'tool_result_schema_invalid',
-      message,
-      details: wireIssues(errors) as unknown as JsonValue,
-    });
-  }
+  if (Array.isArray(errors)) return schemaFailureOf('result', errors, tool);
   const loweringCode = (cause as { code?: unknown } | undefined)?.code;
   let unserializable: boolean;
   if (typeof loweringCode === 'string') unserializable = UNSERIALIZABLE.has(loweringCode);
   else if (/schema cannot be compiled/.test(message))
     return toolFailure({ code: 'tool_definition_invalid', message });
   else if (/cannot be lowered to JSON/.test(message))
-    unserializable = !hasOutputSchema || UNSERIALIZABLE_TEXT.test(message);
+    unserializable = tool.outputSchema === false || UNSERIALIZABLE_TEXT.test(message);
   else unserializable = false;
   return unserializable
     ? toolFailure({ code: 'tool_protocol_bridge_failed', message })
     : toolFailure({ code: 'tool_result_schema_invalid', message });
 }
 
+/** The polyfill's issues as the wire's schema failure: the bridge's own wording and details. */
+function schemaFailureOf(which: 'arguments' | 'result', issues: unknown[], tool: FailingTool) {
+  const error = schemaFailure(which, tool.id ?? '', wireIssues(issues as PolyfillIssue[]));
+  return toolFailure({ code: error.code, message: error.message, details: error.details });
+}
+
+/** What wireFailure knows of the tool that failed. */
+interface FailingTool {
+  /** Its wire id, for messages. */
+  id?: string;
+  /** Whether it declares an outputSchema. Default true (the narrower reading of a failure). */
+  outputSchema?: boolean;
+}
+
 /** The wire error for something callTool threw. */
-export function wireFailure(error: unknown, hasOutputSchema = true) {
+export function wireFailure(error: unknown, tool: FailingTool = {}) {
   const name = (error as { name?: unknown })?.name;
   const message = String((error as { message?: unknown })?.message ?? error);
   switch (name) {
-    case 'DataError':
-      return toolFailure({
-        code: 'tool_arguments_schema_invalid',
-        message,
-        details: ((error as { errors?: unknown }).errors ?? null) as JsonValue,
-      });
+    case 'DataError': {
+      const errors = (error as { errors?: unknown }).errors;
+      if (Array.isArray(errors) && errors.length > 0) {
+        return schemaFailureOf('arguments', errors, tool);
+      }
+      return toolFailure({ code: 'tool_arguments_schema_invalid', message });
+    }
     case 'ToolExecutionError':
       return toolFailure({
         code: 'tool_execution_exception',
@@ -147,7 +139,7 @@ export function wireFailure(error: unknown, hasOutputSchema = true) {
         details: ((error as { cause?: unknown }).cause ?? null) as JsonValue,
       });
     case 'OperationError':
-      return operationFailure(error, message, hasOutputSchema);
+      return operationFailure(error, message, tool);
     case 'NotFoundError':
       return toolFailure({ code: 'tool_not_found', message });
     case 'AbortError':
@@ -159,6 +151,13 @@ export function wireFailure(error: unknown, hasOutputSchema = true) {
 }
 
 type WireInfo = NonNullable<ReturnType<Tools['wireInfo']>>;
+
+const SELF_VALIDATING: SelfValidation = { arguments: true, result: true };
+
+/** Does the polyfill validate this tool's calls itself (`validates` on its wire info)? */
+function selfValidating(info: WireInfo): boolean {
+  return (info as { validates?: unknown }).validates === true;
+}
 
 interface Listed {
   handle: Tool;
@@ -265,8 +264,8 @@ function toBridgeTool(
     ? options.expandSchema(handle.inputSchema)
     : { type: 'object' };
   const resultSchema = handle.outputSchema ? options.expandSchema(handle.outputSchema) : {};
-  const hasOutputSchema = handle.outputSchema !== undefined;
-  const fail = (error: unknown) => wireFailure(error, hasOutputSchema);
+  const failing: FailingTool = { id, outputSchema: handle.outputSchema !== undefined };
+  const fail = (error: unknown) => wireFailure(error, failing);
   return {
     definition: {
       id,
@@ -281,6 +280,10 @@ function toBridgeTool(
       origin: handle.origin,
     },
     availability: () => info.availability() as AvailabilityInput,
+    // The polyfill checks input and output against these schemas on every callTool (the
+    // input before lifting, the output after lowering), so the bridge does not check them
+    // again. Only where the polyfill says so: a browser's native tool is not checked by it.
+    ...(selfValidating(info) ? { validates: SELF_VALIDATING } : {}),
     execute(args, context) {
       // callTool never throws (it rejects), so no async wrapper: one promise hop fewer a call.
       return options.tools

@@ -1,6 +1,6 @@
 import type { JsonSchema } from '@toolwire/polyfill';
 import { install } from '@toolwire/polyfill';
-import type { BridgeTool } from '@toolwire/protocol';
+import type { BridgeTool, ValidatorProvider } from '@toolwire/protocol';
 import { createToolBridge, decodePayload } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
 import { describe, expect, it } from 'vitest';
@@ -33,9 +33,23 @@ const TYPED: JsonSchema = {
 
 let sequence = 0;
 
-async function pageBridge() {
+/**
+ * `markSelfValidating`: the polyfill's wire info says its tools validate themselves (what
+ * page-tools reads; the polyfill's side of that is its own change). `validator` lets a test
+ * count what the bridge compiles.
+ */
+async function pageBridge(
+  options: { markSelfValidating?: boolean; validator?: ValidatorProvider } = {},
+) {
   const win = new Window({ url: `${APP}/` });
   const { tools, toolManager } = install({ window: win as unknown as never });
+  if (options.markSelfValidating) {
+    const wireInfo = tools.wireInfo.bind(tools);
+    tools.wireInfo = (handle) => {
+      const info = wireInfo(handle);
+      return info && ({ ...info, validates: true } as typeof info);
+    };
+  }
   const register = (name: string, execute: () => unknown, outputSchema?: JsonSchema) =>
     toolManager.register({
       name,
@@ -57,6 +71,20 @@ async function pageBridge() {
   await register('typed.deep', () => ({ n: 1, deep: nested(200) }), TYPED);
   await register('typed.cyclic', cyclic, TYPED);
   await register('typed.fn', () => ({ n: 1, run: () => 1 }), TYPED);
+  const ARGS: JsonSchema = {
+    type: 'object',
+    properties: { at: { type: 'string', format: 'date-time' } },
+    required: ['at'],
+  };
+  await toolManager.register({
+    name: 'args',
+    naturalLanguageProperties: {
+      description: 'args',
+      annotations: { readOnlyHint: true },
+      inputSchema: ARGS,
+    },
+    execute: (input: unknown) => ({ got: input }),
+  });
   const listed: BridgeTool[] = await readPageTools({
     tools,
     origin: APP,
@@ -66,15 +94,15 @@ async function pageBridge() {
   const bridge = createToolBridge({
     tools: () => listed,
     guard: 'full-access',
-    validator: pageValidator(),
+    validator: options.validator ?? pageValidator(),
     onToolError: () => {},
   });
-  return async (toolId: string) => {
+  return async (toolId: string, args?: Record<string, unknown>) => {
     const response = await bridge.handle({
       type: 'tool.call',
       id: `call-${++sequence}`,
       capability: 'tool.exec',
-      payload: { toolId },
+      payload: { toolId, ...(args ? { arguments: args } : {}) },
     });
     if (!response) throw new Error('no response');
     return { type: response.type, payload: decodePayload(response.payload) as any };
@@ -110,7 +138,104 @@ describe('a result that cannot be serialized, through the polyfill and the endpo
   });
 });
 
+describe('one validation per call on the page', () => {
+  function counting(): { validator: ValidatorProvider; compiled: object[] } {
+    const inner = pageValidator();
+    const compiled: object[] = [];
+    return {
+      compiled,
+      validator: {
+        compile(schema) {
+          compiled.push(schema);
+          return inner.compile(schema);
+        },
+      },
+    };
+  }
+
+  it('the bridge checks nothing the polyfill checks; failures keep the wire shape', async () => {
+    // Honest path first: unmarked, the bridge validates (as for a native tool).
+    const unmarked = counting();
+    const before = await pageBridge({ validator: unmarked.validator });
+    const refusedByBridge = await before('args', { at: 'soon' });
+    expect(unmarked.compiled.length).toBeGreaterThan(0);
+
+    const marked = counting();
+    const call = await pageBridge({ markSelfValidating: true, validator: marked.validator });
+    expect((await call('args', { at: '2026-11-30T10:00:00Z' })).payload.result).toEqual({
+      got: { at: '2026-11-30T10:00:00Z' },
+    });
+    const refused = await call('args', { at: 'soon' });
+    expect((await call('typed.wrong')).payload.code).toBe('tool_result_schema_invalid');
+    expect((await call('deep')).payload.code).toBe('tool_protocol_bridge_failed');
+    expect(marked.compiled).toEqual([]);
+
+    // The polyfill's refusal reads as the bridge's own did: code, wording, `$`-rooted details.
+    expect(refused).toEqual(refusedByBridge);
+    expect(refused.payload).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      message: expect.stringMatching(
+        /^The arguments do not match the tool's argumentsSchema: \$\.at /,
+      ),
+    });
+    expect(refused.payload.details).toEqual([
+      expect.objectContaining({ path: '$.at', keyword: 'format' }),
+    ]);
+  });
+
+  it('marks only the tools whose wire info says the polyfill validates them', async () => {
+    const win = new Window({ url: `${APP}/` });
+    const { tools, toolManager } = install({ window: win as unknown as never });
+    await toolManager.register({
+      name: 'one',
+      naturalLanguageProperties: { description: 'one', annotations: { readOnlyHint: true } },
+      execute: () => ({}),
+    });
+    const read = () =>
+      readPageTools({ tools, origin: APP, expandSchema: (schema) => schema, reserved: new Set() });
+    expect((await read())[0]?.validates).toBeUndefined();
+    const wireInfo = tools.wireInfo.bind(tools);
+    tools.wireInfo = (handle) => {
+      const info = wireInfo(handle);
+      return info && ({ ...info, validates: true } as typeof info);
+    };
+    expect((await read())[0]?.validates).toEqual({ arguments: true, result: true });
+  });
+});
+
 describe('wireFailure', () => {
+  it("a DataError's issues become the wire's details through the one adapter", () => {
+    const error = Object.assign(new DOMException('{"path":"/at"}', 'DataError'), {
+      errors: [
+        {
+          path: '/at',
+          reason: 'must match format "date-time"',
+          schemaPath: '#/properties/at/format',
+        },
+        { path: '/list/0/a~1b', reason: 'must be string', schemaPath: '#/type' },
+      ],
+    });
+    expect(wireFailure(error, { id: 't' })).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      message:
+        'The arguments do not match the tool\'s argumentsSchema: $.at must match format "date-time"',
+      details: [
+        {
+          path: '$.at',
+          message: 'must match format "date-time"',
+          keyword: 'format',
+          schemaPath: '#/properties/at/format',
+        },
+        {
+          path: '$.list[0]["a/b"]',
+          message: 'must be string',
+          keyword: 'type',
+          schemaPath: '#/type',
+        },
+      ],
+    });
+  });
+
   const operationError = (message: string, extra: Record<string, unknown> = {}) =>
     Object.assign(new DOMException(message, 'OperationError'), extra);
 

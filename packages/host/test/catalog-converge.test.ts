@@ -1,5 +1,6 @@
 import type { BridgeTool, Transport } from '@toolwire/protocol';
 import { createLinkedPair, createToolBridge, serializeMessage } from '@toolwire/protocol';
+import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSession } from '../src/index.js';
 import { tool, until } from './helpers.js';
@@ -27,6 +28,7 @@ afterEach(() => {
 
 function fakePage(end: Transport, tools: BridgeTool[]): Page {
   const bridge = createToolBridge({
+    validator: createAjvProvider(),
     tools: () => page.tools,
     guard: 'full-access',
     onToolError: () => {},

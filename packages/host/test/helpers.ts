@@ -10,6 +10,7 @@ import type {
   ResponseEnvelope,
 } from '@toolwire/protocol';
 import { createToolBridge, serializeMessage } from '@toolwire/protocol';
+import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
 
 export function tool(
@@ -71,6 +72,7 @@ export class FakePage {
     this.tools = options.tools ?? [];
     this.key = options.key ?? `page-${Math.random().toString(36).slice(2)}`;
     this.bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => this.tools,
       guard: options.guard ?? 'full-access',
       onToolError: () => {},

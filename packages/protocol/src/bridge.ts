@@ -55,7 +55,7 @@ import {
 import { isToolFailureOutcome, isToolResultOutcome } from './outcome.js';
 import { rememberFrame } from './serialize.js';
 import type { Validate, ValidatorProvider } from './validator.js';
-import { createAjvProvider } from './validator.js';
+import { schemaFailure } from './validator.js';
 
 /** Maps an `after.include` name to the built-in tool that captures it. */
 export interface EvidenceProvider {
@@ -86,7 +86,12 @@ export interface ToolBridgeOptions {
    * still sees, and can explain, a tool above its grant. Undefined = no grant to apply.
    */
   grant?: () => ToolPolicy | undefined;
-  validator?: ValidatorProvider;
+  /**
+   * Checks arguments and results against the tools' schemas (those that do not check their
+   * own: BridgeTool.validates). No default, so the protocol carries no validator: in Node, take
+   * `createAjvProvider` from `@toolwire/protocol/ajv`.
+   */
+  validator: ValidatorProvider;
   /** Merged over DEFAULT_EVIDENCE. */
   evidence?: Record<string, EvidenceProvider>;
   limits?: BridgeLimits;
@@ -121,8 +126,23 @@ interface RequestInfo {
 
 type Outcome = CallOutcome;
 
+/** How one call runs through the pipeline. */
+interface CallOptions {
+  /** Capture `after` evidence (the evidence calls themselves capture none). */
+  evidence: boolean;
+  /**
+   * Walk what the tool returned for serializability now, and report it as this call's
+   * failure, rather than when the response is written (batch items, evidence).
+   */
+  walk: boolean;
+}
+
+const CALL: CallOptions = { evidence: true, walk: false };
+const CALL_WALKED: CallOptions = { evidence: true, walk: true };
+const EVIDENCE_CALL: CallOptions = { evidence: false, walk: true };
+
 export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
-  const validator = options.validator ?? createAjvProvider();
+  const validator = options.validator;
   const evidence: Record<string, EvidenceProvider> = { ...DEFAULT_EVIDENCE, ...options.evidence };
   const maxDepth = options.limits?.maxDepth ?? DEFAULT_MAX_DEPTH;
   const frameLimits: CodecLimits = {
@@ -161,15 +181,24 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     return statePromise;
   };
 
+  /**
+   * Writes the response. Serializability is checked here, once: `walked` says the pipeline
+   * already walked every value in the payload a tool supplied (batches and evidence, which
+   * must know per call), so only the stringify is left.
+   */
   const respond = (
     request: RequestInfo | undefined,
     type: ResponseType,
     payload: unknown,
+    walked = false,
   ): ResponseEnvelope => {
     let encoded: ReturnType<typeof encodePayload>;
     let responseType = type;
     try {
-      encoded = encodePayload(payload, { maxDepth: maxDepth + FRAME_DEPTH_ALLOWANCE });
+      encoded = encodePayload(payload, {
+        maxDepth: maxDepth + FRAME_DEPTH_ALLOWANCE,
+        walked,
+      });
     } catch (error) {
       responseType = 'tool.error';
       encoded = encodePayload(
@@ -306,9 +335,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     state: CatalogState,
     call: unknown,
     request: RequestInfo,
-    withEvidence: boolean,
-    /** Walk the result for depth and cycles here (batch items, evidence); a lone call's response is checked when it is serialized. */
-    checkResult = true,
+    how: CallOptions,
   ): Promise<Outcome> => {
     if (!isPlainObject(call)) {
       return failure(
@@ -372,20 +399,16 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
         errorPayload('tool_arguments_invalid', 'The call arguments must be a JSON object.'),
       );
     }
-    const validateArgs =
-      compiled.get(definition.argumentsSchema) ??
-      (await compile(definition.argumentsSchema, 'argumentsSchema', toolId));
-    if (typeof validateArgs !== 'function') return failure(toolId, validateArgs);
-    const argsCheck = validateArgs(rawArgs);
-    if (!argsCheck.valid) {
-      return failure(
-        toolId,
-        errorPayload(
-          'tool_arguments_schema_invalid',
-          `The arguments do not match the tool's argumentsSchema: ${argsCheck.errors[0]?.path ?? '$'} ${argsCheck.errors[0]?.message ?? ''}`.trim(),
-          argsCheck.errors as unknown as JsonValue,
-        ),
-      );
+    // A tool that validates its own arguments is not checked twice (BridgeTool.validates).
+    if (tool.validates?.arguments !== true) {
+      const validateArgs =
+        compiled.get(definition.argumentsSchema) ??
+        (await compile(definition.argumentsSchema, 'argumentsSchema', toolId));
+      if (typeof validateArgs !== 'function') return failure(toolId, validateArgs);
+      const argsCheck = validateArgs(rawArgs);
+      if (!argsCheck.valid) {
+        return failure(toolId, schemaFailure('arguments', toolId, argsCheck.errors));
+      }
     }
     const callId = typeof call.callId === 'string' ? call.callId : null;
     const args =
@@ -415,47 +438,56 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
       );
     }
     if (isToolFailureOutcome(returned)) {
-      return failure(
-        toolId,
-        errorPayload(returned.code, returned.message, returned.details, returned.retryable),
+      const error = errorPayload(
+        returned.code,
+        returned.message,
+        returned.details,
+        returned.retryable,
       );
+      return failure(toolId, (how.walk && unserializable(error, toolId, 'failure')) || error);
     }
     const result = isToolResultOutcome(returned) ? returned.result : returned;
-    const message = isToolResultOutcome(returned) ? returned.message : null;
-    try {
-      if (checkResult) checkSerializable(result, maxDepth);
-    } catch (error) {
-      return failure(
-        toolId,
-        errorPayload(
-          'tool_protocol_bridge_failed',
-          `The result of "${toolId}" cannot be serialized: ${describe(error)}`,
-        ),
-      );
-    }
-    const validateResult =
-      compiled.get(definition.resultSchema) ??
-      (await compile(definition.resultSchema, 'resultSchema', toolId));
-    if (typeof validateResult !== 'function') return failure(toolId, validateResult);
+    const message = isToolResultOutcome(returned) ? textOrNull(returned.message) : null;
+    const refused = how.walk ? unserializable(result, toolId, 'result') : undefined;
+    if (refused) return failure(toolId, refused);
     // Results are JSON values (the polyfill lowers web types before they get here); they are
     // validated as given rather than round-tripped, which would double the cost of big results.
     const wireResult = (result === undefined ? null : result) as JsonValue;
-    const resultCheck = validateResult(wireResult);
-    if (!resultCheck.valid) {
-      return failure(
-        toolId,
-        errorPayload(
-          'tool_result_schema_invalid',
-          `The result of "${toolId}" does not match its resultSchema: ${resultCheck.errors[0]?.path ?? '$'} ${resultCheck.errors[0]?.message ?? ''}`.trim(),
-          resultCheck.errors as unknown as JsonValue,
-        ),
-      );
+    if (tool.validates?.result !== true) {
+      const validateResult =
+        compiled.get(definition.resultSchema) ??
+        (await compile(definition.resultSchema, 'resultSchema', toolId));
+      if (typeof validateResult !== 'function') return failure(toolId, validateResult);
+      const resultCheck = validateResult(wireResult);
+      if (!resultCheck.valid) {
+        return failure(toolId, schemaFailure('result', toolId, resultCheck.errors));
+      }
     }
     const evidenceResult =
-      withEvidence && call.after !== undefined && call.after !== null
+      how.evidence && call.after !== undefined && call.after !== null
         ? await captureEvidence(state, call.after, toolId, request)
         : null;
     return { toolId, success: true, message, result: wireResult, evidence: evidenceResult };
+  };
+
+  /**
+   * The `tool_protocol_bridge_failed` error when `value` cannot be serialized, else undefined:
+   * for callers that must know now (a batch stops at a failure), not when writing.
+   */
+  const unserializable = (
+    value: unknown,
+    toolId: string,
+    what: string,
+  ): ErrorPayload | undefined => {
+    try {
+      checkSerializable(value, maxDepth);
+      return undefined;
+    } catch (error) {
+      return errorPayload(
+        'tool_protocol_bridge_failed',
+        `The ${what} of "${toolId}" cannot be serialized: ${describe(error)}`,
+      );
+    }
   };
 
   const captureEvidence = async (
@@ -490,7 +522,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
         state,
         { toolId: provider.toolId, arguments: args ?? {} },
         request,
-        false,
+        EVIDENCE_CALL,
       );
     }
     return Object.keys(captured).length > 0 ? captured : null;
@@ -511,9 +543,12 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
 
   const handleCall = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
     const state = ready ?? (await getState());
-    const outcome = await executeCall(state, payload, request, true, false);
+    // With evidence the pieces are walked as they come (each evidence call must know whether it
+    // failed); without, the result is walked once, as the response is written.
+    const walk = isPlainObject(payload) && payload.after !== undefined && payload.after !== null;
+    const outcome = await executeCall(state, payload, request, walk ? CALL_WALKED : CALL);
     if (!outcome.success) return fail(request, outcome.error);
-    return respond(request, 'tool.result', outcome);
+    return respond(request, 'tool.result', outcome, walk);
   };
 
   const handleBatch = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
@@ -552,7 +587,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
         );
       } else {
         callId = typeof call.callId === 'string' ? call.callId : null;
-        outcome = await executeCall(state, call, request, true);
+        outcome = await executeCall(state, call, request, CALL_WALKED);
         completed++;
       }
       results.push({ index, callId, ...outcome } as BatchItem);
@@ -565,7 +600,9 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
       stoppedEarly: results.length < calls.length,
       results,
     };
-    return respond(request, 'tool.batch.result', batch);
+    // Every item was walked as it ran (a batch stops at the first failure), so the writing
+    // does not walk the batch again.
+    return respond(request, 'tool.batch.result', batch, true);
   };
 
   const handle = async (message: unknown): Promise<ResponseEnvelope | undefined> => {
@@ -669,6 +706,14 @@ function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
     value !== null &&
     typeof (value as { then?: unknown }).then === 'function'
   );
+}
+
+function textOrNull(value: unknown): string | null {
+  return typeof value === 'string'
+    ? value
+    : value === null || value === undefined
+      ? null
+      : String(value);
 }
 
 function failure(toolId: string | null, error: ErrorPayload): Outcome {

@@ -72,6 +72,19 @@ export interface BridgeTool {
   definition: BridgeToolDefinition;
   execute(args: Record<string, unknown>, context: ToolContext): unknown;
   availability?(): AvailabilityInput | Promise<AvailabilityInput>;
+  /**
+   * What the tool checks itself against its own schemas, so the bridge does not check it again
+   * (one validation per call). `arguments`: execute refuses arguments that fail
+   * argumentsSchema, reporting `tool_arguments_schema_invalid` with `$`-rooted details (as a
+   * ToolFailureOutcome). `result`: what execute resolves to already fits resultSchema, or it
+   * reports `tool_result_schema_invalid`. Serializability is always the bridge's to check.
+   */
+  validates?: SelfValidation;
+}
+
+export interface SelfValidation {
+  arguments?: boolean;
+  result?: boolean;
 }
 
 export type ToolSource = () => Iterable<BridgeTool>;

@@ -10,6 +10,7 @@ export type {
   AvailabilityInput,
   BridgeTool,
   BridgeToolDefinition,
+  SelfValidation,
   ToolContext,
   ToolSource,
 } from './catalog.js';
@@ -62,4 +63,4 @@ export type {
   ValidationResult,
   ValidatorProvider,
 } from './validator.js';
-export { createAjvProvider, pointerToPath } from './validator.js';
+export { pointerToPath, schemaFailure } from './validator.js';

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { BridgeTool, Guard, GuardPreset } from '../src/index.js';
 import { createToolBridge, encodePayload, toolFailure } from '../src/index.js';
 import { exchange, nested, request, tool } from './helpers.js';
@@ -9,7 +10,13 @@ afterEach(() => {
 });
 
 function bridgeOf(tools: BridgeTool[], guard: GuardPreset | Guard = 'read-write', limits = {}) {
-  return createToolBridge({ tools: () => tools, guard, limits, onToolError: () => {} });
+  return createToolBridge({
+    validator: createAjvProvider(),
+    tools: () => tools,
+    guard,
+    limits,
+    onToolError: () => {},
+  });
 }
 
 describe('routing and pass-through', () => {
@@ -258,6 +265,7 @@ describe('tool.query', () => {
   it('invalid and duplicate definitions are left out and reported', async () => {
     const reported: string[] = [];
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [
         tool('demo.ping'),
         tool('demo.ping', () => ({}), { name: 'Second' }),
@@ -279,7 +287,11 @@ describe('revision caching', () => {
   it('reads the tool source once until invalidate(), and rehashes only what changed', async () => {
     const tools = Array.from({ length: 50 }, (_, i) => tool(`t.tool${String(i).padStart(2, '0')}`));
     const source = vi.fn(() => tools);
-    const bridge = createToolBridge({ tools: source, guard: 'read-only' });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: source,
+      guard: 'read-only',
+    });
     const digest = vi.spyOn(crypto.subtle, 'digest');
     const first = (await exchange(bridge, request('tool.query', { detail: 'index' }))).payload;
     // 50 definitions + catalog revision + all-available revision.
@@ -312,6 +324,7 @@ describe('revision caching', () => {
   it('re-reads a guard function on invalidate()', async () => {
     let guard: GuardPreset = 'read-only';
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [tool('w.one', () => ({}), { policy: 'write' })],
       guard: () => guard,
     });
@@ -325,6 +338,7 @@ describe('revision caching', () => {
   it('a tool source that throws gives a coded error, and the next request tries again', async () => {
     let fail = true;
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => {
         if (fail) throw new Error('registry not ready');
         return [tool('demo.ping')];

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { BridgeTool } from '../src/index.js';
 import { createToolBridge } from '../src/index.js';
 
@@ -33,7 +34,11 @@ const revisionOf = (response: unknown) =>
 describe('catalog revisions across overlapping rebuilds', () => {
   it('a rebuild over definitions still being hashed waits for their hashes', async () => {
     const tools = [tool('a.one'), tool('b.two')];
-    const bridge = createToolBridge({ tools: () => tools, guard: 'full-access' });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => tools,
+      guard: 'full-access',
+    });
     // Honest path: one build, then a rebuild after it finished: one revision.
     const settled = revisionOf(await bridge.handle(index('q0')));
     bridge.invalidate();
@@ -41,7 +46,11 @@ describe('catalog revisions across overlapping rebuilds', () => {
 
     // Fresh definitions: the first build hashes them; a rebuild starts before it is done.
     const again = [tool('a.one'), tool('b.two')];
-    const fresh = createToolBridge({ tools: () => again, guard: 'full-access' });
+    const fresh = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => again,
+      guard: 'full-access',
+    });
     const first = fresh.handle(index('q2'));
     fresh.invalidate();
     const second = fresh.handle(index('q3'));

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { Transport } from '../src/index.js';
 import {
   createLinkedPair,
@@ -261,7 +262,10 @@ describe('createToolClient', () => {
 
   it('talks to a real bridge end to end', async () => {
     const [host, pageEnd] = createLinkedPair();
-    const bridge = createToolBridge({ tools: () => [tool('demo.echo', (args) => ({ ...args }))] });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => [tool('demo.echo', (args) => ({ ...args }))],
+    });
     pageEnd.onmessage = async (frame) => {
       const response = await bridge.handle(frame);
       if (response) pageEnd.send(serializeMessage(response));

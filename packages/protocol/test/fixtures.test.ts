@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { BridgeTool, ToolBridge } from '../src/index.js';
 import { createToolBridge, serializeMessage, toolFailure, toolResult } from '../src/index.js';
 import { tool } from './helpers.js';
@@ -136,7 +137,11 @@ const sampleTools: BridgeTool[] = [
 
 function sampleBridge(tools: BridgeTool[] = sampleTools): ToolBridge {
   mapLoaded = true;
-  return createToolBridge({ tools: () => tools, guard: 'read-write' });
+  return createToolBridge({
+    validator: createAjvProvider(),
+    tools: () => tools,
+    guard: 'read-write',
+  });
 }
 
 describe('golden fixtures: tool.query -> tool.catalog', () => {
@@ -262,7 +267,11 @@ describe('golden fixtures: tool.query -> tool.catalog', () => {
   });
 
   it('discovery disabled', async () => {
-    const bridge = createToolBridge({ tools: () => sampleTools, guard: 'disabled' });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => sampleTools,
+      guard: 'disabled',
+    });
     await golden('error-discovery-disabled', bridge, envelope('tool.query', 'q-disabled', {}));
   });
 });

@@ -1,6 +1,7 @@
 import { crc32 as zlibCrc32, gunzipSync as zlibGunzip } from 'node:zlib';
 import { gunzipSync, gzipSync } from 'fflate';
 import { describe, expect, it, vi } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import { utf8Bytes } from '../src/codec.js';
 import { crc32, gzip } from '../src/gzip.js';
 import {
@@ -127,7 +128,10 @@ describe('an injected inflate', () => {
 
   it('is what a client decodes responses with', async () => {
     const [hostEnd, pageEnd] = createLinkedPair();
-    const bridge = createToolBridge({ tools: () => [tool('demo.big', () => payload)] });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => [tool('demo.big', () => payload)],
+    });
     pageEnd.onmessage = async (frame) => {
       const response = await bridge.handle(frame);
       if (response) pageEnd.send(serializeMessage(response));
@@ -159,7 +163,10 @@ describe('parseFrame depth check', () => {
 
 describe('serializeMessage', () => {
   it('writes the bridge frame once, equal to a plain stringify, and notices a replaced payload', async () => {
-    const bridge = createToolBridge({ tools: () => [tool('demo.echo', (args) => args)] });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => [tool('demo.echo', (args) => args)],
+    });
     for (const message of [
       request('tool.call', { toolId: 'demo.echo', arguments: { a: 'x"\\\u2028' } }),
       { type: 'tool.call', id: 'no-session', payload: { toolId: 'demo.echo' } },

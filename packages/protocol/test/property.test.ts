@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { ResponseEnvelope } from '../src/index.js';
 import {
   createToolBridge,
@@ -19,6 +20,7 @@ import { tool } from './helpers.js';
  */
 
 const bridge = createToolBridge({
+  validator: createAjvProvider(),
   guard: 'read-write',
   limits: { callTimeoutMs: 200 },
   onToolError: () => {},
