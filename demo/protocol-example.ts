@@ -8,12 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createAjvProvider } from '../packages/protocol/src/ajv.js';
 import type { BridgeTool, Transport } from '../packages/protocol/src/index.js';
-import {
-  createToolBridge,
-  createToolClient,
-  serializeMessage,
-  toolFailure,
-} from '../packages/protocol/src/index.js';
+import { createToolBridge, createToolClient, toolFailure } from '../packages/protocol/src/index.js';
 
 function socketTransport(socket: WebSocket): Transport {
   const transport: Transport = {
@@ -95,7 +90,7 @@ const bridge = createToolBridge({
 const pageTransport = socketTransport(pageSocket);
 pageTransport.onmessage = async (frame) => {
   const response = await bridge.handle(frame);
-  if (response) pageTransport.send(serializeMessage(response));
+  if (response) pageTransport.send(response.frame);
 };
 
 // The host: asks.

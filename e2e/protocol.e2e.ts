@@ -76,7 +76,7 @@ test('host client and page bridge talk over a linked pair: query, call, batch, l
     pageEnd.onmessage = async (frame) => {
       const response = await bridge.handle(frame);
       if (!response) return;
-      const text = p.serializeMessage(response);
+      const text = response.frame;
       frames.push(text);
       pageEnd.send(text);
     };

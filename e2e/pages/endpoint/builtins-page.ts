@@ -53,7 +53,7 @@ async function call(toolId: string, args: unknown = {}, after?: unknown) {
     capability: 'tool.exec',
     payload: { toolId, arguments: args, ...(after ? { after } : {}) },
   });
-  return { type: response?.type, payload: decodePayload(response?.payload) as any };
+  return { type: response?.type, payload: decodePayload(response?.envelope.payload) as any };
 }
 
 Object.assign(window, { toolwireBuiltins: { call, events } });

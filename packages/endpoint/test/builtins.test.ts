@@ -96,7 +96,7 @@ function setUp(html = PAGE, captureProvider?: CaptureProvider): Harness {
       payload,
     });
     if (!response) throw new Error('the bridge passed the request through');
-    return { type: response.type, payload: decodePayload(response.payload) as any };
+    return { type: response.type, payload: decodePayload(response.envelope.payload) as any };
   };
   return {
     builtins,

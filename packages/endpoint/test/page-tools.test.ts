@@ -153,7 +153,7 @@ describe('readPageTools', () => {
       id: 'q',
       payload: { detail: 'index', limit: 1000 },
     });
-    const payload = decodePayload((response as { payload: unknown }).payload) as {
+    const payload = decodePayload(response?.envelope.payload) as {
       tools: { id: string; origin?: string }[];
       totalCount: number;
     };

@@ -105,7 +105,7 @@ async function pageBridge(
       payload: { toolId, ...(args ? { arguments: args } : {}) },
     });
     if (!response) throw new Error('no response');
-    return { type: response.type, payload: decodePayload(response.payload) as any };
+    return { type: response.type, payload: decodePayload(response.envelope.payload) as any };
   };
 }
 

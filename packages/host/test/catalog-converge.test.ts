@@ -1,5 +1,5 @@
 import type { BridgeTool, Transport } from '@toolwire/protocol';
-import { createLinkedPair, createToolBridge, serializeMessage } from '@toolwire/protocol';
+import { createLinkedPair, createToolBridge } from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSession } from '../src/index.js';
@@ -39,7 +39,10 @@ function fakePage(end: Transport, tools: BridgeTool[]): Page {
       id: 'internal',
       payload: { detail: 'index', limit: 1 },
     });
-    const payload = response?.payload as { revision: string; availabilityRevision: string };
+    const payload = response?.envelope.payload as {
+      revision: string;
+      availabilityRevision: string;
+    };
     return { revision: payload.revision, availabilityRevision: payload.availabilityRevision };
   };
   const page: Page = {
@@ -64,7 +67,7 @@ function fakePage(end: Transport, tools: BridgeTool[]): Page {
   end.onmessage = async (frame) => {
     const message = JSON.parse(frame);
     const response = await bridge.handle(message);
-    if (response) end.send(serializeMessage(response));
+    if (response) end.send(response.frame);
     page.after?.(message);
   };
   return page;

@@ -3,13 +3,13 @@
  * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
  */
 import type {
+  BridgeResponse,
   BridgeTool,
   BridgeToolDefinition,
   Guard,
   GuardPreset,
-  ResponseEnvelope,
 } from '@toolwire/protocol';
-import { createToolBridge, serializeMessage } from '@toolwire/protocol';
+import { createToolBridge } from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
 
@@ -136,8 +136,11 @@ export class FakePage {
       type: 'tool.query',
       id: 'internal',
       payload: { detail: 'index', limit: 1 },
-    })) as ResponseEnvelope;
-    const payload = response.payload as { revision: string; availabilityRevision: string };
+    })) as BridgeResponse;
+    const payload = response.envelope.payload as {
+      revision: string;
+      availabilityRevision: string;
+    };
     this.send({
       type: 'tool.catalog.changed',
       id: `changed-${Date.now()}`,
@@ -161,9 +164,11 @@ export class FakePage {
     this.received.push(message);
     const intercepted = this.#options.intercept?.(message);
     if (intercepted === 'hold') return;
-    const response = intercepted ?? (await this.bridge.handle(message));
-    if (!response || this.socket.readyState !== WebSocket.OPEN) return;
-    this.socket.send(intercepted ? JSON.stringify(response) : serializeMessage(response));
+    const answer = intercepted
+      ? JSON.stringify(intercepted)
+      : (await this.bridge.handle(message))?.frame;
+    if (answer === undefined || this.socket.readyState !== WebSocket.OPEN) return;
+    this.socket.send(answer);
   }
 }
 

@@ -21,11 +21,12 @@ import {
   runtimeFromFailure,
 } from './catalog.js';
 import type { CodecLimits } from './codec.js';
-import { decodePayload, encodePayload, parseFrame } from './codec.js';
+import { decodePayload, parseFrame } from './codec.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
+import type { BridgeResponse, RequestInfo, WriteOptions } from './frame.js';
+import { describe, writeResponse } from './frame.js';
 import type { Guard, GuardPreset } from './guard.js';
 import { isExecutable, POLICY_RANK, resolveGuard } from './guard.js';
-import { isoNow, randomHex } from './ids.js';
 import {
   assertDepth,
   checkSerializable,
@@ -40,7 +41,6 @@ import type {
   ErrorPayload,
   JsonSchema,
   JsonValue,
-  ResponseEnvelope,
   ResponseType,
   ToolPolicy,
 } from './messages.js';
@@ -50,10 +50,8 @@ import {
   isResponseType,
   isToolCapability,
   MAX_BATCH_CALLS,
-  TOOL_CAPABILITY,
 } from './messages.js';
 import { isToolFailureOutcome, isToolResultOutcome } from './outcome.js';
-import { rememberFrame } from './serialize.js';
 import type { Validate, ValidatorProvider } from './validator.js';
 import { schemaFailure } from './validator.js';
 
@@ -109,7 +107,7 @@ export interface BridgeSnapshot {
 }
 
 export interface ToolBridge {
-  handle(message: unknown): Promise<ResponseEnvelope | undefined>;
+  handle(message: unknown): Promise<BridgeResponse | undefined>;
   /** The tool set or guard changed: rebuild revisions on the next request. */
   invalidate(): void;
   /** Both revisions, the guard and the hidden tools, as of now. */
@@ -118,11 +116,6 @@ export interface ToolBridge {
 
 /** Looks like a tool request even though it does not parse: answered, not passed through. */
 const TOOL_REQUEST_MARKER = /"type"\s*:\s*"tool\.(query|call|batch)"/;
-
-interface RequestInfo {
-  id: string;
-  sessionId: string | null;
-}
 
 type Outcome = CallOutcome;
 
@@ -181,68 +174,17 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     return statePromise;
   };
 
-  /**
-   * Writes the response. Serializability is checked here, once: `walked` says the pipeline
-   * already walked every value in the payload a tool supplied (batches and evidence, which
-   * must know per call), so only the stringify is left.
-   */
+  const written: WriteOptions = { maxDepth: maxDepth + FRAME_DEPTH_ALLOWANCE };
+  const writtenWalked: WriteOptions = { ...written, walked: true };
   const respond = (
     request: RequestInfo | undefined,
     type: ResponseType,
     payload: unknown,
     walked = false,
-  ): ResponseEnvelope => {
-    let encoded: ReturnType<typeof encodePayload>;
-    let responseType = type;
-    try {
-      encoded = encodePayload(payload, {
-        maxDepth: maxDepth + FRAME_DEPTH_ALLOWANCE,
-        walked,
-      });
-    } catch (error) {
-      responseType = 'tool.error';
-      encoded = encodePayload(
-        errorPayload(
-          'tool_protocol_bridge_failed',
-          `The response could not be serialized: ${describe(error)}`,
-        ),
-      );
-    }
-    const id = request ? `${request.id}.response` : `tool.error.${randomHex(16)}`;
-    const sessionId = request?.sessionId ?? null;
-    const sentAt = isoNow();
-    // Key order as the wire has it; the frame is written here once, in the same order.
-    const envelope = (
-      request
-        ? {
-            type: responseType,
-            id,
-            replyTo: request.id,
-            sessionId,
-            sentAt,
-            capability: TOOL_CAPABILITY,
-            payload: encoded.payload,
-          }
-        : {
-            type: responseType,
-            id,
-            sessionId,
-            sentAt,
-            capability: TOOL_CAPABILITY,
-            payload: encoded.payload,
-          }
-    ) as ResponseEnvelope;
-    const frame =
-      `{"type":"${responseType}","id":${JSON.stringify(id)},` +
-      (request ? `"replyTo":${JSON.stringify(request.id)},` : '') +
-      `"sessionId":${sessionId === null ? 'null' : JSON.stringify(sessionId)},` +
-      `"sentAt":"${sentAt}","capability":"${TOOL_CAPABILITY}","payload":${encoded.json}}`;
-    rememberFrame(envelope, encoded.json, frame);
-    return envelope;
-  };
+  ): BridgeResponse => writeResponse(request, type, payload, walked ? writtenWalked : written);
 
-  const fail = (request: RequestInfo | undefined, error: ErrorPayload): ResponseEnvelope =>
-    respond(request, 'tool.error', error);
+  const fail = (request: RequestInfo | undefined, error: ErrorPayload): BridgeResponse =>
+    writeResponse(request, 'tool.error', error, written);
 
   // ---- tool.call path (requirement 3) ------------------------------------------------
 
@@ -530,7 +472,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
 
   // ---- request dispatch -----------------------------------------------------------------
 
-  const handleQuery = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
+  const handleQuery = async (request: RequestInfo, payload: unknown): Promise<BridgeResponse> => {
     const state = await getState();
     if (!state.guard.discoveryEnabled) {
       return fail(
@@ -541,7 +483,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     return respond(request, 'tool.catalog', await answerQuery(state, payload));
   };
 
-  const handleCall = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
+  const handleCall = async (request: RequestInfo, payload: unknown): Promise<BridgeResponse> => {
     const state = ready ?? (await getState());
     // With evidence the pieces are walked as they come (each evidence call must know whether it
     // failed); without, the result is walked once, as the response is written.
@@ -551,7 +493,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     return respond(request, 'tool.result', outcome, walk);
   };
 
-  const handleBatch = async (request: RequestInfo, payload: unknown): Promise<ResponseEnvelope> => {
+  const handleBatch = async (request: RequestInfo, payload: unknown): Promise<BridgeResponse> => {
     if (!isPlainObject(payload) || !Array.isArray(payload.calls)) {
       return fail(
         request,
@@ -605,7 +547,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     return respond(request, 'tool.batch.result', batch, true);
   };
 
-  const handle = async (message: unknown): Promise<ResponseEnvelope | undefined> => {
+  const handle = async (message: unknown): Promise<BridgeResponse | undefined> => {
     let value = message;
     if (typeof message === 'string') {
       try {
@@ -722,15 +664,6 @@ function failure(toolId: string | null, error: ErrorPayload): Outcome {
 
 function readSession(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  try {
-    return String(error);
-  } catch {
-    return 'unprintable error';
-  }
 }
 
 /** A thrown value as wire details: its name and message, never a stack. */

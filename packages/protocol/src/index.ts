@@ -38,6 +38,7 @@ export {
 } from './codec.js';
 export type { ToolErrorCode } from './errors.js';
 export { defaultRetryable, errorPayload, TOOL_ERROR_CODES, ToolProtocolError } from './errors.js';
+export type { BridgeResponse } from './frame.js';
 export type { Guard, GuardPreset } from './guard.js';
 export {
   GUARD_PRESETS,
@@ -53,7 +54,6 @@ export * from './messages.js';
 export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';
 export { toolFailure, toolResult } from './outcome.js';
 export { computeRevision } from './revision.js';
-export { serializeMessage } from './serialize.js';
 export * from './session-messages.js';
 export type { Transport, TransportCloseInfo } from './transport.js';
 export { createLinkedPair } from './transport.js';

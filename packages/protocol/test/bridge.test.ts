@@ -582,11 +582,11 @@ describe('tool.call', () => {
     const big = await bridge.handle(
       request('tool.call', { toolId: 't.big', arguments: { size: 100_000 } }),
     );
-    expect(big?.payload).toHaveProperty('$ansightEncoding', 'gzip-base64-json');
+    expect(big?.envelope.payload).toHaveProperty('$ansightEncoding', 'gzip-base64-json');
     const small = await bridge.handle(
       request('tool.call', { toolId: 't.big', arguments: { size: 10 } }),
     );
-    expect(small?.payload).toHaveProperty('success', true);
+    expect(small?.envelope.payload).toHaveProperty('success', true);
   });
 
   it('captures evidence only on success, through the evidence tool’s own call path', async () => {

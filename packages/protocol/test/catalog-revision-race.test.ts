@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAjvProvider } from '../src/ajv.js';
-import type { BridgeTool } from '../src/index.js';
+import type { BridgeResponse, BridgeTool } from '../src/index.js';
 import { createToolBridge } from '../src/index.js';
 
 // The catalog revision is a function of the tool set (WIRE "Revisions"), also when a rebuild
@@ -28,8 +28,15 @@ const index = (id: string) => ({
   payload: { detail: 'index' },
 });
 
-const revisionOf = (response: unknown) =>
-  (response as { payload: { revision: string } }).payload.revision;
+/** The listing's payload (the test fails if the bridge passed the query through). */
+const listing = (response: BridgeResponse | undefined) => {
+  if (!response) throw new Error('expected a response');
+  return response.envelope.payload as unknown as {
+    revision: string;
+    tools: { definitionRevision: string }[];
+  };
+};
+const revisionOf = (response: BridgeResponse | undefined) => listing(response).revision;
 
 describe('catalog revisions across overlapping rebuilds', () => {
   it('a rebuild over definitions still being hashed waits for their hashes', async () => {
@@ -57,7 +64,7 @@ describe('catalog revisions across overlapping rebuilds', () => {
     const [one, two] = await Promise.all([first, second]);
     expect(revisionOf(one)).toBe(settled);
     expect(revisionOf(two)).toBe(settled);
-    const entries = (two as { payload: { tools: { definitionRevision: string }[] } }).payload.tools;
+    const entries = listing(two).tools;
     for (const entry of entries) expect(entry.definitionRevision).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 });

@@ -6,7 +6,6 @@ import {
   createToolBridge,
   createToolClient,
   encodePayload,
-  serializeMessage,
   ToolProtocolError,
 } from '../src/index.js';
 import { tool } from './helpers.js';
@@ -268,7 +267,7 @@ describe('createToolClient', () => {
     });
     pageEnd.onmessage = async (frame) => {
       const response = await bridge.handle(frame);
-      if (response) pageEnd.send(serializeMessage(response));
+      if (response) pageEnd.send(response.frame);
     };
     const client = createToolClient(host, { sessionId: 's' });
     const index = await client.query({ detail: 'index' });

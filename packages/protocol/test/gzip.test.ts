@@ -12,7 +12,6 @@ import {
   decodePayloadWithInfo,
   encodePayload,
   parseFrame,
-  serializeMessage,
   ToolProtocolError,
 } from '../src/index.js';
 import { codeOf, request, tool } from './helpers.js';
@@ -134,7 +133,7 @@ describe('an injected inflate', () => {
     });
     pageEnd.onmessage = async (frame) => {
       const response = await bridge.handle(frame);
-      if (response) pageEnd.send(serializeMessage(response));
+      if (response) pageEnd.send(response.frame);
     };
     const inflate = vi.fn((compressed: Uint8Array) =>
       Buffer.from(gunzipSync(compressed)).toString(),
@@ -161,8 +160,8 @@ describe('parseFrame depth check', () => {
   });
 });
 
-describe('serializeMessage', () => {
-  it('writes the bridge frame once, equal to a plain stringify, and notices a replaced payload', async () => {
+describe('a bridge response', () => {
+  it('is its frame, written once in the wire key order; the envelope is that frame parsed', async () => {
     const bridge = createToolBridge({
       validator: createAjvProvider(),
       tools: () => [tool('demo.echo', (args) => args)],
@@ -174,11 +173,16 @@ describe('serializeMessage', () => {
     ]) {
       const response = await bridge.handle(message);
       if (!response) throw new Error('no response');
-      expect(serializeMessage(response)).toBe(JSON.stringify(response));
-      const replaced = { ...response };
-      expect(serializeMessage(replaced)).toBe(JSON.stringify(replaced));
-      (response as { payload: unknown }).payload = { changed: true };
-      expect(JSON.parse(serializeMessage(response)).payload).toEqual({ changed: true });
+      const { envelope } = response;
+      expect(response.frame).toBe(JSON.stringify(envelope));
+      expect(Object.keys(envelope)).toEqual(
+        typeof message === 'string'
+          ? ['type', 'id', 'sessionId', 'sentAt', 'capability', 'payload']
+          : ['type', 'id', 'replyTo', 'sessionId', 'sentAt', 'capability', 'payload'],
+      );
+      expect([response.type, response.id]).toEqual([envelope.type, envelope.id]);
+      // Parsed once, then kept.
+      expect(response.envelope).toBe(envelope);
     }
   });
 });
