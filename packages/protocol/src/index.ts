@@ -1,5 +1,6 @@
 export type {
   BridgeLimits,
+  BridgeRevisions,
   BridgeSnapshot,
   EvidenceProvider,
   ToolBridge,
@@ -14,7 +15,7 @@ export type {
   ToolContext,
   ToolSource,
 } from './catalog.js';
-export { normalizeSearch, toStaticDefinition } from './catalog.js';
+export { toStaticDefinition } from './catalog.js';
 export type { DecodedResponse, RequestOptions, ToolClient, ToolClientOptions } from './client.js';
 export { createToolClient, DEFAULT_TIMEOUT_MS } from './client.js';
 export type {
@@ -53,6 +54,7 @@ export { DEFAULT_MAX_DEPTH } from './json.js';
 export * from './messages.js';
 export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';
 export { toolFailure, toolResult } from './outcome.js';
+export { normalizeSearch } from './query.js';
 export { computeRevision } from './revision.js';
 export * from './session-messages.js';
 export type { Transport, TransportCloseInfo } from './transport.js';

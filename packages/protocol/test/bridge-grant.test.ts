@@ -203,6 +203,41 @@ describe('snapshot()', () => {
     ]);
   });
 
+  it('revisions(): the two a query reports, read without a request, following availability', async () => {
+    let loaded = true;
+    const list = [
+      tool('a.read'),
+      tool(
+        'b.map',
+        () => ({}),
+        {},
+        () => (loaded ? true : { available: false, reason: 'no map' }),
+      ),
+    ];
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => list,
+      guard: 'read-only',
+    });
+    const before = await bridge.revisions();
+    const index = await exchange(bridge, request('tool.query', { detail: 'index' }));
+    expect(before).toEqual({
+      revision: index.payload.revision,
+      availabilityRevision: index.payload.availabilityRevision,
+    });
+    // Availability is evaluated at each read: the catalog revision stays, the other moves.
+    loaded = false;
+    const unavailable = await bridge.revisions();
+    expect(unavailable.revision).toBe(before.revision);
+    expect(unavailable.availabilityRevision).not.toBe(before.availabilityRevision);
+    const changed = await exchange(bridge, request('tool.query', { detail: 'index' }));
+    expect(changed.payload.availabilityRevision).toBe(unavailable.availabilityRevision);
+    // A new tool, after invalidate(): a new catalog revision.
+    list.push(tool('c.read'));
+    bridge.invalidate();
+    expect((await bridge.revisions()).revision).not.toBe(before.revision);
+  });
+
   it('follows the guard: full-access hides nothing, read-write hides the critical tool', async () => {
     const expectations: [GuardPreset, string[]][] = [
       ['full-access', []],
