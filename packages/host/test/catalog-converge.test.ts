@@ -1,5 +1,5 @@
 import type { BridgeTool, Transport } from '@toolwire/protocol';
-import { createLinkedPair, createToolBridge } from '@toolwire/protocol';
+import { catalogChanged, createLinkedPair, createToolBridge } from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSession } from '../src/index.js';
@@ -33,18 +33,7 @@ function fakePage(end: Transport, tools: BridgeTool[]): Page {
     guard: 'full-access',
     onToolError: () => {},
   });
-  const revisions = async () => {
-    const response = await bridge.handle({
-      type: 'tool.query',
-      id: 'internal',
-      payload: { detail: 'index', limit: 1 },
-    });
-    const payload = response?.envelope.payload as {
-      revision: string;
-      availabilityRevision: string;
-    };
-    return { revision: payload.revision, availabilityRevision: payload.availabilityRevision };
-  };
+  const revisions = () => bridge.revisions();
   const page: Page = {
     tools,
     revisions,
@@ -53,15 +42,7 @@ function fakePage(end: Transport, tools: BridgeTool[]): Page {
       bridge.invalidate();
     },
     async push(given) {
-      const payload = given ?? (await revisions());
-      end.send(
-        JSON.stringify({
-          type: 'tool.catalog.changed',
-          id: `tool.catalog.changed.${Math.random()}`,
-          capability: 'tool.exec',
-          payload,
-        }),
-      );
+      end.send(JSON.stringify(catalogChanged(given ?? (await revisions()))));
     },
   };
   end.onmessage = async (frame) => {

@@ -3,13 +3,13 @@
  * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
  */
 import type {
-  BridgeResponse,
   BridgeTool,
   BridgeToolDefinition,
   Guard,
   GuardPreset,
+  GuardReport,
 } from '@toolwire/protocol';
-import { createToolBridge } from '@toolwire/protocol';
+import { catalogChanged, createToolBridge, sessionOpen } from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
 
@@ -98,23 +98,20 @@ export class FakePage {
     });
     const page = new FakePage(socket, options, { frames, listener });
     if (options.open !== false) {
-      page.send({
-        type: 'session.open',
-        id: `session.open.${page.key}`,
-        sentAt: new Date().toISOString(),
-        payload: {
+      page.send(
+        sessionOpen({
           sdk: { name: 'fake-page', version: '1.0.0' },
           page: { origin: options.origin ?? 'null', url: 'http://fake.test/', title: 'Fake' },
           session: page.key,
           ...(options.reportGuard ? { guard: await page.guardReport() } : {}),
-        },
-      });
+        }),
+      );
     }
     return page;
   }
 
   /** The guard report the endpoint sends: its guard and the tools it hides. */
-  async guardReport(): Promise<object> {
+  async guardReport(): Promise<GuardReport> {
     const snapshot = await this.bridge.snapshot();
     const preset = typeof this.#options.guard === 'string' ? this.#options.guard : undefined;
     return { ...snapshot.guard, ...(preset ? { preset } : {}), hidden: snapshot.hidden };
@@ -132,21 +129,7 @@ export class FakePage {
 
   /** Pushes `tool.catalog.changed` with the current revisions. */
   async pushChanged(): Promise<void> {
-    const response = (await this.bridge.handle({
-      type: 'tool.query',
-      id: 'internal',
-      payload: { detail: 'index', limit: 1 },
-    })) as BridgeResponse;
-    const payload = response.envelope.payload as {
-      revision: string;
-      availabilityRevision: string;
-    };
-    this.send({
-      type: 'tool.catalog.changed',
-      id: `changed-${Date.now()}`,
-      capability: 'tool.exec',
-      payload: { revision: payload.revision, availabilityRevision: payload.availabilityRevision },
-    });
+    this.send(catalogChanged(await this.bridge.revisions()));
   }
 
   /** Frames of one request type received so far. */
