@@ -77,8 +77,8 @@ const UNSERIALIZABLE = new Set([
 ]);
 
 /**
- * The same three, as the lowering words them, for a polyfill whose OperationError carries no
- * `cause` (see resultFailure).
+ * The cases WIRE names (cyclic, too deep, a function), as the lowering words them: for a
+ * polyfill whose OperationError carries no `cause` (see operationFailure).
  */
 const UNSERIALIZABLE_TEXT = /contains itself|nest deeper than maxDepth|has no JSON lowering/;
 
