@@ -6,13 +6,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
+import { createAjvProvider } from '../packages/protocol/src/ajv.js';
 import type { BridgeTool, Transport } from '../packages/protocol/src/index.js';
-import {
-  createToolBridge,
-  createToolClient,
-  serializeMessage,
-  toolFailure,
-} from '../packages/protocol/src/index.js';
+import { createToolBridge, createToolClient, toolFailure } from '../packages/protocol/src/index.js';
 
 function socketTransport(socket: WebSocket): Transport {
   const transport: Transport = {
@@ -86,11 +82,15 @@ const hostSide = new Promise<WebSocket>((resolve) => server.once('connection', r
 
 // The page: answers tool requests with the bridge.
 const pageSocket = new WebSocket(`ws://127.0.0.1:${port}/`);
-const bridge = createToolBridge({ tools: () => tools, guard: 'read-write' });
+const bridge = createToolBridge({
+  validator: createAjvProvider(),
+  tools: () => tools,
+  guard: 'read-write',
+});
 const pageTransport = socketTransport(pageSocket);
 pageTransport.onmessage = async (frame) => {
   const response = await bridge.handle(frame);
-  if (response) pageTransport.send(serializeMessage(response));
+  if (response) pageTransport.send(response.frame);
 };
 
 // The host: asks.

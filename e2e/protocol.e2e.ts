@@ -6,7 +6,8 @@ import { gzipSync } from 'fflate';
 
 declare global {
   interface Window {
-    toolwireProtocol: typeof import('../packages/protocol/src/index.js');
+    toolwireProtocol: typeof import('../packages/protocol/src/index.js') &
+      typeof import('../packages/protocol/src/ajv.js');
   }
 }
 
@@ -37,6 +38,7 @@ test('host client and page bridge talk over a linked pair: query, call, batch, l
     const p = window.toolwireProtocol;
     const big = 'x'.repeat(64 * 1024);
     const bridge = p.createToolBridge({
+      validator: p.createAjvProvider(),
       guard: 'read-write',
       tools: () => [
         {
@@ -74,7 +76,7 @@ test('host client and page bridge talk over a linked pair: query, call, batch, l
     pageEnd.onmessage = async (frame) => {
       const response = await bridge.handle(frame);
       if (!response) return;
-      const text = p.serializeMessage(response);
+      const text = response.frame;
       frames.push(text);
       pageEnd.send(text);
     };

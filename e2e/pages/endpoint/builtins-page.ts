@@ -2,10 +2,15 @@
 // `window.toolwireBuiltins.call`, the way a host's tool.call would arrive.
 
 import { createBuiltinTools } from '../../../packages/endpoint/src/builtins/index.js';
+import { pageValidator } from '../../../packages/endpoint/src/validator.js';
 import { createToolBridge, decodePayload } from '../../../packages/protocol/src/index.js';
 
 const builtins = createBuiltinTools({ document });
-const bridge = createToolBridge({ tools: () => builtins.tools, guard: 'full-access' });
+const bridge = createToolBridge({
+  tools: () => builtins.tools,
+  guard: 'full-access',
+  validator: pageValidator(),
+});
 
 // What the page's own listeners saw, per field and event type: "name:input" -> 1.
 const events: Record<string, number> = {};
@@ -48,7 +53,7 @@ async function call(toolId: string, args: unknown = {}, after?: unknown) {
     capability: 'tool.exec',
     payload: { toolId, arguments: args, ...(after ? { after } : {}) },
   });
-  return { type: response?.type, payload: decodePayload(response?.payload) as any };
+  return { type: response?.type, payload: decodePayload(response?.envelope.payload) as any };
 }
 
 Object.assign(window, { toolwireBuiltins: { call, events } });

@@ -20,11 +20,9 @@ await build({
   build: libraryBuild(new URL('../package.json', import.meta.url).href, { index: 'src/index.ts' }),
 });
 
-const stub = `${root}src/lib-stub-ajv.ts`;
 await build({
   ...quiet,
   define: { __TOOLWIRE_IIFE__: 'true' },
-  resolve: { alias: { 'ajv/dist/2020.js': stub, 'ajv-formats': stub } },
   build: {
     outDir: dist,
     emptyOutDir: false,

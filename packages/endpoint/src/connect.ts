@@ -31,6 +31,7 @@ import type {
   Guard,
   GuardPreset,
   GuardReport,
+  ResponseEnvelope,
   SessionWelcomePayload,
   ToolPolicy,
 } from '@toolwire/protocol';
@@ -40,7 +41,6 @@ import {
   isPlainObject,
   readWelcome,
   SESSION_CLOSE,
-  serializeMessage,
   sessionOpen,
   sessionPong,
 } from '@toolwire/protocol';
@@ -242,8 +242,8 @@ export class Session extends EventTarget {
   }
 
   /** Answer one request directly (for in-page agent views and tests); never throws. */
-  handle(message: unknown) {
-    return this.#bridge.handle(message);
+  async handle(message: unknown): Promise<ResponseEnvelope | undefined> {
+    return (await this.#bridge.handle(message))?.envelope;
   }
 
   close(): void {
@@ -431,9 +431,10 @@ export class Session extends EventTarget {
         );
         return;
       }
-      socket.send(serializeMessage(response));
+      socket.send(response.frame);
       if (this.#observed.response) {
-        this.dispatchEvent(new CustomEvent('response', { detail: response }));
+        // The frame parsed: an envelope is built only for a page that listens.
+        this.dispatchEvent(new CustomEvent('response', { detail: response.envelope }));
       }
     } catch (error) {
       // handle() never throws; a send on a closing socket might.

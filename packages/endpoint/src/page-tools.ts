@@ -17,9 +17,15 @@
  * - Calls go through `tools.callTool(..., {encoding: 'json'})`: arguments lifted, results
  *   lowered; the polyfill's errors become wire codes.
  */
-import type { CallToolOptions, Tool, Tools } from '@toolwire/polyfill';
-import type { AvailabilityInput, BridgeTool, JsonValue } from '@toolwire/protocol';
-import { toolFailure } from '@toolwire/protocol';
+import type {
+  CallToolOptions,
+  ValidationIssue as PolyfillIssue,
+  Tool,
+  Tools,
+} from '@toolwire/polyfill';
+import type { AvailabilityInput, BridgeTool, JsonValue, SelfValidation } from '@toolwire/protocol';
+import { schemaFailure, toolFailure } from '@toolwire/protocol';
+import { wireIssues } from './validator.js';
 
 type Expand = (schema: object) => object;
 
@@ -55,17 +61,77 @@ function hostOf(origin: string): string {
   }
 }
 
+/**
+ * Lowering failures that say the result cannot become JSON at all (LOWERING.md "Errors"), as
+ * opposed to a result that does not fit its outputSchema: WIRE answers these
+ * `tool_protocol_bridge_failed`.
+ */
+const UNSERIALIZABLE = new Set([
+  'cycle',
+  'depth_exceeded',
+  'unsupported_type',
+  'json_too_large',
+  'binary_too_large',
+  'read_failed',
+  'unsupported_in_environment',
+]);
+
+/**
+ * The cases WIRE names (cyclic, too deep, a function), as the lowering words them: for a
+ * polyfill whose OperationError carries no `cause` (see operationFailure).
+ */
+const UNSERIALIZABLE_TEXT = /contains itself|nest deeper than maxDepth|has no JSON lowering/;
+
+/**
+ * callTool's OperationError covers what the wire keeps apart (WIRE "tool.call"): the result
+ * fails outputSchema (`tool_result_schema_invalid`), the result cannot be made JSON at all (too
+ * deep, cyclic, a function: `tool_protocol_bridge_failed`), or a schema the page's validator
+ * cannot compile (`tool_definition_invalid`). The lowering's own error (`cause`, with its code)
+ * or the output issues (`errors`) decide when the polyfill attaches them; otherwise its
+ * message does, and a tool without an outputSchema can only have failed to become JSON.
+ */
+function operationFailure(error: unknown, message: string, tool: FailingTool) {
+  const { errors, cause } = error as { errors?: unknown; cause?: unknown };
+  if (Array.isArray(errors)) return schemaFailureOf('result', errors, tool);
+  const loweringCode = (cause as { code?: unknown } | undefined)?.code;
+  let unserializable: boolean;
+  if (typeof loweringCode === 'string') unserializable = UNSERIALIZABLE.has(loweringCode);
+  else if (/schema cannot be compiled/.test(message))
+    return toolFailure({ code: 'tool_definition_invalid', message });
+  else if (/cannot be lowered to JSON/.test(message))
+    unserializable = tool.outputSchema === false || UNSERIALIZABLE_TEXT.test(message);
+  else unserializable = false;
+  return unserializable
+    ? toolFailure({ code: 'tool_protocol_bridge_failed', message })
+    : toolFailure({ code: 'tool_result_schema_invalid', message });
+}
+
+/** The polyfill's issues as the wire's schema failure: the bridge's own wording and details. */
+function schemaFailureOf(which: 'arguments' | 'result', issues: unknown[], tool: FailingTool) {
+  const error = schemaFailure(which, tool.id ?? '', wireIssues(issues as PolyfillIssue[]));
+  return toolFailure({ code: error.code, message: error.message, details: error.details });
+}
+
+/** What wireFailure knows of the tool that failed. */
+interface FailingTool {
+  /** Its wire id, for messages. */
+  id?: string;
+  /** Whether it declares an outputSchema. Default true (the narrower reading of a failure). */
+  outputSchema?: boolean;
+}
+
 /** The wire error for something callTool threw. */
-export function wireFailure(error: unknown) {
+export function wireFailure(error: unknown, tool: FailingTool = {}) {
   const name = (error as { name?: unknown })?.name;
   const message = String((error as { message?: unknown })?.message ?? error);
   switch (name) {
-    case 'DataError':
-      return toolFailure({
-        code: 'tool_arguments_schema_invalid',
-        message,
-        details: ((error as { errors?: unknown }).errors ?? null) as JsonValue,
-      });
+    case 'DataError': {
+      const errors = (error as { errors?: unknown }).errors;
+      if (Array.isArray(errors) && errors.length > 0) {
+        return schemaFailureOf('arguments', errors, tool);
+      }
+      return toolFailure({ code: 'tool_arguments_schema_invalid', message });
+    }
     case 'ToolExecutionError':
       return toolFailure({
         code: 'tool_execution_exception',
@@ -73,7 +139,7 @@ export function wireFailure(error: unknown) {
         details: ((error as { cause?: unknown }).cause ?? null) as JsonValue,
       });
     case 'OperationError':
-      return toolFailure({ code: 'tool_result_schema_invalid', message });
+      return operationFailure(error, message, tool);
     case 'NotFoundError':
       return toolFailure({ code: 'tool_not_found', message });
     case 'AbortError':
@@ -85,6 +151,13 @@ export function wireFailure(error: unknown) {
 }
 
 type WireInfo = NonNullable<ReturnType<Tools['wireInfo']>>;
+
+const SELF_VALIDATING: SelfValidation = { arguments: true, result: true };
+
+/** Does the polyfill validate this tool's calls itself (`validates` on its wire info)? */
+function selfValidating(info: WireInfo): boolean {
+  return (info as { validates?: unknown }).validates === true;
+}
 
 interface Listed {
   handle: Tool;
@@ -191,6 +264,8 @@ function toBridgeTool(
     ? options.expandSchema(handle.inputSchema)
     : { type: 'object' };
   const resultSchema = handle.outputSchema ? options.expandSchema(handle.outputSchema) : {};
+  const failing: FailingTool = { id, outputSchema: handle.outputSchema !== undefined };
+  const fail = (error: unknown) => wireFailure(error, failing);
   return {
     definition: {
       id,
@@ -205,6 +280,10 @@ function toBridgeTool(
       origin: handle.origin,
     },
     availability: () => info.availability() as AvailabilityInput,
+    // The polyfill checks input and output against these schemas on every callTool (the
+    // input before lifting, the output after lowering), so the bridge does not check them
+    // again. Only where the polyfill says so: a browser's native tool is not checked by it.
+    ...(selfValidating(info) ? { validates: SELF_VALIDATING } : {}),
     execute(args, context) {
       // callTool never throws (it rejects), so no async wrapper: one promise hop fewer a call.
       return options.tools
@@ -214,7 +293,7 @@ function toBridgeTool(
           // The bridge serializes the result at once: JSON as it is need not be copied.
           [WIRE_RESULT]: true,
         } as CallToolOptions)
-        .then(undefined, wireFailure);
+        .then(undefined, fail);
     },
   };
 }

@@ -1,25 +1,24 @@
 /**
- * The bridge's validator, on the polyfill's engine: ajv where the page allows eval, the
- * eval-free fallback under a strict CSP (the protocol's own default would need eval).
+ * Validation on the page, in the wire's terms:
+ * - `pageValidator`: the bridge's validator for the tools that do not check themselves (the
+ *   built-in ui.* tools), on the polyfill's engine: ajv where the page allows eval, the
+ *   eval-free fallback under a strict CSP.
+ * - `wireIssues`: the one adapter from the polyfill's issues (JSON Pointer `path`, `reason`) to
+ *   the wire's `details` (`$`-rooted `path`, `message`, `keyword`), for both the built-ins'
+ *   checks and the polyfill's own DataError.
  */
+import type { ValidationIssue as PolyfillIssue } from '@toolwire/polyfill';
 import { loadValidator } from '@toolwire/polyfill';
-import type { ValidatorProvider } from '@toolwire/protocol';
+import type { ValidationIssue, ValidatorProvider } from '@toolwire/protocol';
+import { pointerToPath } from '@toolwire/protocol';
 
-/** JSON Pointer (`/a/0`) to the wire's `$`-rooted path (`$.a[0]`). */
-function toWirePath(pointer: string): string {
-  if (pointer === '') return '$';
-  return `$${pointer
-    .slice(1)
-    .split('/')
-    .map((raw) => raw.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .map((segment) =>
-      /^\d+$/.test(segment)
-        ? `[${segment}]`
-        : /^[A-Za-z_$][\w$]*$/.test(segment)
-          ? `.${segment}`
-          : `[${JSON.stringify(segment)}]`,
-    )
-    .join('')}`;
+export function wireIssues(issues: readonly PolyfillIssue[]): ValidationIssue[] {
+  return issues.map((issue) => ({
+    path: pointerToPath(issue.path),
+    message: issue.reason,
+    keyword: issue.schemaPath.split('/').at(-1) ?? '',
+    schemaPath: issue.schemaPath,
+  }));
 }
 
 export function pageValidator(): ValidatorProvider {
@@ -28,16 +27,7 @@ export function pageValidator(): ValidatorProvider {
       const check = (await loadValidator()).compile(schema, 'json');
       return (data) => {
         const issues = check(data);
-        if (!issues) return { valid: true, data };
-        return {
-          valid: false,
-          errors: issues.map((issue) => ({
-            path: toWirePath(issue.path),
-            message: issue.reason,
-            keyword: issue.schemaPath.split('/').at(-1) ?? '',
-            schemaPath: issue.schemaPath,
-          })),
-        };
+        return issues ? { valid: false, errors: wireIssues(issues) } : { valid: true, data };
       };
     },
   };

@@ -5,6 +5,7 @@ import { createToolBridge, decodePayload } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BuiltinTools, CaptureProvider } from '../src/builtins/index.js';
 import { createBuiltinTools } from '../src/builtins/index.js';
+import { pageValidator } from '../src/validator.js';
 
 /** A small page with one of everything the built-in tools describe. */
 const PAGE = `
@@ -66,6 +67,7 @@ function setUp(html = PAGE, captureProvider?: CaptureProvider): Harness {
     ...(captureProvider ? { captureProvider } : {}),
   });
   const bridge = createToolBridge({
+    validator: pageValidator(),
     tools: () => builtins.tools,
     guard: 'full-access',
     onToolError: (error) => {
@@ -94,7 +96,7 @@ function setUp(html = PAGE, captureProvider?: CaptureProvider): Harness {
       payload,
     });
     if (!response) throw new Error('the bridge passed the request through');
-    return { type: response.type, payload: decodePayload(response.payload) as any };
+    return { type: response.type, payload: decodePayload(response.envelope.payload) as any };
   };
   return {
     builtins,

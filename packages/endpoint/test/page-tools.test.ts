@@ -3,6 +3,7 @@ import type { BridgeTool } from '@toolwire/protocol';
 import { createToolBridge, decodePayload } from '@toolwire/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fairShares, MAX_WIRE_TOOLS, readPageTools } from '../src/page-tools.js';
+import { pageValidator } from '../src/validator.js';
 
 // The page's wire listing (issue 13, part 8): every tool carries its origin; the top document's
 // own tools always get in; frames' tools share what is left of one listing, fairly by origin.
@@ -142,13 +143,17 @@ describe('readPageTools', () => {
       },
       execute: () => ({}),
     }));
-    const bridge = createToolBridge({ tools: () => [...builtins, ...page], guard: 'read-only' });
+    const bridge = createToolBridge({
+      validator: pageValidator(),
+      tools: () => [...builtins, ...page],
+      guard: 'read-only',
+    });
     const response = await bridge.handle({
       type: 'tool.query',
       id: 'q',
       payload: { detail: 'index', limit: 1000 },
     });
-    const payload = decodePayload((response as { payload: unknown }).payload) as {
+    const payload = decodePayload(response?.envelope.payload) as {
       tools: { id: string; origin?: string }[];
       totalCount: number;
     };

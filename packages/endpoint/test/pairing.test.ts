@@ -5,7 +5,8 @@
 // and pairFromLink with its prompt, storage, location and history injected. Each attack follows
 // the honest case that proves the same path works.
 import type { Tools } from '@toolwire/polyfill';
-import { encodePayload, SESSION_CLOSE } from '@toolwire/protocol';
+import type { SessionWelcomePayload } from '@toolwire/protocol';
+import { encodePayload, SESSION_CLOSE, sessionPing, sessionWelcome } from '@toolwire/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
@@ -106,19 +107,14 @@ async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function welcome(payload: Record<string, unknown> = {}) {
-  return {
-    type: 'session.welcome',
-    id: 'session.welcome.1',
-    sentAt: new Date().toISOString(),
-    payload: {
-      sessionId: 's1',
-      hostRun: 'run-1',
-      maxToolPolicy: 'read',
-      heartbeatIntervalMs: 0,
-      ...payload,
-    },
-  };
+function welcome(payload: Partial<SessionWelcomePayload> = {}) {
+  return sessionWelcome({
+    sessionId: 's1',
+    hostRun: 'run-1',
+    maxToolPolicy: 'read',
+    heartbeatIntervalMs: 0,
+    ...payload,
+  });
 }
 
 const FAST = { initialDelayMs: 1, maxDelayMs: 4 };
@@ -234,15 +230,16 @@ describe('connect(): heartbeats', () => {
     first.open();
     first.receive(welcome({ heartbeatIntervalMs: 20 }));
     // The honest host: it pings every 10 ms, and the page stays.
+    const pings: string[] = [];
     for (let i = 0; i < 10; i++) {
-      first.receive({ type: 'session.ping', id: `ping-${i}`, payload: {} });
+      const ping = sessionPing('s1');
+      pings.push(ping.id);
+      first.receive(ping);
       await sleep(10);
     }
     expect(first.closedWith).toBeUndefined();
     const pongs = first.frames('session.pong');
-    expect(pongs.map((pong) => pong.replyTo)).toEqual(
-      Array.from({ length: 10 }, (_, i) => `ping-${i}`),
-    );
+    expect(pongs.map((pong) => pong.replyTo)).toEqual(pings);
     // Now silence: within a few intervals the page closes with 4008 and opens a new socket.
     const silentSince = Date.now();
     const second = await nextSocket(2);

@@ -1,5 +1,6 @@
 import type { BridgeTool, Transport } from '@toolwire/protocol';
-import { createLinkedPair, createToolBridge, serializeMessage } from '@toolwire/protocol';
+import { catalogChanged, createLinkedPair, createToolBridge } from '@toolwire/protocol';
+import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSession } from '../src/index.js';
 import { tool, until } from './helpers.js';
@@ -27,19 +28,12 @@ afterEach(() => {
 
 function fakePage(end: Transport, tools: BridgeTool[]): Page {
   const bridge = createToolBridge({
+    validator: createAjvProvider(),
     tools: () => page.tools,
     guard: 'full-access',
     onToolError: () => {},
   });
-  const revisions = async () => {
-    const response = await bridge.handle({
-      type: 'tool.query',
-      id: 'internal',
-      payload: { detail: 'index', limit: 1 },
-    });
-    const payload = response?.payload as { revision: string; availabilityRevision: string };
-    return { revision: payload.revision, availabilityRevision: payload.availabilityRevision };
-  };
+  const revisions = () => bridge.revisions();
   const page: Page = {
     tools,
     revisions,
@@ -48,21 +42,13 @@ function fakePage(end: Transport, tools: BridgeTool[]): Page {
       bridge.invalidate();
     },
     async push(given) {
-      const payload = given ?? (await revisions());
-      end.send(
-        JSON.stringify({
-          type: 'tool.catalog.changed',
-          id: `tool.catalog.changed.${Math.random()}`,
-          capability: 'tool.exec',
-          payload,
-        }),
-      );
+      end.send(JSON.stringify(catalogChanged(given ?? (await revisions()))));
     },
   };
   end.onmessage = async (frame) => {
     const message = JSON.parse(frame);
     const response = await bridge.handle(message);
-    if (response) end.send(serializeMessage(response));
+    if (response) end.send(response.frame);
     page.after?.(message);
   };
   return page;

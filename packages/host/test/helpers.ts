@@ -7,9 +7,10 @@ import type {
   BridgeToolDefinition,
   Guard,
   GuardPreset,
-  ResponseEnvelope,
+  GuardReport,
 } from '@toolwire/protocol';
-import { createToolBridge, serializeMessage } from '@toolwire/protocol';
+import { catalogChanged, createToolBridge, sessionOpen } from '@toolwire/protocol';
+import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
 
 export function tool(
@@ -71,6 +72,7 @@ export class FakePage {
     this.tools = options.tools ?? [];
     this.key = options.key ?? `page-${Math.random().toString(36).slice(2)}`;
     this.bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => this.tools,
       guard: options.guard ?? 'full-access',
       onToolError: () => {},
@@ -96,23 +98,20 @@ export class FakePage {
     });
     const page = new FakePage(socket, options, { frames, listener });
     if (options.open !== false) {
-      page.send({
-        type: 'session.open',
-        id: `session.open.${page.key}`,
-        sentAt: new Date().toISOString(),
-        payload: {
+      page.send(
+        sessionOpen({
           sdk: { name: 'fake-page', version: '1.0.0' },
           page: { origin: options.origin ?? 'null', url: 'http://fake.test/', title: 'Fake' },
           session: page.key,
           ...(options.reportGuard ? { guard: await page.guardReport() } : {}),
-        },
-      });
+        }),
+      );
     }
     return page;
   }
 
   /** The guard report the endpoint sends: its guard and the tools it hides. */
-  async guardReport(): Promise<object> {
+  async guardReport(): Promise<GuardReport> {
     const snapshot = await this.bridge.snapshot();
     const preset = typeof this.#options.guard === 'string' ? this.#options.guard : undefined;
     return { ...snapshot.guard, ...(preset ? { preset } : {}), hidden: snapshot.hidden };
@@ -130,18 +129,7 @@ export class FakePage {
 
   /** Pushes `tool.catalog.changed` with the current revisions. */
   async pushChanged(): Promise<void> {
-    const response = (await this.bridge.handle({
-      type: 'tool.query',
-      id: 'internal',
-      payload: { detail: 'index', limit: 1 },
-    })) as ResponseEnvelope;
-    const payload = response.payload as { revision: string; availabilityRevision: string };
-    this.send({
-      type: 'tool.catalog.changed',
-      id: `changed-${Date.now()}`,
-      capability: 'tool.exec',
-      payload: { revision: payload.revision, availabilityRevision: payload.availabilityRevision },
-    });
+    this.send(catalogChanged(await this.bridge.revisions()));
   }
 
   /** Frames of one request type received so far. */
@@ -159,9 +147,11 @@ export class FakePage {
     this.received.push(message);
     const intercepted = this.#options.intercept?.(message);
     if (intercepted === 'hold') return;
-    const response = intercepted ?? (await this.bridge.handle(message));
-    if (!response || this.socket.readyState !== WebSocket.OPEN) return;
-    this.socket.send(intercepted ? JSON.stringify(response) : serializeMessage(response));
+    const answer = intercepted
+      ? JSON.stringify(intercepted)
+      : (await this.bridge.handle(message))?.frame;
+    if (answer === undefined || this.socket.readyState !== WebSocket.OPEN) return;
+    this.socket.send(answer);
   }
 }
 

@@ -2,7 +2,7 @@
 // upgrade check that routes to them, and the session's welcome and heartbeats. Every refusal
 // below follows a case that proves the same path succeeds with the honest secret.
 import type { ToolPolicy, Transport, TransportCloseInfo } from '@toolwire/protocol';
-import { createLinkedPair, SESSION_CLOSE, sessionPing } from '@toolwire/protocol';
+import { createLinkedPair, SESSION_CLOSE, sessionPing, sessionPong } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Host } from '../src/index.js';
@@ -344,7 +344,7 @@ describe('HostSession: heartbeats', () => {
       const message = JSON.parse(frame);
       alive.received.push(message);
       if (message.type === 'session.ping') {
-        alive.page.send(JSON.stringify({ type: 'session.pong', id: 'p', replyTo: message.id }));
+        alive.page.send(JSON.stringify(sessionPong(message)));
       }
     };
     // The silent one: it never says a word after the socket opened.

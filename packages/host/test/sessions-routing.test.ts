@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
+import { sessionOpen } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readControlState } from '../src/internal.js';
 import { cli, hostInProcess, RAW_CONTROL, tempDir } from './cli-helpers.js';
@@ -31,16 +32,13 @@ async function page(url: string, title: string, options: FakePageOptions = {}) {
     ...options,
   });
   pages.push(connected);
-  connected.send({
-    type: 'session.open',
-    id: `session.open.${title}`,
-    sentAt: new Date().toISOString(),
-    payload: {
+  connected.send(
+    sessionOpen({
       sdk: { name: 'fake-page', version: '1.0.0' },
       page: { origin: 'null', url: `http://app.test/${title}`, title },
       session: `key-${title}`,
-    },
-  });
+    }),
+  );
   return connected;
 }
 

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { toolFailure, toolResult } from '@toolwire/protocol';
+import { sessionOpen, toolFailure, toolResult } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cli, hostInProcess, RAW_CONTROL, tempDir } from './cli-helpers.js';
 import { FakePage, tool, until } from './helpers.js';
@@ -61,16 +61,14 @@ afterEach(async () => {
 async function hostilePage(url: string) {
   const page = await FakePage.connect(url, { tools: pageTools(), open: false });
   pages.push(page);
-  page.send({
-    type: 'session.open',
-    id: 'session.open.evil',
-    sentAt: new Date().toISOString(),
-    payload: {
+  // Well formed, with hostile text in it.
+  page.send(
+    sessionOpen({
       sdk: { name: `sdk${CSI_C1}`, version: `1${RED}` },
       page: { origin: 'http://evil.test', url: EVIL_URL, title: EVIL_TITLE },
       session: 'evil-key',
-    },
-  });
+    }),
+  );
   return page;
 }
 

@@ -1,28 +1,16 @@
 /**
- * The catalog side of the bridge (WIRE "tool.query -> tool.catalog").
+ * The catalog side of the bridge: the tools a page offers, as the wire lists them.
  *
  * 1. Static definitions are normalized into wire key order and hashed once per distinct
  *    definition (`definitionRevision`); the catalog `revision` and the all-available
  *    `availabilityRevision` are computed when the tool set or guard changes, never per query.
  * 2. Availability is evaluated per query (and again before every execution); its revision is
  *    looked up by the set of unavailable tools, so an unchanged state costs no hashing.
- * 3. Answers follow WIRE's order: exact 3-key unchanged, unchanged + `changes`, or a listing.
- * 4. Filters apply before serialization; `totalCount` and `categories` count all visible tools.
+ * Answering a query from this state is query.ts.
  */
 import type { Guard } from './guard.js';
-import { isExecutable, isToolPolicy, isVisible, parsePolicy } from './guard.js';
-import type {
-  CatalogDetail,
-  CatalogEntry,
-  CatalogPayload,
-  FullEntry,
-  IndexEntry,
-  JsonSchema,
-  QueryPayload,
-  RuntimeState,
-  StaticDefinition,
-  ToolPolicy,
-} from './messages.js';
+import { isToolPolicy, isVisible } from './guard.js';
+import type { JsonSchema, RuntimeState, StaticDefinition, ToolPolicy } from './messages.js';
 import { CATALOG_SCHEMA, isPlainObject } from './messages.js';
 import { revisionOfJson } from './revision.js';
 
@@ -72,6 +60,19 @@ export interface BridgeTool {
   definition: BridgeToolDefinition;
   execute(args: Record<string, unknown>, context: ToolContext): unknown;
   availability?(): AvailabilityInput | Promise<AvailabilityInput>;
+  /**
+   * What the tool checks itself against its own schemas, so the bridge does not check it again
+   * (one validation per call). `arguments`: execute refuses arguments that fail
+   * argumentsSchema, reporting `tool_arguments_schema_invalid` with `$`-rooted details (as a
+   * ToolFailureOutcome). `result`: what execute resolves to already fits resultSchema, or it
+   * reports `tool_result_schema_invalid`. Serializability is always the bridge's to check.
+   */
+  validates?: SelfValidation;
+}
+
+export interface SelfValidation {
+  arguments?: boolean;
+  result?: boolean;
 }
 
 export type ToolSource = () => Iterable<BridgeTool>;
@@ -80,12 +81,6 @@ export interface CatalogTool {
   tool: BridgeTool;
   definition: StaticDefinition;
   record: DefinitionRecord;
-}
-
-/** Lower-cased text searched by `query` / `feature`, built once per definition. */
-function haystackOf(entry: CatalogTool): string {
-  entry.record.haystack ??= searchText(entry.definition);
-  return entry.record.haystack;
 }
 
 export interface CatalogState {
@@ -113,7 +108,7 @@ export interface AvailabilitySnapshot {
 const AVAILABLE_RUNTIME_JSON = '{"available":true}';
 const MAX_CACHED_AVAILABILITY_STATES = 64;
 
-function cleanStrings(values: unknown): string[] {
+export function cleanStrings(values: unknown): string[] {
   if (!Array.isArray(values)) return [];
   const out: string[] = [];
   for (const value of values)
@@ -344,24 +339,6 @@ export async function buildCatalogState(
   };
 }
 
-function searchText(definition: StaticDefinition): string {
-  return normalizeSearch(
-    [
-      definition.id,
-      definition.name,
-      definition.description,
-      definition.category,
-      ...(definition.keywords ?? []),
-      ...(definition.prerequisiteToolIds ?? []),
-    ].join(' '),
-  );
-}
-
-/** Lower-case, and every character that is not a letter or digit becomes a space. */
-export function normalizeSearch(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ');
-}
-
 function availabilityJson(visible: CatalogTool[], unavailable: Map<string, RuntimeState>): string {
   const parts: string[] = [];
   for (const entry of visible) {
@@ -409,120 +386,4 @@ export async function evaluateAvailability(state: CatalogState): Promise<Availab
     state.availabilityRevisions.set(key, revision);
   }
   return { revision, unavailable, evaluatedAtUtc };
-}
-
-export function parseDetail(value: unknown): CatalogDetail {
-  if (typeof value !== 'string') return 'full';
-  const lower = value.trim().toLowerCase();
-  return lower === 'index' || lower === 'definitions' ? lower : 'full';
-}
-
-function nonBlank(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
-}
-
-function clampLimit(value: unknown): number | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
-  return Math.min(1000, Math.max(1, Math.trunc(value)));
-}
-
-/** Answers one tool.query against a catalog state (WIRE order, requirement 3). */
-export async function answerQuery(
-  state: CatalogState,
-  rawPayload: unknown,
-): Promise<CatalogPayload> {
-  const payload = (isPlainObject(rawPayload) ? rawPayload : {}) as QueryPayload &
-    Record<string, unknown>;
-  const detail = parseDetail(payload.detail);
-  const ifRevision = nonBlank(payload.ifRevision);
-  const ifAvailabilityRevision = nonBlank(payload.ifAvailabilityRevision);
-
-  if (ifRevision === state.revision && detail !== 'definitions') {
-    if (ifAvailabilityRevision === undefined) {
-      return { schema: CATALOG_SCHEMA, revision: state.revision, unchanged: true };
-    }
-    const availability = await evaluateAvailability(state);
-    if (availability.revision === ifAvailabilityRevision) {
-      return { schema: CATALOG_SCHEMA, revision: state.revision, unchanged: true };
-    }
-    return {
-      schema: CATALOG_SCHEMA,
-      revision: state.revision,
-      unchanged: true,
-      availabilityRevision: availability.revision,
-      evaluatedAtUtc: availability.evaluatedAtUtc,
-      changes: Object.fromEntries(availability.unavailable),
-    };
-  }
-
-  const executableOnly = payload.executableOnly === true;
-  const needsAvailability = detail !== 'definitions' || executableOnly;
-  const availability = needsAvailability ? await evaluateAvailability(state) : undefined;
-
-  const ids = Array.isArray(payload.ids) ? new Set(cleanStrings(payload.ids)) : undefined;
-  const terms = [nonBlank(payload.query), nonBlank(payload.feature)]
-    .filter((text): text is string => text !== undefined)
-    .flatMap((text) => normalizeSearch(text).split(' '))
-    .filter((term) => term !== '');
-  const policy = parsePolicy(payload.policy);
-  const limit = clampLimit(payload.limit) ?? clampLimit(payload.maxResults) ?? 1000;
-
-  const tools: CatalogEntry[] = [];
-  for (const entry of state.visible) {
-    if (tools.length >= limit) break;
-    const { definition } = entry;
-    if (ids && ids.size > 0 && !ids.has(definition.id)) continue;
-    if (policy && definition.policy !== policy) continue;
-    if (terms.length > 0 && !terms.every((term) => haystackOf(entry).includes(term))) continue;
-    const runtime = availability?.unavailable.get(definition.id);
-    const executable = runtime === undefined && isExecutable(state.guard, definition.policy);
-    if (executableOnly && !executable) continue;
-    tools.push(toEntry(entry, detail, runtime, executable));
-  }
-
-  if (detail === 'definitions') {
-    return { schema: CATALOG_SCHEMA, revision: state.revision, tools, count: tools.length, detail };
-  }
-  const listing: CatalogPayload = {
-    schema: CATALOG_SCHEMA,
-    revision: state.revision,
-    tools,
-    count: tools.length,
-  };
-  if (detail === 'index') listing.detail = 'index';
-  listing.availabilityRevision = availability?.revision ?? state.allAvailableRevision;
-  listing.evaluatedAtUtc = availability?.evaluatedAtUtc ?? new Date().toISOString();
-  listing.totalCount = state.visible.length;
-  listing.categories = state.categories;
-  return listing;
-}
-
-function toEntry(
-  entry: CatalogTool,
-  detail: CatalogDetail,
-  runtime: RuntimeState | undefined,
-  executable: boolean,
-): CatalogEntry {
-  const { definition } = entry;
-  const definitionRevision = entry.record.revision;
-  if (detail === 'definitions') return { ...definition, definitionRevision };
-  let result: IndexEntry | FullEntry;
-  if (detail === 'index') {
-    result = {
-      id: definition.id,
-      name: definition.name,
-      description: definition.description,
-      category: definition.category,
-      policy: definition.policy,
-      definitionRevision,
-    };
-    if (definition.keywords) result.keywords = definition.keywords;
-    if (definition.prerequisiteToolIds) result.prerequisiteToolIds = definition.prerequisiteToolIds;
-    if (definition.origin) result.origin = definition.origin;
-  } else {
-    result = { ...definition, definitionRevision };
-  }
-  if (runtime) result.runtime = runtime;
-  if (!executable) result.executable = false;
-  return result;
 }

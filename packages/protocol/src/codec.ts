@@ -60,6 +60,11 @@ export interface EncodeOptions {
   /** gzip level 0-9. Default 1: pages and hosts share a machine, so CPU costs more than bytes. */
   level?: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
   maxDepth?: number;
+  /**
+   * Every value in the payload has been walked already (checkSerializable): stringify without
+   * walking again. A value that throws while stringified still throws.
+   */
+  walked?: boolean;
 }
 
 export interface EncodedPayload {
@@ -102,7 +107,9 @@ export function utf8Bytes(text: string): Uint8Array {
  */
 export function encodePayload(payload: unknown, options: EncodeOptions = {}): EncodedPayload {
   const threshold = options.thresholdBytes ?? COMPRESSION_THRESHOLD_BYTES;
-  const json = serializeJson(payload, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const json = options.walked
+    ? (JSON.stringify(payload) ?? 'null')
+    : serializeJson(payload, options.maxDepth ?? DEFAULT_MAX_DEPTH);
   // A string of n UTF-16 units is between n and 3n UTF-8 bytes: skip the encode when small.
   if (json.length * 3 < threshold) {
     return {

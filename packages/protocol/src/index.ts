@@ -1,5 +1,6 @@
 export type {
   BridgeLimits,
+  BridgeRevisions,
   BridgeSnapshot,
   EvidenceProvider,
   ToolBridge,
@@ -10,10 +11,11 @@ export type {
   AvailabilityInput,
   BridgeTool,
   BridgeToolDefinition,
+  SelfValidation,
   ToolContext,
   ToolSource,
 } from './catalog.js';
-export { normalizeSearch, toStaticDefinition } from './catalog.js';
+export { toStaticDefinition } from './catalog.js';
 export type { DecodedResponse, RequestOptions, ToolClient, ToolClientOptions } from './client.js';
 export { createToolClient, DEFAULT_TIMEOUT_MS } from './client.js';
 export type {
@@ -37,6 +39,7 @@ export {
 } from './codec.js';
 export type { ToolErrorCode } from './errors.js';
 export { defaultRetryable, errorPayload, TOOL_ERROR_CODES, ToolProtocolError } from './errors.js';
+export type { BridgeResponse } from './frame.js';
 export type { Guard, GuardPreset } from './guard.js';
 export {
   GUARD_PRESETS,
@@ -51,8 +54,8 @@ export { DEFAULT_MAX_DEPTH } from './json.js';
 export * from './messages.js';
 export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';
 export { toolFailure, toolResult } from './outcome.js';
+export { normalizeSearch } from './query.js';
 export { computeRevision } from './revision.js';
-export { serializeMessage } from './serialize.js';
 export * from './session-messages.js';
 export type { Transport, TransportCloseInfo } from './transport.js';
 export { createLinkedPair } from './transport.js';
@@ -62,4 +65,4 @@ export type {
   ValidationResult,
   ValidatorProvider,
 } from './validator.js';
-export { createAjvProvider } from './validator.js';
+export { pointerToPath, schemaFailure } from './validator.js';

@@ -59,8 +59,8 @@ function withinDepthIterative(value: object, maxDepth: number): boolean {
 
 /**
  * Compact JSON for a value about to go on the wire, refusing what JSON.stringify would mangle
- * or choke on: nesting beyond `maxDepth`, cycles, BigInt. Values JSON drops (undefined,
- * functions, symbols) follow JSON.stringify. Throws a plain Error describing the problem;
+ * or choke on: nesting beyond `maxDepth`, cycles, BigInt, functions and symbols. `undefined`
+ * follows JSON.stringify (a property left out, null in an array). Throws a plain Error describing the problem;
  * callers turn it into `tool_protocol_bridge_failed`.
  */
 export function serializeJson(value: unknown, maxDepth: number = DEFAULT_MAX_DEPTH): string {
@@ -99,16 +99,17 @@ function visitSerializable(
   ancestors: Set<object>,
 ): void {
   if (typeof node !== 'object' || node === null) {
-    if (typeof node === 'bigint') throw new Unserializable('is a BigInt, which JSON cannot hold.');
+    refuseScalar(node);
     return;
   }
   let target: object = node;
   const toJSON = (node as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') {
     const replaced: unknown = toJSON.call(node);
-    if (typeof replaced === 'bigint')
-      throw new Unserializable('is a BigInt, which JSON cannot hold.');
-    if (typeof replaced !== 'object' || replaced === null) return;
+    if (typeof replaced !== 'object' || replaced === null) {
+      refuseScalar(replaced);
+      return;
+    }
     target = replaced;
   }
   if (depth > maxDepth) throw new Unserializable(`nests deeper than ${maxDepth} levels.`);
@@ -140,6 +141,22 @@ function visitSerializable(
     }
   }
   ancestors.delete(target);
+}
+
+/**
+ * What JSON cannot hold among non-objects. JSON.stringify throws on a BigInt, and drops a
+ * function or a symbol without a word (a result that held one would arrive without it), so all
+ * three are refused: the response reports them instead of losing them.
+ */
+function refuseScalar(node: unknown): void {
+  switch (typeof node) {
+    case 'bigint':
+      throw new Unserializable('is a BigInt, which JSON cannot hold.');
+    case 'function':
+      throw new Unserializable('is a function, which JSON cannot hold.');
+    case 'symbol':
+      throw new Unserializable('is a symbol, which JSON cannot hold.');
+  }
 }
 
 /**

@@ -12,10 +12,11 @@
  * 3. `session.ping` / `session.pong`: heartbeats both ways; any message counts as a sign of life.
  * 4. `tool.catalog.changed` (page -> host): both revisions and the guard report, pushed when
  *    either changes.
- * Pure types, builders and guards: no runtime imports.
+ * Pure types, builders and readers (guards that also check and clip a peer's word): no runtime
+ * imports. test/fixtures/session-*.json and catalog-changed.json hold each one as written.
  */
 import type { ToolPolicy } from './messages.js';
-import { isPlainObject, TOOL_CAPABILITY } from './messages.js';
+import { isPlainObject, isToolCapability, TOOL_CAPABILITY } from './messages.js';
 
 export const SESSION_MESSAGE_TYPES = [
   'session.open',
@@ -113,16 +114,16 @@ function envelope<T extends SessionMessageType, P>(
   payload: P,
   extra: { sessionId?: string | null; replyTo?: string } = {},
 ): SessionEnvelope<T, P> {
-  const message: SessionEnvelope<T, P> = {
+  return {
     type,
     id: `${type}.${randomPart()}`,
     sentAt: new Date().toISOString(),
     ...extra,
+    // The push concerns tools: hosts that filter on the capability still read it. Before the
+    // payload, as in every tool envelope.
+    ...(type === 'tool.catalog.changed' ? { capability: TOOL_CAPABILITY } : {}),
     payload,
   };
-  // The push concerns tools: hosts that filter on the capability still read it.
-  if (type === 'tool.catalog.changed') message.capability = TOOL_CAPABILITY;
-  return message;
 }
 
 export function sessionOpen(payload: SessionOpenPayload): SessionOpenMessage {
@@ -196,6 +197,52 @@ export function readWelcome(value: unknown): SessionWelcomePayload | undefined {
     welcome.credential = payload.credential;
   }
   return welcome;
+}
+
+/** A page's `session.open`, checked and clipped (it is the page's word); undefined if not one. */
+export function readSessionOpen(value: unknown): SessionOpenPayload | undefined {
+  if (!isPlainObject(value) || value.type !== 'session.open') return undefined;
+  const payload = value.payload;
+  if (!isPlainObject(payload) || !isPlainObject(payload.sdk) || !isPlainObject(payload.page)) {
+    return undefined;
+  }
+  const { sdk, page } = payload;
+  const texts = [sdk.name, sdk.version, page.origin, page.url, page.title, payload.session];
+  if (!texts.every((text) => typeof text === 'string')) return undefined;
+  const clip = (text: unknown) => (text as string).slice(0, MAX_TEXT);
+  const open: SessionOpenPayload = {
+    sdk: { name: clip(sdk.name), version: clip(sdk.version) },
+    page: { origin: clip(page.origin), url: clip(page.url), title: clip(page.title) },
+    session: clip(payload.session),
+  };
+  const guard = readGuardReport(payload.guard);
+  if (guard) open.guard = guard;
+  return open;
+}
+
+/** A page's `tool.catalog.changed` push, checked; undefined when it is not one. */
+export function readCatalogChanged(value: unknown): CatalogChangedPayload | undefined {
+  if (!isPlainObject(value) || value.type !== 'tool.catalog.changed') return undefined;
+  if (!isToolCapability(value.capability) || !isPlainObject(value.payload)) return undefined;
+  const { revision, availabilityRevision, guard } = value.payload;
+  if (typeof revision !== 'string' || revision === '') return undefined;
+  const changed: CatalogChangedPayload = { revision: revision.slice(0, MAX_TEXT) };
+  if (typeof availabilityRevision === 'string' && availabilityRevision !== '') {
+    changed.availabilityRevision = availabilityRevision.slice(0, MAX_TEXT);
+  }
+  const report = readGuardReport(guard);
+  if (report) changed.guard = report;
+  return changed;
+}
+
+/** A heartbeat to answer: the pong replies to its id. */
+export function isSessionPing(value: unknown): value is SessionPingMessage {
+  return isPlainObject(value) && value.type === 'session.ping' && typeof value.id === 'string';
+}
+
+/** The answer to a ping (`replyTo` its id). */
+export function isSessionPong(value: unknown): value is SessionPongMessage {
+  return isPlainObject(value) && value.type === 'session.pong' && typeof value.replyTo === 'string';
 }
 
 export function isSessionMessageType(value: unknown): value is SessionMessageType {

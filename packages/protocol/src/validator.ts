@@ -1,10 +1,12 @@
 /**
  * Validation behind a provider (STYLE 6): `compile(schema)` once per schema, then
- * `validate(data) -> {valid: true, data} | {valid: false, errors}`. The default provider is
- * ajv (JSON Schema 2020-12 + formats), imported on first use so that a bundle that never
- * validates never loads it.
+ * `validate(data) -> {valid: true, data} | {valid: false, errors}`. The bridge takes one as an
+ * option and has no default, so this package does not depend on a validator: a Node host or a
+ * test takes `createAjvProvider` from `@toolwire/protocol/ajv`, the endpoint the polyfill's
+ * engines. `ValidationIssue` is the wire's one shape for a validation failure (`details`).
  */
-import type { JsonSchema } from './messages.js';
+import { errorPayload } from './errors.js';
+import type { ErrorPayload, JsonSchema, JsonValue } from './messages.js';
 
 export interface ValidationIssue {
   /** `$`-rooted path of the offending value, e.g. `$.items[2].name`. */
@@ -37,93 +39,26 @@ export function pointerToPath(pointer: string): string {
   return path;
 }
 
-interface AjvError {
-  instancePath: string;
-  schemaPath: string;
-  keyword: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
-interface AjvValidateFunction {
-  (data: unknown): boolean;
-  errors?: AjvError[] | null;
-}
-interface AjvInstance {
-  compile(schema: object): AjvValidateFunction;
-}
-type AjvConstructor = new (options: Record<string, unknown>) => AjvInstance;
-type AddFormats = (ajv: AjvInstance) => unknown;
-
-/** CommonJS packages reach ESM as `default`, sometimes twice over depending on the bundler. */
-function unwrapDefault<T>(module: unknown): T {
-  let value = module as { default?: unknown };
-  while (value && typeof value === 'object' && 'default' in value && value.default) {
-    value = value.default as { default?: unknown };
-  }
-  return value as T;
-}
-
-function toIssue(error: AjvError): ValidationIssue {
-  let pointer = error.instancePath;
-  // `required` and `additionalProperties` report the parent; point at the property itself.
-  const property = error.params.missingProperty ?? error.params.additionalProperty;
-  if (typeof property === 'string')
-    pointer += `/${property.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-  return {
-    path: pointerToPath(pointer),
-    message: error.message ?? error.keyword,
-    keyword: error.keyword,
-    schemaPath: error.schemaPath,
-  };
-}
-
-export interface AjvProviderOptions {
-  /** Collect every failure, not just the first. Default true. */
-  allErrors?: boolean;
-}
-
-/** The default provider: ajv 2020-12 with ajv-formats, loaded lazily, one compile per schema. */
-export function createAjvProvider(options: AjvProviderOptions = {}): ValidatorProvider {
-  let ajvPromise: Promise<AjvInstance> | undefined;
-  const byObject = new WeakMap<object, Validate>();
-  const byText = new Map<string, Validate>();
-
-  const loadAjv = (): Promise<AjvInstance> => {
-    ajvPromise ??= Promise.all([import('ajv/dist/2020.js'), import('ajv-formats')]).then(
-      ([ajvModule, formatsModule]) => {
-        const Ajv = unwrapDefault<AjvConstructor>(ajvModule);
-        const addFormats = unwrapDefault<AddFormats>(formatsModule);
-        // strict: false lets schemas carry annotations ajv does not know (WebMCP authors do).
-        const ajv = new Ajv({
-          allErrors: options.allErrors ?? true,
-          strict: false,
-          validateFormats: true,
-        });
-        addFormats(ajv);
-        return ajv;
-      },
-    );
-    return ajvPromise;
-  };
-
-  return {
-    async compile(schema: JsonSchema): Promise<Validate> {
-      const cached = byObject.get(schema);
-      if (cached) return cached;
-      const text = JSON.stringify(schema);
-      let validate = byText.get(text);
-      if (!validate) {
-        const ajv = await loadAjv();
-        // Compile a private copy: ajv keeps references to the schema it compiled.
-        const compiled = ajv.compile(JSON.parse(text) as object);
-        validate = (data: unknown): ValidationResult =>
-          compiled(data)
-            ? { valid: true, data }
-            : { valid: false, errors: (compiled.errors ?? []).map(toIssue) };
-        byText.set(text, validate);
-      }
-      byObject.set(schema, validate);
-      return validate;
-    },
-  };
+/**
+ * The wire's error for arguments or a result that fail their schema (WIRE "tool.call"):
+ * `details` are the issues; the message names the first.
+ */
+export function schemaFailure(
+  which: 'arguments' | 'result',
+  toolId: string,
+  issues: ValidationIssue[],
+): ErrorPayload {
+  const first = issues[0];
+  const where = `${first?.path ?? '$'} ${first?.message ?? ''}`.trim();
+  return which === 'arguments'
+    ? errorPayload(
+        'tool_arguments_schema_invalid',
+        `The arguments do not match the tool's argumentsSchema: ${where}`,
+        issues as unknown as JsonValue,
+      )
+    : errorPayload(
+        'tool_result_schema_invalid',
+        `The result of "${toolId}" does not match its resultSchema: ${where}`,
+        issues as unknown as JsonValue,
+      );
 }

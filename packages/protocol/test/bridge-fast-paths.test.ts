@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { AvailabilityInput, BridgeTool, GuardPreset } from '../src/index.js';
 import { createToolBridge, toolFailure } from '../src/index.js';
 import { exchange, request, tool } from './helpers.js';
@@ -9,7 +10,11 @@ describe('tool.call fast paths', () => {
   it('a call after invalidate() sees the new tools and the new guard', async () => {
     const tools: BridgeTool[] = [tool('demo.echo', (args) => args)];
     let guard: GuardPreset = 'read-only';
-    const bridge = createToolBridge({ tools: () => tools, guard: () => guard });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => tools,
+      guard: () => guard,
+    });
     const call = async (toolId: string) =>
       (await exchange(bridge, request('tool.call', { toolId, arguments: { a: 1 } }))).payload;
     expect((await call('demo.echo')).result).toEqual({ a: 1 });
@@ -31,6 +36,7 @@ describe('tool.call fast paths', () => {
   it('availability: synchronous, asynchronous and throwing checks all count', async () => {
     let available: AvailabilityInput = true;
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [
         tool(
           'a.sync',
@@ -65,6 +71,7 @@ describe('tool.call fast paths', () => {
 
   it('tools that throw at once, reject later, or report failure keep their codes', async () => {
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [
         tool('t.sync', () => {
           throw new Error('at once');

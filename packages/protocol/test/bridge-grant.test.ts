@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { BridgeTool, GuardPreset, ToolPolicy } from '../src/index.js';
 import {
   catalogChanged,
@@ -31,6 +32,7 @@ describe('the grant option', () => {
   it('refuses a tool above the grant with tool_execution_denied; a tool within it runs', async () => {
     const { ran, make } = counted();
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [make('a.read', 'read'), make('a.write', 'write'), make('a.crit', 'critical')],
       guard: 'full-access',
       grant: () => 'read',
@@ -69,6 +71,7 @@ describe('the grant option', () => {
     const { ran, make } = counted();
     let grant: ToolPolicy | undefined = 'write';
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [make('a.write', 'write')],
       guard: 'full-access',
       grant: () => grant,
@@ -88,6 +91,7 @@ describe('the grant option', () => {
   it('never raises the page guard: a critical grant under read-only still refuses writes', async () => {
     const { ran, make } = counted();
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [make('a.read', 'read'), make('a.write', 'write')],
       guard: 'read-only',
       grant: () => 'critical',
@@ -109,6 +113,7 @@ describe('the grant option', () => {
     const { ran, make } = counted();
     let tools: BridgeTool[] = [make('swap.tool', 'read')];
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => tools,
       guard: 'full-access',
       grant: () => 'read',
@@ -142,6 +147,7 @@ describe('the grant option', () => {
   it('applies to batch items and evidence tools too', async () => {
     const { ran, make } = counted();
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [make('a.read', 'read'), make('a.write', 'write')],
       guard: 'full-access',
       grant: () => 'read',
@@ -180,7 +186,7 @@ describe('snapshot()', () => {
   ];
 
   it('reports the revisions a query reports, the guard, and the hidden tools sorted', async () => {
-    const bridge = createToolBridge({ tools, guard: 'read-only' });
+    const bridge = createToolBridge({ validator: createAjvProvider(), tools, guard: 'read-only' });
     const snapshot = await bridge.snapshot();
     const index = await exchange(bridge, request('tool.query', { detail: 'index' }));
     expect(snapshot.revision).toBe(index.payload.revision);
@@ -197,13 +203,52 @@ describe('snapshot()', () => {
     ]);
   });
 
+  it('revisions(): the two a query reports, read without a request, following availability', async () => {
+    let loaded = true;
+    const list = [
+      tool('a.read'),
+      tool(
+        'b.map',
+        () => ({}),
+        {},
+        () => (loaded ? true : { available: false, reason: 'no map' }),
+      ),
+    ];
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => list,
+      guard: 'read-only',
+    });
+    const before = await bridge.revisions();
+    const index = await exchange(bridge, request('tool.query', { detail: 'index' }));
+    expect(before).toEqual({
+      revision: index.payload.revision,
+      availabilityRevision: index.payload.availabilityRevision,
+    });
+    // Availability is evaluated at each read: the catalog revision stays, the other moves.
+    loaded = false;
+    const unavailable = await bridge.revisions();
+    expect(unavailable.revision).toBe(before.revision);
+    expect(unavailable.availabilityRevision).not.toBe(before.availabilityRevision);
+    const changed = await exchange(bridge, request('tool.query', { detail: 'index' }));
+    expect(changed.payload.availabilityRevision).toBe(unavailable.availabilityRevision);
+    // A new tool, after invalidate(): a new catalog revision.
+    list.push(tool('c.read'));
+    bridge.invalidate();
+    expect((await bridge.revisions()).revision).not.toBe(before.revision);
+  });
+
   it('follows the guard: full-access hides nothing, read-write hides the critical tool', async () => {
     const expectations: [GuardPreset, string[]][] = [
       ['full-access', []],
       ['read-write', ['c.crit']],
     ];
     for (const [guard, hidden] of expectations) {
-      const snapshot = await createToolBridge({ tools, guard }).snapshot();
+      const snapshot = await createToolBridge({
+        validator: createAjvProvider(),
+        tools,
+        guard,
+      }).snapshot();
       expect(
         snapshot.hidden.map((h) => h.id),
         guard,
@@ -213,7 +258,11 @@ describe('snapshot()', () => {
 
   it('sees changes after invalidate(), and a new hidden tool changes the report', async () => {
     const list = [tool('a.read')];
-    const bridge = createToolBridge({ tools: () => list, guard: 'read-only' });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => list,
+      guard: 'read-only',
+    });
     const before = await bridge.snapshot();
     expect(before.hidden).toEqual([]);
     list.push(tool('late.write', () => ({}), { policy: 'write' }));

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { BridgeTool, Guard, GuardPreset } from '../src/index.js';
 import { createToolBridge, encodePayload, toolFailure } from '../src/index.js';
 import { exchange, nested, request, tool } from './helpers.js';
@@ -9,7 +10,13 @@ afterEach(() => {
 });
 
 function bridgeOf(tools: BridgeTool[], guard: GuardPreset | Guard = 'read-write', limits = {}) {
-  return createToolBridge({ tools: () => tools, guard, limits, onToolError: () => {} });
+  return createToolBridge({
+    validator: createAjvProvider(),
+    tools: () => tools,
+    guard,
+    limits,
+    onToolError: () => {},
+  });
 }
 
 describe('routing and pass-through', () => {
@@ -258,6 +265,7 @@ describe('tool.query', () => {
   it('invalid and duplicate definitions are left out and reported', async () => {
     const reported: string[] = [];
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [
         tool('demo.ping'),
         tool('demo.ping', () => ({}), { name: 'Second' }),
@@ -279,7 +287,11 @@ describe('revision caching', () => {
   it('reads the tool source once until invalidate(), and rehashes only what changed', async () => {
     const tools = Array.from({ length: 50 }, (_, i) => tool(`t.tool${String(i).padStart(2, '0')}`));
     const source = vi.fn(() => tools);
-    const bridge = createToolBridge({ tools: source, guard: 'read-only' });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: source,
+      guard: 'read-only',
+    });
     const digest = vi.spyOn(crypto.subtle, 'digest');
     const first = (await exchange(bridge, request('tool.query', { detail: 'index' }))).payload;
     // 50 definitions + catalog revision + all-available revision.
@@ -312,6 +324,7 @@ describe('revision caching', () => {
   it('re-reads a guard function on invalidate()', async () => {
     let guard: GuardPreset = 'read-only';
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => [tool('w.one', () => ({}), { policy: 'write' })],
       guard: () => guard,
     });
@@ -325,6 +338,7 @@ describe('revision caching', () => {
   it('a tool source that throws gives a coded error, and the next request tries again', async () => {
     let fail = true;
     const bridge = createToolBridge({
+      validator: createAjvProvider(),
       tools: () => {
         if (fail) throw new Error('registry not ready');
         return [tool('demo.ping')];
@@ -538,16 +552,41 @@ describe('tool.call', () => {
     }
   });
 
+  it('a result holding a function or a symbol gives tool_protocol_bridge_failed, not a schema failure', async () => {
+    // Each holder is an object that passes its resultSchema: only serialization can refuse it.
+    const holders: Record<string, () => unknown> = {
+      't.fn-prop': () => ({ ok: true, callback: () => 1 }),
+      't.fn-deep': () => ({ ok: true, list: [1, { inner: function named() {} }] }),
+      't.symbol': () => ({ ok: true, tag: Symbol('x') }),
+      't.fn-tojson': () => ({ ok: true, odd: { toJSON: () => () => 1 } }),
+    };
+    const schema = { resultSchema: { type: 'object', required: ['ok'] } };
+    const bridge = bridgeOf([
+      tool('t.plain', () => ({ ok: true, list: [1, { inner: 'x' }] }), schema),
+      ...Object.entries(holders).map(([id, run]) => tool(id, run, schema)),
+    ]);
+    const plain = await exchange(bridge, request('tool.call', { toolId: 't.plain' }));
+    expect(plain.type).toBe('tool.result');
+    expect(plain.payload.result).toEqual({ ok: true, list: [1, { inner: 'x' }] });
+    for (const toolId of Object.keys(holders)) {
+      const response = await exchange(bridge, request('tool.call', { toolId }));
+      expect(response.type, toolId).toBe('tool.error');
+      expect(response.payload.code, toolId).toBe('tool_protocol_bridge_failed');
+    }
+    const fnProp = await exchange(bridge, request('tool.call', { toolId: 't.fn-deep' }));
+    expect(fnProp.payload.message).toContain('$.result.list[1].inner is a function');
+  });
+
   it('a large result is compressed; a small one is not', async () => {
     const bridge = bridgeOf([tool('t.big', (args) => ({ text: 'r'.repeat(Number(args.size)) }))]);
     const big = await bridge.handle(
       request('tool.call', { toolId: 't.big', arguments: { size: 100_000 } }),
     );
-    expect(big?.payload).toHaveProperty('$ansightEncoding', 'gzip-base64-json');
+    expect(big?.envelope.payload).toHaveProperty('$ansightEncoding', 'gzip-base64-json');
     const small = await bridge.handle(
       request('tool.call', { toolId: 't.big', arguments: { size: 10 } }),
     );
-    expect(small?.payload).toHaveProperty('success', true);
+    expect(small?.envelope.payload).toHaveProperty('success', true);
   });
 
   it('captures evidence only on success, through the evidence tool’s own call path', async () => {
@@ -779,5 +818,24 @@ describe('tool.batch', () => {
     );
     expect(payload.results[0].error.code).toBe('tool_protocol_bridge_failed');
     expect(payload.results[1].success).toBe(true);
+  });
+
+  it('an item whose result holds a function fails alone, and stops the batch', async () => {
+    const bridge = bridgeOf([tool('b.ok'), tool('b.fn', () => ({ run: () => 1 }))]);
+    const mixed = await exchange(
+      bridge,
+      request('tool.batch', {
+        continueOnError: true,
+        calls: [{ toolId: 'b.ok' }, { toolId: 'b.fn' }, { toolId: 'b.ok' }],
+      }),
+    );
+    expect(mixed.payload.results.map((item: any) => item.success)).toEqual([true, false, true]);
+    expect(mixed.payload.results[1].error.code).toBe('tool_protocol_bridge_failed');
+    const stopped = await exchange(
+      bridge,
+      request('tool.batch', { calls: [{ toolId: 'b.fn' }, { toolId: 'b.ok' }] }),
+    );
+    expect(stopped.payload).toMatchObject({ completed: 1, stoppedEarly: true, success: false });
+    expect(stopped.payload.results[0].error.code).toBe('tool_protocol_bridge_failed');
   });
 });

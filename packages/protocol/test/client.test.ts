@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { Transport } from '../src/index.js';
 import {
   createLinkedPair,
   createToolBridge,
   createToolClient,
   encodePayload,
-  serializeMessage,
   ToolProtocolError,
 } from '../src/index.js';
 import { tool } from './helpers.js';
@@ -261,10 +261,13 @@ describe('createToolClient', () => {
 
   it('talks to a real bridge end to end', async () => {
     const [host, pageEnd] = createLinkedPair();
-    const bridge = createToolBridge({ tools: () => [tool('demo.echo', (args) => ({ ...args }))] });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => [tool('demo.echo', (args) => ({ ...args }))],
+    });
     pageEnd.onmessage = async (frame) => {
       const response = await bridge.handle(frame);
-      if (response) pageEnd.send(serializeMessage(response));
+      if (response) pageEnd.send(response.frame);
     };
     const client = createToolClient(host, { sessionId: 's' });
     const index = await client.query({ detail: 'index' });

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import type { BridgeTool, ToolBridge } from '../src/index.js';
-import { createToolBridge, serializeMessage, toolFailure, toolResult } from '../src/index.js';
+import { createToolBridge, toolFailure, toolResult } from '../src/index.js';
 import { tool } from './helpers.js';
 
 /**
@@ -41,7 +42,7 @@ function normalize(frame: string): unknown {
 async function golden(name: string, bridge: ToolBridge, request: Record<string, unknown>) {
   const response = await bridge.handle(JSON.stringify(request));
   expect(response, `${name}: expected a response`).toBeDefined();
-  const actual = { request, response: normalize(serializeMessage(response as object)) };
+  const actual = { request, response: normalize(response?.frame ?? '') };
   const file = new URL(`${name}.json`, fixturesDir);
   if (process.env.UPDATE_FIXTURES === '1' || !existsSync(file)) {
     if (process.env.CI) throw new Error(`fixture ${name}.json is missing`);
@@ -136,7 +137,11 @@ const sampleTools: BridgeTool[] = [
 
 function sampleBridge(tools: BridgeTool[] = sampleTools): ToolBridge {
   mapLoaded = true;
-  return createToolBridge({ tools: () => tools, guard: 'read-write' });
+  return createToolBridge({
+    validator: createAjvProvider(),
+    tools: () => tools,
+    guard: 'read-write',
+  });
 }
 
 describe('golden fixtures: tool.query -> tool.catalog', () => {
@@ -173,9 +178,8 @@ describe('golden fixtures: tool.query -> tool.catalog', () => {
 
   it('unchanged: exactly three keys', async () => {
     const bridge = sampleBridge();
-    const first = (await bridge.handle(envelope('tool.query', 'q-0', { detail: 'index' }))) as {
-      payload: { revision: string; availabilityRevision: string };
-    };
+    const first = (await bridge.handle(envelope('tool.query', 'q-0', { detail: 'index' })))
+      ?.envelope as unknown as { payload: { revision: string; availabilityRevision: string } };
     await golden(
       'catalog-unchanged',
       bridge,
@@ -189,9 +193,8 @@ describe('golden fixtures: tool.query -> tool.catalog', () => {
 
   it('unchanged with availability changes', async () => {
     const bridge = sampleBridge();
-    const first = (await bridge.handle(envelope('tool.query', 'q-0', { detail: 'index' }))) as {
-      payload: { revision: string; availabilityRevision: string };
-    };
+    const first = (await bridge.handle(envelope('tool.query', 'q-0', { detail: 'index' })))
+      ?.envelope as unknown as { payload: { revision: string; availabilityRevision: string } };
     mapLoaded = false;
     await golden(
       'catalog-changes',
@@ -262,7 +265,11 @@ describe('golden fixtures: tool.query -> tool.catalog', () => {
   });
 
   it('discovery disabled', async () => {
-    const bridge = createToolBridge({ tools: () => sampleTools, guard: 'disabled' });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => sampleTools,
+      guard: 'disabled',
+    });
     await golden('error-discovery-disabled', bridge, envelope('tool.query', 'q-disabled', {}));
   });
 });

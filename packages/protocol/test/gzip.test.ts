@@ -1,6 +1,7 @@
 import { crc32 as zlibCrc32, gunzipSync as zlibGunzip } from 'node:zlib';
 import { gunzipSync, gzipSync } from 'fflate';
 import { describe, expect, it, vi } from 'vitest';
+import { createAjvProvider } from '../src/ajv.js';
 import { utf8Bytes } from '../src/codec.js';
 import { crc32, gzip } from '../src/gzip.js';
 import {
@@ -11,7 +12,6 @@ import {
   decodePayloadWithInfo,
   encodePayload,
   parseFrame,
-  serializeMessage,
   ToolProtocolError,
 } from '../src/index.js';
 import { codeOf, request, tool } from './helpers.js';
@@ -127,10 +127,13 @@ describe('an injected inflate', () => {
 
   it('is what a client decodes responses with', async () => {
     const [hostEnd, pageEnd] = createLinkedPair();
-    const bridge = createToolBridge({ tools: () => [tool('demo.big', () => payload)] });
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => [tool('demo.big', () => payload)],
+    });
     pageEnd.onmessage = async (frame) => {
       const response = await bridge.handle(frame);
-      if (response) pageEnd.send(serializeMessage(response));
+      if (response) pageEnd.send(response.frame);
     };
     const inflate = vi.fn((compressed: Uint8Array) =>
       Buffer.from(gunzipSync(compressed)).toString(),
@@ -157,9 +160,12 @@ describe('parseFrame depth check', () => {
   });
 });
 
-describe('serializeMessage', () => {
-  it('writes the bridge frame once, equal to a plain stringify, and notices a replaced payload', async () => {
-    const bridge = createToolBridge({ tools: () => [tool('demo.echo', (args) => args)] });
+describe('a bridge response', () => {
+  it('is its frame, written once in the wire key order; the envelope is that frame parsed', async () => {
+    const bridge = createToolBridge({
+      validator: createAjvProvider(),
+      tools: () => [tool('demo.echo', (args) => args)],
+    });
     for (const message of [
       request('tool.call', { toolId: 'demo.echo', arguments: { a: 'x"\\\u2028' } }),
       { type: 'tool.call', id: 'no-session', payload: { toolId: 'demo.echo' } },
@@ -167,11 +173,16 @@ describe('serializeMessage', () => {
     ]) {
       const response = await bridge.handle(message);
       if (!response) throw new Error('no response');
-      expect(serializeMessage(response)).toBe(JSON.stringify(response));
-      const replaced = { ...response };
-      expect(serializeMessage(replaced)).toBe(JSON.stringify(replaced));
-      (response as { payload: unknown }).payload = { changed: true };
-      expect(JSON.parse(serializeMessage(response)).payload).toEqual({ changed: true });
+      const { envelope } = response;
+      expect(response.frame).toBe(JSON.stringify(envelope));
+      expect(Object.keys(envelope)).toEqual(
+        typeof message === 'string'
+          ? ['type', 'id', 'sessionId', 'sentAt', 'capability', 'payload']
+          : ['type', 'id', 'replyTo', 'sessionId', 'sentAt', 'capability', 'payload'],
+      );
+      expect([response.type, response.id]).toEqual([envelope.type, envelope.id]);
+      // Parsed once, then kept.
+      expect(response.envelope).toBe(envelope);
     }
   });
 });

@@ -58,9 +58,12 @@ export function request(type: string, payload?: unknown, extra: Record<string, u
 export async function exchange(bridge: ToolBridge, message: unknown) {
   const response = await bridge.handle(message);
   if (!response) throw new Error('expected a response, got pass-through');
+  const { envelope } = response;
+  // The response's own fields are the frame's.
+  expect([response.type, response.id]).toEqual([envelope.type, envelope.id]);
   return {
-    ...response,
-    payload: decodePayload(response.payload) as Record<string, unknown>,
+    ...envelope,
+    payload: decodePayload(envelope.payload) as Record<string, unknown>,
   } as Omit<ResponseEnvelope, 'payload'> & { payload: Record<string, any> };
 }
 

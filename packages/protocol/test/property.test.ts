@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import type { ResponseEnvelope } from '../src/index.js';
+import { createAjvProvider } from '../src/ajv.js';
+import type { BridgeResponse } from '../src/index.js';
 import {
   createToolBridge,
   decodePayload,
   RESPONSE_TYPES,
-  serializeMessage,
   TOOL_CAPABILITY,
   ToolProtocolError,
   toolFailure,
@@ -19,6 +19,7 @@ import { tool } from './helpers.js';
  */
 
 const bridge = createToolBridge({
+  validator: createAjvProvider(),
   guard: 'read-write',
   limits: { callTimeoutMs: 200 },
   onToolError: () => {},
@@ -35,15 +36,16 @@ const bridge = createToolBridge({
   ],
 });
 
-function assertWellFormed(response: ResponseEnvelope): void {
+function assertWellFormed(written: BridgeResponse): void {
+  // The frame is JSON, and the response's own fields are the frame's.
+  const response = JSON.parse(written.frame);
+  expect(written.envelope).toEqual(response);
+  expect([written.type, written.id]).toEqual([response.type, response.id]);
   expect(RESPONSE_TYPES).toContain(response.type);
   expect(typeof response.id).toBe('string');
   expect(response.capability).toBe(TOOL_CAPABILITY);
   expect(Date.parse(response.sentAt as string)).not.toBeNaN();
   expect(typeof response.payload).toBe('object');
-  // A frame must serialize, and the spliced serialization must equal a plain stringify.
-  const frame = serializeMessage(response);
-  expect(JSON.parse(frame)).toEqual(JSON.parse(JSON.stringify(response)));
   const payload = decodePayload(response.payload) as Record<string, unknown>;
   if (response.type === 'tool.error') {
     expect(typeof payload.code).toBe('string');
@@ -56,7 +58,7 @@ function assertWellFormed(response: ResponseEnvelope): void {
 }
 
 /** Runs handle with a watchdog: a hang fails the property instead of stalling the suite. */
-async function handleWithin(message: unknown, ms = 2000): Promise<ResponseEnvelope | undefined> {
+async function handleWithin(message: unknown, ms = 2000): Promise<BridgeResponse | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watchdog = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`handle did not settle within ${ms} ms`)), ms);

@@ -1,0 +1,277 @@
+import type { JsonSchema } from '@toolwire/polyfill';
+import { install } from '@toolwire/polyfill';
+import type { BridgeTool, ValidatorProvider } from '@toolwire/protocol';
+import { createToolBridge, decodePayload } from '@toolwire/protocol';
+import { Window } from 'happy-dom';
+import { describe, expect, it } from 'vitest';
+import { readPageTools, wireFailure } from '../src/page-tools.js';
+import { pageValidator } from '../src/validator.js';
+
+// The page's tools through the real polyfill (happy-dom), the endpoint's mapping and a real
+// bridge: what reaches the wire when a result cannot be serialized, against one that fails its
+// outputSchema (WIRE "tool.call": two different codes).
+
+const APP = 'https://app.example';
+
+function nested(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { leaf: true };
+  for (let i = 1; i < depth; i++) value = { child: value };
+  return value;
+}
+
+function cyclic(): Record<string, unknown> {
+  const value: Record<string, unknown> = { n: 1 };
+  value.self = value;
+  return value;
+}
+
+const TYPED: JsonSchema = {
+  type: 'object',
+  properties: { n: { type: 'number' } },
+  required: ['n'],
+};
+
+let sequence = 0;
+
+/**
+ * `markSelfValidating`: the polyfill's wire info says its tools validate themselves (what
+ * page-tools reads; the polyfill's side of that is its own change). `validator` lets a test
+ * count what the bridge compiles.
+ */
+async function pageBridge(
+  options: { markSelfValidating?: boolean; validator?: ValidatorProvider } = {},
+) {
+  const win = new Window({ url: `${APP}/` });
+  const { tools, toolManager } = install({ window: win as unknown as never });
+  if (options.markSelfValidating) {
+    const wireInfo = tools.wireInfo.bind(tools);
+    tools.wireInfo = (handle) => {
+      const info = wireInfo(handle);
+      return info && ({ ...info, validates: true } as typeof info);
+    };
+  }
+  const register = (name: string, execute: () => unknown, outputSchema?: JsonSchema) =>
+    toolManager.register({
+      name,
+      // Agent-exposed (the wire lists only those).
+      naturalLanguageProperties: {
+        description: name,
+        annotations: { readOnlyHint: true },
+        ...(outputSchema ? { outputSchema } : {}),
+      },
+      execute,
+    });
+  await register('plain', () => ({ n: 1, list: [1, 'two', null] }));
+  await register('deep', () => nested(200));
+  await register('cyclic', cyclic);
+  await register('fn', () => ({ n: 1, run: () => 1 }));
+  await register('typed', () => ({ n: 2 }), TYPED);
+  await register('typed.wrong', () => ({ n: 'two' }), TYPED);
+  await register('typed.missing', () => ({}), TYPED);
+  await register('typed.deep', () => ({ n: 1, deep: nested(200) }), TYPED);
+  await register('typed.cyclic', cyclic, TYPED);
+  await register('typed.fn', () => ({ n: 1, run: () => 1 }), TYPED);
+  const ARGS: JsonSchema = {
+    type: 'object',
+    properties: { at: { type: 'string', format: 'date-time' } },
+    required: ['at'],
+  };
+  await toolManager.register({
+    name: 'args',
+    naturalLanguageProperties: {
+      description: 'args',
+      annotations: { readOnlyHint: true },
+      inputSchema: ARGS,
+    },
+    execute: (input: unknown) => ({ got: input }),
+  });
+  const listed: BridgeTool[] = await readPageTools({
+    tools,
+    origin: APP,
+    expandSchema: (schema) => schema,
+    reserved: new Set(),
+  });
+  const bridge = createToolBridge({
+    tools: () => listed,
+    guard: 'full-access',
+    validator: options.validator ?? pageValidator(),
+    onToolError: () => {},
+  });
+  return async (toolId: string, args?: Record<string, unknown>) => {
+    const response = await bridge.handle({
+      type: 'tool.call',
+      id: `call-${++sequence}`,
+      capability: 'tool.exec',
+      payload: { toolId, ...(args ? { arguments: args } : {}) },
+    });
+    if (!response) throw new Error('no response');
+    return { type: response.type, payload: decodePayload(response.envelope.payload) as any };
+  };
+}
+
+describe('a result that cannot be serialized, through the polyfill and the endpoint', () => {
+  it('succeeds when the result is JSON, with or without an outputSchema', async () => {
+    const call = await pageBridge();
+    expect(await call('plain')).toMatchObject({
+      type: 'tool.result',
+      payload: { success: true, result: { n: 1, list: [1, 'two', null] } },
+    });
+    expect((await call('typed')).payload.result).toEqual({ n: 2 });
+  });
+
+  it('too deep, cyclic, or holding a function: tool_protocol_bridge_failed, schema or not', async () => {
+    const call = await pageBridge();
+    for (const toolId of ['deep', 'cyclic', 'fn', 'typed.deep', 'typed.cyclic', 'typed.fn']) {
+      const { type, payload } = await call(toolId);
+      expect(type, toolId).toBe('tool.error');
+      expect(payload.code, `${toolId}: ${payload.message}`).toBe('tool_protocol_bridge_failed');
+    }
+  });
+
+  it('a result that fails its outputSchema: tool_result_schema_invalid', async () => {
+    const call = await pageBridge();
+    for (const toolId of ['typed.wrong', 'typed.missing']) {
+      const { type, payload } = await call(toolId);
+      expect(type, toolId).toBe('tool.error');
+      expect(payload.code, `${toolId}: ${payload.message}`).toBe('tool_result_schema_invalid');
+    }
+  });
+});
+
+describe('one validation per call on the page', () => {
+  function counting(): { validator: ValidatorProvider; compiled: object[] } {
+    const inner = pageValidator();
+    const compiled: object[] = [];
+    return {
+      compiled,
+      validator: {
+        compile(schema) {
+          compiled.push(schema);
+          return inner.compile(schema);
+        },
+      },
+    };
+  }
+
+  it('the bridge checks nothing the polyfill checks; failures keep the wire shape', async () => {
+    // Honest path first: unmarked, the bridge validates (as for a native tool).
+    const unmarked = counting();
+    const before = await pageBridge({ validator: unmarked.validator });
+    const refusedByBridge = await before('args', { at: 'soon' });
+    expect(unmarked.compiled.length).toBeGreaterThan(0);
+
+    const marked = counting();
+    const call = await pageBridge({ markSelfValidating: true, validator: marked.validator });
+    expect((await call('args', { at: '2026-11-30T10:00:00Z' })).payload.result).toEqual({
+      got: { at: '2026-11-30T10:00:00Z' },
+    });
+    const refused = await call('args', { at: 'soon' });
+    expect((await call('typed.wrong')).payload.code).toBe('tool_result_schema_invalid');
+    expect((await call('deep')).payload.code).toBe('tool_protocol_bridge_failed');
+    expect(marked.compiled).toEqual([]);
+
+    // The polyfill's refusal reads as the bridge's own did: code, wording, `$`-rooted details.
+    expect(refused).toEqual(refusedByBridge);
+    expect(refused.payload).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      message: expect.stringMatching(
+        /^The arguments do not match the tool's argumentsSchema: \$\.at /,
+      ),
+    });
+    expect(refused.payload.details).toEqual([
+      expect.objectContaining({ path: '$.at', keyword: 'format' }),
+    ]);
+  });
+
+  it('marks only the tools whose wire info says the polyfill validates them', async () => {
+    const win = new Window({ url: `${APP}/` });
+    const { tools, toolManager } = install({ window: win as unknown as never });
+    await toolManager.register({
+      name: 'one',
+      naturalLanguageProperties: { description: 'one', annotations: { readOnlyHint: true } },
+      execute: () => ({}),
+    });
+    const read = () =>
+      readPageTools({ tools, origin: APP, expandSchema: (schema) => schema, reserved: new Set() });
+    expect((await read())[0]?.validates).toBeUndefined();
+    const wireInfo = tools.wireInfo.bind(tools);
+    tools.wireInfo = (handle) => {
+      const info = wireInfo(handle);
+      return info && ({ ...info, validates: true } as typeof info);
+    };
+    expect((await read())[0]?.validates).toEqual({ arguments: true, result: true });
+  });
+});
+
+describe('wireFailure', () => {
+  it("a DataError's issues become the wire's details through the one adapter", () => {
+    const error = Object.assign(new DOMException('{"path":"/at"}', 'DataError'), {
+      errors: [
+        {
+          path: '/at',
+          reason: 'must match format "date-time"',
+          schemaPath: '#/properties/at/format',
+        },
+        { path: '/list/0/a~1b', reason: 'must be string', schemaPath: '#/type' },
+      ],
+    });
+    expect(wireFailure(error, { id: 't' })).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      message:
+        'The arguments do not match the tool\'s argumentsSchema: $.at must match format "date-time"',
+      details: [
+        {
+          path: '$.at',
+          message: 'must match format "date-time"',
+          keyword: 'format',
+          schemaPath: '#/properties/at/format',
+        },
+        {
+          path: '$.list[0]["a/b"]',
+          message: 'must be string',
+          keyword: 'type',
+          schemaPath: '#/type',
+        },
+      ],
+    });
+  });
+
+  const operationError = (message: string, extra: Record<string, unknown> = {}) =>
+    Object.assign(new DOMException(message, 'OperationError'), extra);
+
+  it("reads the lowering's code when the polyfill attaches it as the cause", () => {
+    const lowered = (code: string) =>
+      operationError('The result of "t" cannot be lowered to JSON: whatever it says', {
+        cause: { name: 'LoweringError', code },
+      });
+    for (const code of ['cycle', 'depth_exceeded', 'unsupported_type', 'json_too_large']) {
+      expect(wireFailure(lowered(code)).code, code).toBe('tool_protocol_bridge_failed');
+    }
+    for (const code of ['type_mismatch', 'missing_property', 'constraint_failed']) {
+      expect(wireFailure(lowered(code)).code, code).toBe('tool_result_schema_invalid');
+    }
+  });
+
+  it('output issues attached as `errors` become the wire details, `$`-rooted', () => {
+    const failure = wireFailure(
+      operationError('The result does not match outputSchema: ...', {
+        errors: [{ path: '/items/2/a~1b', reason: 'must be number', schemaPath: '#/type' }],
+      }),
+    );
+    expect(failure.code).toBe('tool_result_schema_invalid');
+    expect(failure.details).toEqual([
+      {
+        path: '$.items[2]["a/b"]',
+        message: 'must be number',
+        keyword: 'type',
+        schemaPath: '#/type',
+      },
+    ]);
+  });
+
+  it('a schema the validator cannot compile is the definition’s fault', () => {
+    expect(wireFailure(operationError('The output schema cannot be compiled: bad')).code).toBe(
+      'tool_definition_invalid',
+    );
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Writing the bridge's responses: the frame text is the one representation, written once, in
+ * the wire's key order. The envelope object exists only when something reads it (a `response`
+ * event listener, a test): it is that frame, parsed.
+ *
+ * Serializability is checked here, as the payload is serialized: a payload that cannot be
+ * (nested too deep, cyclic, a function, a BigInt) is answered `tool_protocol_bridge_failed`.
+ */
+import { encodePayload } from './codec.js';
+import { errorPayload } from './errors.js';
+import { isoNow, randomHex } from './ids.js';
+import type { ResponseEnvelope, ResponseType } from './messages.js';
+import { TOOL_CAPABILITY } from './messages.js';
+
+/** A response as the bridge wrote it. */
+export interface BridgeResponse {
+  /** The text frame to send, exactly as written. */
+  readonly frame: string;
+  readonly type: ResponseType;
+  /** The response's own id (`<request id>.response`, or `tool.error.<hex>` with no request). */
+  readonly id: string;
+  /** The frame parsed, on first read (then kept): for observers and tests, not the socket. */
+  readonly envelope: ResponseEnvelope;
+}
+
+/** The request being answered: its id, and the session it named. */
+export interface RequestInfo {
+  id: string;
+  sessionId: string | null;
+}
+
+export interface WriteOptions {
+  /** Refuse a payload nested deeper than this (the frame's limit, allowance included). */
+  maxDepth: number;
+  /**
+   * Every value a tool supplied in the payload was walked already (batch items and evidence
+   * are, as they run): serialize without walking again.
+   */
+  walked?: boolean;
+}
+
+class WrittenResponse implements BridgeResponse {
+  readonly frame: string;
+  readonly type: ResponseType;
+  readonly id: string;
+  #envelope: ResponseEnvelope | undefined;
+
+  constructor(frame: string, type: ResponseType, id: string) {
+    this.frame = frame;
+    this.type = type;
+    this.id = id;
+  }
+
+  get envelope(): ResponseEnvelope {
+    this.#envelope ??= JSON.parse(this.frame) as ResponseEnvelope;
+    return this.#envelope;
+  }
+}
+
+/** The response frame for `request` (none: an unreadable request, answered without replyTo). */
+export function writeResponse(
+  request: RequestInfo | undefined,
+  type: ResponseType,
+  payload: unknown,
+  options: WriteOptions,
+): BridgeResponse {
+  let json: string;
+  let responseType = type;
+  try {
+    json = encodePayload(payload, options).json;
+  } catch (error) {
+    responseType = 'tool.error';
+    json = encodePayload(
+      errorPayload(
+        'tool_protocol_bridge_failed',
+        `The response could not be serialized: ${describe(error)}`,
+      ),
+    ).json;
+  }
+  const id = request ? `${request.id}.response` : `tool.error.${randomHex(16)}`;
+  const sessionId = request?.sessionId ?? null;
+  const frame =
+    `{"type":"${responseType}","id":${JSON.stringify(id)},` +
+    (request ? `"replyTo":${JSON.stringify(request.id)},` : '') +
+    `"sessionId":${sessionId === null ? 'null' : JSON.stringify(sessionId)},` +
+    `"sentAt":"${isoNow()}","capability":"${TOOL_CAPABILITY}","payload":${json}}`;
+  return new WrittenResponse(frame, responseType, id);
+}
+
+export function describe(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  try {
+    return String(error);
+  } catch {
+    return 'unprintable error';
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Answering tool.query (WIRE "tool.query -> tool.catalog") from a built catalog state:
+ *
+ * 1. Answers follow WIRE's order: the exact 3-key unchanged, unchanged + `changes`, or a
+ *    listing.
+ * 2. Filters (ids, policy, query / feature terms, executableOnly, limit) apply before
+ *    serialization; `totalCount` and `categories` count all visible tools.
+ * 3. Search: every term must appear in the tool's id, name, description, category, keywords
+ *    or prerequisites, compared lower-cased with punctuation as spaces.
+ */
+import type { CatalogState, CatalogTool } from './catalog.js';
+import { cleanStrings, evaluateAvailability } from './catalog.js';
+import { isExecutable, parsePolicy } from './guard.js';
+import type {
+  CatalogDetail,
+  CatalogEntry,
+  CatalogPayload,
+  FullEntry,
+  IndexEntry,
+  QueryPayload,
+  RuntimeState,
+  StaticDefinition,
+} from './messages.js';
+import { CATALOG_SCHEMA, isPlainObject } from './messages.js';
+
+export function parseDetail(value: unknown): CatalogDetail {
+  if (typeof value !== 'string') return 'full';
+  const lower = value.trim().toLowerCase();
+  return lower === 'index' || lower === 'definitions' ? lower : 'full';
+}
+
+function nonBlank(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+function clampLimit(value: unknown): number | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
+  return Math.min(1000, Math.max(1, Math.trunc(value)));
+}
+
+/** Answers one tool.query against a catalog state (WIRE order, requirement 3). */
+export async function answerQuery(
+  state: CatalogState,
+  rawPayload: unknown,
+): Promise<CatalogPayload> {
+  const payload = (isPlainObject(rawPayload) ? rawPayload : {}) as QueryPayload &
+    Record<string, unknown>;
+  const detail = parseDetail(payload.detail);
+  const ifRevision = nonBlank(payload.ifRevision);
+  const ifAvailabilityRevision = nonBlank(payload.ifAvailabilityRevision);
+
+  if (ifRevision === state.revision && detail !== 'definitions') {
+    if (ifAvailabilityRevision === undefined) {
+      return { schema: CATALOG_SCHEMA, revision: state.revision, unchanged: true };
+    }
+    const availability = await evaluateAvailability(state);
+    if (availability.revision === ifAvailabilityRevision) {
+      return { schema: CATALOG_SCHEMA, revision: state.revision, unchanged: true };
+    }
+    return {
+      schema: CATALOG_SCHEMA,
+      revision: state.revision,
+      unchanged: true,
+      availabilityRevision: availability.revision,
+      evaluatedAtUtc: availability.evaluatedAtUtc,
+      changes: Object.fromEntries(availability.unavailable),
+    };
+  }
+
+  const executableOnly = payload.executableOnly === true;
+  const needsAvailability = detail !== 'definitions' || executableOnly;
+  const availability = needsAvailability ? await evaluateAvailability(state) : undefined;
+
+  const ids = Array.isArray(payload.ids) ? new Set(cleanStrings(payload.ids)) : undefined;
+  const terms = [nonBlank(payload.query), nonBlank(payload.feature)]
+    .filter((text): text is string => text !== undefined)
+    .flatMap((text) => normalizeSearch(text).split(' '))
+    .filter((term) => term !== '');
+  const policy = parsePolicy(payload.policy);
+  const limit = clampLimit(payload.limit) ?? clampLimit(payload.maxResults) ?? 1000;
+
+  const tools: CatalogEntry[] = [];
+  for (const entry of state.visible) {
+    if (tools.length >= limit) break;
+    const { definition } = entry;
+    if (ids && ids.size > 0 && !ids.has(definition.id)) continue;
+    if (policy && definition.policy !== policy) continue;
+    if (terms.length > 0 && !terms.every((term) => haystackOf(entry).includes(term))) continue;
+    const runtime = availability?.unavailable.get(definition.id);
+    const executable = runtime === undefined && isExecutable(state.guard, definition.policy);
+    if (executableOnly && !executable) continue;
+    tools.push(toEntry(entry, detail, runtime, executable));
+  }
+
+  if (detail === 'definitions') {
+    return { schema: CATALOG_SCHEMA, revision: state.revision, tools, count: tools.length, detail };
+  }
+  const listing: CatalogPayload = {
+    schema: CATALOG_SCHEMA,
+    revision: state.revision,
+    tools,
+    count: tools.length,
+  };
+  if (detail === 'index') listing.detail = 'index';
+  listing.availabilityRevision = availability?.revision ?? state.allAvailableRevision;
+  listing.evaluatedAtUtc = availability?.evaluatedAtUtc ?? new Date().toISOString();
+  listing.totalCount = state.visible.length;
+  listing.categories = state.categories;
+  return listing;
+}
+
+function toEntry(
+  entry: CatalogTool,
+  detail: CatalogDetail,
+  runtime: RuntimeState | undefined,
+  executable: boolean,
+): CatalogEntry {
+  const { definition } = entry;
+  const definitionRevision = entry.record.revision;
+  if (detail === 'definitions') return { ...definition, definitionRevision };
+  let result: IndexEntry | FullEntry;
+  if (detail === 'index') {
+    result = {
+      id: definition.id,
+      name: definition.name,
+      description: definition.description,
+      category: definition.category,
+      policy: definition.policy,
+      definitionRevision,
+    };
+    if (definition.keywords) result.keywords = definition.keywords;
+    if (definition.prerequisiteToolIds) result.prerequisiteToolIds = definition.prerequisiteToolIds;
+    if (definition.origin) result.origin = definition.origin;
+  } else {
+    result = { ...definition, definitionRevision };
+  }
+  if (runtime) result.runtime = runtime;
+  if (!executable) result.executable = false;
+  return result;
+}
+
+/** Lower-cased text searched by `query` / `feature`, built once per definition. */
+function haystackOf(entry: CatalogTool): string {
+  entry.record.haystack ??= searchText(entry.definition);
+  return entry.record.haystack;
+}
+
+function searchText(definition: StaticDefinition): string {
+  return normalizeSearch(
+    [
+      definition.id,
+      definition.name,
+      definition.description,
+      definition.category,
+      ...(definition.keywords ?? []),
+      ...(definition.prerequisiteToolIds ?? []),
+    ].join(' '),
+  );
+}
+
+/** Lower-case, and every character that is not a letter or digit becomes a space. */
+export function normalizeSearch(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ');
+}
