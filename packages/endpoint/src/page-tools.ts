@@ -156,7 +156,7 @@ const SELF_VALIDATING: SelfValidation = { arguments: true, result: true };
 
 /** Does the polyfill validate this tool's calls itself (`validates` on its wire info)? */
 function selfValidating(info: WireInfo): boolean {
-  return (info as { validates?: unknown }).validates === true;
+  return info.validates === true;
 }
 
 interface Listed {

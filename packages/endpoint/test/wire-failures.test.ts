@@ -34,20 +34,21 @@ const TYPED: JsonSchema = {
 let sequence = 0;
 
 /**
- * `markSelfValidating`: the polyfill's wire info says its tools validate themselves (what
- * page-tools reads; the polyfill's side of that is its own change). `validator` lets a test
- * count what the bridge compiles.
+ * `markSelfValidating: false`: the wire info says the polyfill does not validate these tools
+ * (as for the browser's own tools), so the bridge must; by default the polyfill's wire info
+ * marks its registry's tools as validating themselves. `validator` lets a test count what the
+ * bridge compiles.
  */
 async function pageBridge(
   options: { markSelfValidating?: boolean; validator?: ValidatorProvider } = {},
 ) {
   const win = new Window({ url: `${APP}/` });
   const { tools, toolManager } = install({ window: win as unknown as never });
-  if (options.markSelfValidating) {
+  if (options.markSelfValidating === false) {
     const wireInfo = tools.wireInfo.bind(tools);
     tools.wireInfo = (handle) => {
       const info = wireInfo(handle);
-      return info && ({ ...info, validates: true } as typeof info);
+      return info && { ...info, validates: false };
     };
   }
   const register = (name: string, execute: () => unknown, outputSchema?: JsonSchema) =>
@@ -156,12 +157,12 @@ describe('one validation per call on the page', () => {
   it('the bridge checks nothing the polyfill checks; failures keep the wire shape', async () => {
     // Honest path first: unmarked, the bridge validates (as for a native tool).
     const unmarked = counting();
-    const before = await pageBridge({ validator: unmarked.validator });
+    const before = await pageBridge({ markSelfValidating: false, validator: unmarked.validator });
     const refusedByBridge = await before('args', { at: 'soon' });
     expect(unmarked.compiled.length).toBeGreaterThan(0);
 
     const marked = counting();
-    const call = await pageBridge({ markSelfValidating: true, validator: marked.validator });
+    const call = await pageBridge({ validator: marked.validator });
     expect((await call('args', { at: '2026-11-30T10:00:00Z' })).payload.result).toEqual({
       got: { at: '2026-11-30T10:00:00Z' },
     });
@@ -183,7 +184,7 @@ describe('one validation per call on the page', () => {
     ]);
   });
 
-  it('marks only the tools whose wire info says the polyfill validates them', async () => {
+  it('marks exactly the tools whose wire info says the polyfill validates them', async () => {
     const win = new Window({ url: `${APP}/` });
     const { tools, toolManager } = install({ window: win as unknown as never });
     await toolManager.register({
@@ -193,13 +194,15 @@ describe('one validation per call on the page', () => {
     });
     const read = () =>
       readPageTools({ tools, origin: APP, expandSchema: (schema) => schema, reserved: new Set() });
-    expect((await read())[0]?.validates).toBeUndefined();
+    // The polyfill's own registry: it validates, so the bridge is told not to.
+    expect(tools.wireInfo((await tools.getTools())[0] as never)?.validates).toBe(true);
+    expect((await read())[0]?.validates).toEqual({ arguments: true, result: true });
     const wireInfo = tools.wireInfo.bind(tools);
     tools.wireInfo = (handle) => {
       const info = wireInfo(handle);
-      return info && ({ ...info, validates: true } as typeof info);
+      return info && { ...info, validates: false };
     };
-    expect((await read())[0]?.validates).toEqual({ arguments: true, result: true });
+    expect((await read())[0]?.validates).toBeUndefined();
   });
 });
 

@@ -17,6 +17,12 @@ export interface ToolWireInfo {
   availability: () => AvailabilityResult;
   /** This document's own tool (its registry's, or the browser's), not another frame's. */
   local: boolean;
+  /**
+   * The polyfill checks this tool's input and output against its schemas on every call (in
+   * this document, or in the frame that owns it), so the endpoint's bridge need not check them
+   * again (issue 14, one validation per call). False for the browser's own tools.
+   */
+  validates: boolean;
 }
 
 /** What wireInfo asks of `window.tools` (Tools.sourceOf): where a handle's tool lives. */
@@ -37,6 +43,7 @@ export function wireInfo(tools: ToolSources, tool: Tool): ToolWireInfo | undefin
       prerequisites: [...entry.prerequisites],
       availability: entry.availability ?? (() => true),
       local: true,
+      validates: true,
     };
   }
   if (source.kind === 'native') {
@@ -49,6 +56,7 @@ export function wireInfo(tools: ToolSources, tool: Tool): ToolWireInfo | undefin
       prerequisites: [],
       availability: () => true,
       local: true,
+      validates: false,
     };
   }
   const descriptor = source.descriptor;
@@ -60,5 +68,6 @@ export function wireInfo(tools: ToolSources, tool: Tool): ToolWireInfo | undefin
     prerequisites: descriptor.prerequisites,
     availability: () => (runtime ? (runtime as Exclude<AvailabilityResult, true>) : true),
     local: false,
+    validates: true,
   };
 }
