@@ -105,7 +105,7 @@ export interface RefusedDetail {
 
 const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 /** 1009 in the application range: a page's close() accepts only 1000 and 3000-4999. */
-export const MESSAGE_TOO_BIG = 4009;
+const MESSAGE_TOO_BIG = 4009;
 
 type Secret = { name: 'token' | 'pair' | 'credential'; value: string } | undefined;
 

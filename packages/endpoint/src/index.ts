@@ -1,5 +1,21 @@
-export type { BuiltinTools, CaptureProvider } from './builtins/index.js';
-export { createBuiltinTools } from './builtins/index.js';
+export type {
+  Bounds,
+  BuiltinErrorCode,
+  BuiltinTools,
+  BuiltinToolsOptions,
+  CaptureArguments,
+  CaptureProvider,
+  CaptureResult,
+  NodeReference,
+  NodeSummary,
+  PerformActionResult,
+  QueriedNode,
+  QueryNodesResult,
+  UiAction,
+  VisualTreeNode,
+  VisualTreeResult,
+} from './builtins/index.js';
+export { BUILTIN_ERROR_CODES, createBuiltinTools } from './builtins/index.js';
 export type {
   ConnectOptions,
   PairedDetail,

@@ -14,7 +14,6 @@
  *    registrations that carry naturalLanguageProperties (their `webType` schemas expanded).
  */
 import { expanded, namesWebTypes } from './agent-schema.js';
-import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import type { FramesGate } from './frames/gate.js';
 import type { ToolDescriptor } from './frames/messages.js';
 import { abortReason, domException } from './lib/dom.js';
@@ -407,5 +406,3 @@ function specAnnotations(annotations: object): Required<ModelContextToolAnnotati
   for (const key of SPEC_ANNOTATIONS) out[key] = source[key] === true;
   return out;
 }
-
-export { ToolActivatedEvent, ToolCancelEvent };

@@ -23,7 +23,7 @@ import type {
   ToolPolicy,
 } from './types.js';
 
-export type ToolLayer = 'toolManager' | 'modelContext' | 'declarative';
+type ToolLayer = 'toolManager' | 'modelContext' | 'declarative';
 
 export interface RegistryEntryInit {
   name: string;
@@ -71,7 +71,7 @@ export interface RegistryChange {
  * (NotFoundError) instead of a ToolExecutionError. A registered symbol, so that the lazily
  * loaded declarative chunk shares it.
  */
-export const CALLER_ERROR: unique symbol = Symbol.for('toolwire.callerError');
+const CALLER_ERROR: unique symbol = Symbol.for('toolwire.callerError');
 
 /** A tool's own failure, as opposed to the registry's: the layers report it differently. */
 export class ToolFailure {

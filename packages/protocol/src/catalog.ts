@@ -155,7 +155,7 @@ export function toStaticDefinition(definition: BridgeToolDefinition): StaticDefi
   return result;
 }
 
-export function compareOrdinal(a: string, b: string): number {
+function compareOrdinal(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
@@ -188,7 +188,7 @@ export function runtimeFromFailure(error: unknown): RuntimeState {
  * Entries are keyed by the definition object and trusted while its top-level fields are the
  * same values (===); a schema object mutated in place is not noticed: pass a new definition.
  */
-export interface DefinitionRecord {
+interface DefinitionRecord {
   fingerprint: readonly unknown[];
   definition: StaticDefinition;
   json: string;

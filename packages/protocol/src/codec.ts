@@ -30,7 +30,7 @@ export const DEFAULT_MAX_INFLATED_BYTES = 64 * 1024 * 1024;
  * the smallest step). Early steps are large, which keeps honest payloads fast.
  */
 export const INFLATE_MIN_SLICE_BYTES = 4 * 1024;
-export const INFLATE_MAX_SLICE_BYTES = 256 * 1024;
+const INFLATE_MAX_SLICE_BYTES = 256 * 1024;
 const DEFLATE_MAX_RATIO = 1032;
 /** The largest overshoot past the limit: one minimum step's worst-case output, plus slack. */
 export const MAX_INFLATE_CHUNK_BYTES = INFLATE_MIN_SLICE_BYTES * DEFLATE_MAX_RATIO + 64 * 1024;
@@ -311,10 +311,6 @@ export function inflateToText(
     throw new ToolProtocolError('tool_payload_decode_failed', 'The gzip stream ended early.');
   }
   return parts.join('');
-}
-
-export interface ParsedFrame {
-  value: unknown;
 }
 
 /**

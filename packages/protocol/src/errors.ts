@@ -50,7 +50,7 @@ export const TOOL_ERROR_CODES = {
 
 export type ToolErrorCode = keyof typeof TOOL_ERROR_CODES;
 
-export function isKnownErrorCode(code: string): code is ToolErrorCode {
+function isKnownErrorCode(code: string): code is ToolErrorCode {
   return Object.hasOwn(TOOL_ERROR_CODES, code);
 }
 

@@ -23,7 +23,7 @@ import type {
 } from './messages.js';
 import { CATALOG_SCHEMA, isPlainObject } from './messages.js';
 
-export function parseDetail(value: unknown): CatalogDetail {
+function parseDetail(value: unknown): CatalogDetail {
   if (typeof value !== 'string') return 'full';
   const lower = value.trim().toLowerCase();
   return lower === 'index' || lower === 'definitions' ? lower : 'full';

@@ -17,7 +17,7 @@ function subtle(): SubtleCrypto {
   return crypto.subtle;
 }
 
-export async function sha256Hex(text: string): Promise<string> {
+async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await subtle().digest('SHA-256', encoder.encode(text)));
   let hex = '';
   for (const byte of digest) hex += HEX[byte];

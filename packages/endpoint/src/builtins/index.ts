@@ -1,8 +1,6 @@
 export { createBuiltinTools } from './create-builtin-tools.js';
 export type { BuiltinErrorCode } from './lib/failures.js';
 export { BUILTIN_ERROR_CODES } from './lib/failures.js';
-export { UI_ACTIONS } from './perform-action.js';
-export { SCREENSHOT_UNAVAILABLE } from './screenshot.js';
 export type {
   Bounds,
   BuiltinTools,

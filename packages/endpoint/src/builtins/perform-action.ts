@@ -36,7 +36,7 @@ import {
 import { isEnabled } from './lib/visibility.js';
 import type { NodeReference, PerformActionResult, UiAction } from './types.js';
 
-export const UI_ACTIONS: readonly UiAction[] = [
+const UI_ACTIONS: readonly UiAction[] = [
   'tap',
   'setText',
   'clear',

@@ -27,7 +27,7 @@ import { flatten } from './lib/snapshot.js';
 import { collapse, SKIPPED_TAGS } from './lib/text.js';
 import type { QueriedNode, QueryNodesResult } from './types.js';
 
-export const DEFAULT_QUERY_LIMIT = 20;
+const DEFAULT_QUERY_LIMIT = 20;
 
 const criterion = { type: 'string', minLength: 1, maxLength: 1000 };
 

@@ -10,7 +10,7 @@ import { toolFailure } from '@toolwire/protocol';
 import { BUILTIN_ERROR_CODES, DISPOSED } from './lib/failures.js';
 import type { CaptureArguments, CaptureProvider, CaptureResult } from './types.js';
 
-export const SCREENSHOT_UNAVAILABLE = {
+const SCREENSHOT_UNAVAILABLE = {
   available: false,
   code: BUILTIN_ERROR_CODES.screenshotUnavailable,
   reason: 'No capture provider is registered on this page.',

@@ -23,14 +23,14 @@ import {
 import type { DomSnapshotter, ModelNode } from './lib/snapshot.js';
 import type { VisualTreeNode, VisualTreeResult } from './types.js';
 
-export const DEFAULT_MAX_DEPTH = 32;
+const DEFAULT_MAX_DEPTH = 32;
 /**
  * Levels that fit the bridge's default JSON depth (128): a level-k node sits at depth 2k of the
  * result and its bounds at 2k + 1, so level 64 would fail `tool_protocol_bridge_failed`. A
  * page really 64 interesting levels deep is cut at 63 and reported `truncated`.
  */
 const MAX_LEVELS = Math.floor((MAX_JSON_DEPTH - 1) / 2);
-export const DEFAULT_MAX_NODES = 500;
+const DEFAULT_MAX_NODES = 500;
 
 const argumentsSchema = {
   type: 'object',

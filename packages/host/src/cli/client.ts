@@ -148,7 +148,7 @@ export function readJsonArgument(value: string, what: string): unknown {
 }
 
 /** What a client command's `run` gets. */
-export interface ClientContext {
+interface ClientContext {
   args: ClientArgs;
   io: CommandIo;
   /** `{session}` for a request body when --session was given, else nothing. */

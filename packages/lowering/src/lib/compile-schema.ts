@@ -134,7 +134,7 @@ export function anyNode(at: string): AnyNode {
 }
 
 /** Whether a node's JSON form is always a string (decides a Map's object form). */
-export function isStringForm(node: SchemaNode): boolean {
+function isStringForm(node: SchemaNode): boolean {
   if (node.kind === 'web') return STRING_FORM_WEB_TYPES.has(node.webType);
   if (node.kind === 'json') return node.types === T_STRING;
   if (node.kind === 'ref') return node.target !== undefined && isStringForm(node.target);

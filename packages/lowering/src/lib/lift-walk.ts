@@ -73,7 +73,7 @@ function notJson(value: unknown, w: WalkState, at: string): never {
 }
 
 /** The schema-free copy: the hot path for `{}` and for the unconstrained parts of a schema. */
-export function liftAny(value: unknown, w: WalkState, depth: number, at: string): Json {
+function liftAny(value: unknown, w: WalkState, depth: number, at: string): Json {
   switch (typeof value) {
     case 'string':
       w.chars += value.length;

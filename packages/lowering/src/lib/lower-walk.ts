@@ -40,7 +40,7 @@ import { lowerUrl } from './web/url.js';
  */
 
 /** Error records nest at most this deep through `cause`; the innermost drops its cause. */
-export const MAX_ERROR_CAUSE_DEPTH = 4;
+const MAX_ERROR_CAUSE_DEPTH = 4;
 
 type Key = string | number;
 
@@ -240,7 +240,7 @@ function unbox(value: object): unknown {
 }
 
 /** The web type of a runtime value, by realm-local brand (instanceof / internal slots). */
-export function webTypeOf(value: object): WebTypeName | undefined {
+function webTypeOf(value: object): WebTypeName | undefined {
   if (value instanceof Date) return 'Date';
   if (value instanceof Map) return 'Map';
   if (value instanceof Set) return 'Set';

@@ -14,7 +14,7 @@ export interface AnyNode {
 }
 
 /** `false`, or `additionalProperties: false` for the properties it closes. */
-export interface NeverNode {
+interface NeverNode {
   kind: 'never';
   at: string;
 }

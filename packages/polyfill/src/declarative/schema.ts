@@ -25,7 +25,7 @@ import type { JsonSchema } from '../types.js';
 export type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** How a property is filled: one kind per schema shape. */
-export type FieldKind = 'text' | 'number' | 'checkbox' | 'radio' | 'checks' | 'select' | 'multi';
+type FieldKind = 'text' | 'number' | 'checkbox' | 'radio' | 'checks' | 'select' | 'multi';
 
 export interface Field {
   kind: FieldKind;

@@ -14,7 +14,7 @@ import { FRAMES_TAG, isHello, isWelcome } from './messages.js';
 import type { FrameNode } from './node.js';
 import { routeFrom, windowAtRoute } from './route.js';
 
-export const HANDSHAKE_MS = 2000;
+const HANDSHAKE_MS = 2000;
 
 export class FramesGate implements GateState {
   readonly origin: string;

@@ -8,13 +8,6 @@ export function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? domException('AbortError', 'The operation was aborted.');
 }
 
-export function isAbortSignal(value: unknown): value is AbortSignal {
-  return typeof AbortSignal !== 'undefined' && value instanceof AbortSignal;
-}
-
-/** A resolved promise, made once: `then` on it is a microtask, never a macrotask. */
-export const RESOLVED: Promise<void> = Promise.resolve();
-
 /** Runs `task` after the current task (a macrotask), for steps the spec runs "in parallel". */
 export function queueTask(task: () => void): void {
   setTimeout(task, 0);

@@ -10,10 +10,6 @@ interface PolicyApi {
   allowedFeatures?(): string[];
 }
 
-export function toolsAllowedByPolicy(doc: Document | undefined): boolean {
-  return policyAnswer(doc) ?? true;
-}
-
 /** The policy API's own answer for `tools`, or undefined when this browser does not know it. */
 export function policyAnswer(doc: Document | undefined): boolean | undefined {
   if (!doc) return undefined;

@@ -117,7 +117,3 @@ export function computeName(element: Element, role: string): ComputedName {
     clean(element.getAttribute('title')) ?? clean(element.getAttribute('placeholder'));
   return { name: fallback, fromContent: false };
 }
-
-export function accessibleName(element: Element, role: string): string | undefined {
-  return computeName(element, role).name;
-}

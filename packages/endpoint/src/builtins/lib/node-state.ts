@@ -92,6 +92,6 @@ export function boundsOf(element: Element): Bounds | undefined {
 }
 
 /** Selected options, read from each option (happy-dom's `selectedOptions` can lag behind). */
-export function selectedOptionsOf(select: HTMLSelectElement): HTMLOptionElement[] {
+function selectedOptionsOf(select: HTMLSelectElement): HTMLOptionElement[] {
   return Array.from(select.options).filter((option) => option.selected);
 }

@@ -4,8 +4,8 @@
  */
 import type { JsonSchema } from '@toolwire/protocol';
 
-export const SNAPSHOT_ID_PATTERN = '^web:[0-9]+:[0-9a-f]{8}$';
-export const NODE_ID_PATTERN = '^n[0-9]+$';
+const SNAPSHOT_ID_PATTERN = '^web:[0-9]+:[0-9a-f]{8}$';
+const NODE_ID_PATTERN = '^n[0-9]+$';
 
 export const snapshotIdSchema: JsonSchema = {
   type: 'string',

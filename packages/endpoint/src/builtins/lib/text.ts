@@ -6,7 +6,7 @@
 import { isHiddenSelf } from './visibility.js';
 
 /** Names, texts and values in the tree and in query results are bounded to this many characters. */
-export const MAX_TEXT_LENGTH = 200;
+const MAX_TEXT_LENGTH = 200;
 
 /** Elements whose content is never text a user reads. */
 export const SKIPPED_TAGS: ReadonlySet<string> = new Set([

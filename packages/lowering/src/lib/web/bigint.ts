@@ -6,7 +6,7 @@ import type { WalkState } from '../walk-state.js';
  * Parsing decimal text into a BigInt costs more than linear time, so a hostile
  * 60-million-digit string could stall the page: 10,000 digits (about 33,000 bits) is the cap.
  */
-export const MAX_BIGINT_DIGITS = 10_000;
+const MAX_BIGINT_DIGITS = 10_000;
 const DECIMAL = /^-?[0-9]+$/;
 
 export function lowerBigInt(value: bigint, w: WalkState, at: string): string {

@@ -15,7 +15,7 @@ import { liftBase64 } from './base64-text.js';
  * type the Blob constructor would alter or blank is refused, not coerced.
  */
 export const MIME_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(?:;[\x20-\x40\x5b-\x7e]*)?$/;
-export const DEFAULT_MIME_TYPE = 'application/octet-stream';
+const DEFAULT_MIME_TYPE = 'application/octet-stream';
 
 /**
  * Blob.size is known before reading, so the binary limit and the size budget are charged in

@@ -68,7 +68,7 @@ function canvasPng(canvas: HTMLCanvasElement): Promise<Blob | null> {
 }
 
 /** Width and height from a PNG's IHDR chunk, or undefined when the bytes are not a PNG. */
-export function pngSize(bytes: Uint8Array): { width: number; height: number } | undefined {
+function pngSize(bytes: Uint8Array): { width: number; height: number } | undefined {
   if (bytes.length < 24) return undefined;
   for (let i = 0; i < 8; i++) if (bytes[i] !== PNG_SIGNATURE[i]) return undefined;
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
