@@ -355,7 +355,8 @@ function launchChromium(url: string): { process: ChildProcess; log: () => string
     log: () => log,
     stop() {
       child.kill();
-      rmSync(profile, { recursive: true, force: true });
+      // Chromium may still be writing its profile as it exits: retry on ENOTEMPTY.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
