@@ -1,6 +1,7 @@
 export type { LoweringErrorCode } from './error-codes.js';
 export { LOWERING_ERROR_CODES } from './error-codes.js';
 export { expandSchema } from './expand-schema.js';
+export { decodeBase64, encodeBase64 } from './lib/base64.js';
 export { lift } from './lift.js';
 export type { LoweringLimits, LoweringOptions } from './limits.js';
 export { DEFAULT_LIMITS } from './limits.js';

@@ -12,8 +12,9 @@
  * 6. The gunzip step is injectable (`DecodeOptions.inflate`): a Node host passes one built on
  *    node:zlib (see @toolwire/host); the default here is fflate, so the package stays portable.
  */
+
+import { decodeBase64, encodeBase64 } from '@toolwire/lowering';
 import { Gunzip } from 'fflate';
-import { decodeBase64, encodeBase64 } from './base64.js';
 import { ToolProtocolError } from './errors.js';
 import { gzip } from './gzip.js';
 import { assertDepth, DEFAULT_MAX_DEPTH, serializeJson } from './json.js';
