@@ -23,8 +23,8 @@
 import { gzipSync } from 'fflate';
 import { connect } from '../../packages/endpoint/src/index.js';
 import { pageValidator } from '../../packages/endpoint/src/validator.js';
+import { encodeBase64 } from '../../packages/lowering/src/index.js';
 import { install, loadLowering } from '../../packages/polyfill/src/index.js';
-import { encodeBase64 } from '../../packages/protocol/src/base64.js';
 import type { ResponseEnvelope } from '../../packages/protocol/src/index.js';
 import { decodePayload, encodePayload, parseFrame } from '../../packages/protocol/src/index.js';
 import { checkSerializable } from '../../packages/protocol/src/json.js';
