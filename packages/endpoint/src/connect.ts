@@ -26,7 +26,8 @@
  *    (websocket-transport.ts), any `connector` otherwise.
  *
  * The rooms: session.ts (the Session), options.ts, secret.ts, reconnect.ts (backoff),
- * heartbeat.ts (the watchdog), catalog-push.ts, request-peek.ts.
+ * heartbeat.ts (the watchdog), page-catalog.ts (the page's tools), catalog-push.ts,
+ * request-peek.ts.
  */
 import type { ConnectOptions } from './options.js';
 import { Session } from './session.js';

@@ -4,7 +4,7 @@
  * the host's session messages, and reconnects after a drop.
  */
 import type { Tools } from '@toolwire/polyfill';
-import { install, loadLowering } from '@toolwire/polyfill';
+import { install } from '@toolwire/polyfill';
 import type {
   BridgeTool,
   GuardReport,
@@ -27,7 +27,7 @@ import type { Connection } from './connection.js';
 import { Watchdog } from './heartbeat.js';
 import type { ConnectOptions, PairedDetail, RefusedDetail, SessionStatus } from './options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './options.js';
-import { oneReadAtATime, readPageTools } from './page-tools.js';
+import { PageCatalog } from './page-catalog.js';
 import { Backoff } from './reconnect.js';
 import { lazyPeek } from './request-peek.js';
 import type { Secret } from './secret.js';
@@ -63,13 +63,11 @@ export class Session extends EventTarget {
   #closedByUser = false;
   #backoff: Backoff;
   #catalogPush: CatalogPush;
-  #tools: BridgeTool[] = [];
   #builtins: BridgeTool[];
   #disposeBuiltins: () => void;
   #bridge: ReturnType<typeof createToolBridge>;
   #pageTools: Tools;
-  #refreshing: Promise<void> | undefined;
-  #expand: ((schema: object) => object) | undefined;
+  #catalog: PageCatalog;
   #address: string;
   #secret: Secret;
   #welcome: SessionWelcomePayload | undefined;
@@ -94,7 +92,7 @@ export class Session extends EventTarget {
     const maxMessageBytes = options.limits?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#maxMessageBytes = maxMessageBytes;
     this.#bridge = createToolBridge({
-      tools: () => [...this.#builtins, ...this.#tools],
+      tools: () => [...this.#builtins, ...this.#catalog.tools],
       guard: options.guard ?? 'read-only',
       // The host's grant, as its welcome on this connection said (requirement 7).
       grant: () => this.#welcome?.maxToolPolicy,
@@ -109,6 +107,11 @@ export class Session extends EventTarget {
       },
       onToolError: (error) => console.warn(`toolwire: ${error.message}`),
     });
+    this.#catalog = new PageCatalog({
+      tools: this.#pageTools,
+      reserved: new Set(this.#builtins.map((tool) => tool.definition.id)),
+      onRead: () => this.#bridge.invalidate(),
+    });
     this.#backoff = new Backoff(options.reconnect);
     this.#catalogPush = new CatalogPush({
       delayMs: options.catalogChangedDelayMs ?? 100,
@@ -122,7 +125,7 @@ export class Session extends EventTarget {
       window.addEventListener('online', this.#retryNow);
       document.addEventListener('visibilitychange', this.#onVisibility);
     }
-    void this.#refresh().then(() => this.#open());
+    void this.#catalog.refresh().then(() => this.#open());
   }
 
   get status(): SessionStatus {
@@ -153,7 +156,7 @@ export class Session extends EventTarget {
 
   /** The bridge's current tools (built-ins first), for inspection and the demo's agent view. */
   get catalogTools(): readonly BridgeTool[] {
-    return [...this.#builtins, ...this.#tools];
+    return [...this.#builtins, ...this.#catalog.tools];
   }
 
   /** Answer one request directly (for in-page agent views and tests); never throws. */
@@ -322,7 +325,7 @@ export class Session extends EventTarget {
 
   async #serve(connection: Connection, frame: string): Promise<void> {
     try {
-      if (this.#refreshing) await this.#refreshing;
+      if (this.#catalog.refreshing) await this.#catalog.refreshing;
       // The request event's detail parses the frame only if a listener reads it.
       if (this.#observed.request) {
         this.dispatchEvent(new CustomEvent('request', { detail: lazyPeek(frame) }));
@@ -382,32 +385,6 @@ export class Session extends EventTarget {
   // ---- the catalog ----------------------------------------------------------------------------
 
   #onToolChange = (): void => {
-    void this.#refresh().then(() => this.#catalogPush.schedule());
+    void this.#catalog.refresh().then(() => this.#catalogPush.schedule());
   };
-
-  // One read at a time, the newest last (page-tools.ts): concurrent reads let a stale one win.
-  #readTools = oneReadAtATime(async () => {
-    this.#expand ??= (await loadLowering()).expandSchema as (schema: object) => object;
-    try {
-      this.#tools = await readPageTools({
-        tools: this.#pageTools,
-        origin: typeof location !== 'undefined' ? location.origin : 'null',
-        expandSchema: this.#expand,
-        reserved: new Set(this.#builtins.map((tool) => tool.definition.id)),
-      });
-    } catch (error) {
-      console.warn(`toolwire: reading the page's tools failed: ${String(error)}`);
-    }
-    this.#bridge.invalidate();
-  });
-
-  async #refresh(): Promise<void> {
-    const run = this.#readTools();
-    this.#refreshing = run;
-    try {
-      await run;
-    } finally {
-      if (this.#refreshing === run) this.#refreshing = undefined;
-    }
-  }
 }
