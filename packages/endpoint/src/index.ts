@@ -17,12 +17,14 @@ export type {
 } from './builtins/index.js';
 export { BUILTIN_ERROR_CODES, createBuiltinTools } from './builtins/index.js';
 export type {
+  Connection,
   ConnectOptions,
+  Connector,
   PairedDetail,
   RefusedDetail,
   SessionStatus,
 } from './connect.js';
-export { connect, SDK_NAME, SDK_VERSION, Session } from './connect.js';
+export { connect, SDK_NAME, SDK_VERSION, Session, webSocketConnector } from './connect.js';
 export { readPageTools, wireFailure } from './page-tools.js';
 export type { LinkPairingOptions } from './pair-from-link.js';
 export {

@@ -1,0 +1,60 @@
+/** What `connect()` takes, and what its session's events carry. */
+import type { Tools } from '@toolwire/polyfill';
+import type { Guard, GuardPreset } from '@toolwire/protocol';
+import type { CaptureProvider } from './builtins/index.js';
+import type { Connector } from './connection.js';
+
+export interface ConnectOptions {
+  /**
+   * ws:// or wss:// URL of the host. It may carry its secret already: `?token=` (the host's
+   * page token), `?pair=` (a single-use pairing code) or `?credential=` (a tab's credential).
+   */
+  url: string;
+  token?: string;
+  /** A single-use pairing code (from a link), traded for a credential on the first socket. */
+  pairingCode?: string;
+  /** A credential this tab was given before (see the `paired` event). */
+  credential?: string;
+  /** The page's local guard. Default 'read-only'. */
+  guard?: GuardPreset | Guard;
+  /** Serve ui.get_visual_tree, ui.query_nodes, ui.perform_action, ui.get_screenshot. Default true. */
+  builtins?: boolean;
+  captureProvider?: CaptureProvider;
+  /** Reconnect after a drop. Default on; `{initialDelayMs, maxDelayMs}` tunes the backoff. */
+  reconnect?: boolean | { initialDelayMs?: number; maxDelayMs?: number };
+  limits?: {
+    /** Incoming frames above this close the socket with 4009 ("message too big"). Default 16 MiB. */
+    maxMessageBytes?: number;
+    /** Largest inflated payload; never above maxMessageBytes. Default: maxMessageBytes. */
+    maxInflatedBytes?: number;
+    maxDepth?: number;
+    callTimeoutMs?: number;
+  };
+  /** The generic layer to serve; default: install the polyfill on this window. */
+  tools?: Tools;
+  /** Defaults to the global WebSocket. */
+  WebSocket?: typeof WebSocket;
+  /** How to reach the host; default: `WebSocket` (above) as a Connection. */
+  connector?: Connector;
+  /** Debounce for tool.catalog.changed. Default 100 ms. */
+  catalogChangedDelayMs?: number;
+}
+
+export type SessionStatus = 'connecting' | 'open' | 'closed';
+
+/** What the `paired` event carries: keep `credential` to reconnect this tab later. */
+export interface PairedDetail {
+  /** The host's address, without any secret. */
+  address: string;
+  credential: string;
+  hostRun: string;
+}
+
+/** Why the host ended this tab's pairing (`refused` event): no retry follows. */
+export interface RefusedDetail {
+  code: number;
+  reason: string;
+  revoked: boolean;
+}
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;

@@ -1,0 +1,390 @@
+/**
+ * One page's connection to a host (see connect.ts for the whole contract): it opens a
+ * Connection, says `session.open`, serves the host's requests through the tool bridge, answers
+ * the host's session messages, and reconnects after a drop.
+ */
+import type { Tools } from '@toolwire/polyfill';
+import { install } from '@toolwire/polyfill';
+import type {
+  BridgeTool,
+  GuardReport,
+  ResponseEnvelope,
+  SessionWelcomePayload,
+  ToolPolicy,
+  TransportCloseInfo,
+} from '@toolwire/protocol';
+import {
+  createToolBridge,
+  isPlainObject,
+  readWelcome,
+  SESSION_CLOSE,
+  sessionOpen,
+  sessionPong,
+} from '@toolwire/protocol';
+import { createBuiltinTools } from './builtins/index.js';
+import { CatalogPush, guardReport } from './catalog-push.js';
+import type { Connection } from './connection.js';
+import { Watchdog } from './heartbeat.js';
+import type { ConnectOptions, PairedDetail, RefusedDetail, SessionStatus } from './options.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './options.js';
+import { PageCatalog } from './page-catalog.js';
+import { Backoff } from './reconnect.js';
+import { lazyPeek } from './request-peek.js';
+import type { Secret } from './secret.js';
+import { splitSecret, withSecret } from './secret.js';
+import { pageValidator } from './validator.js';
+import { webSocketConnector } from './websocket-transport.js';
+
+export const SDK_NAME = 'toolwire-web';
+export const SDK_VERSION = '0.1.0';
+
+/** 1009 in the application range: a page's close() accepts only 1000 and 3000-4999. */
+const MESSAGE_TOO_BIG = 4009;
+
+function randomId(): string {
+  return typeof crypto !== 'undefined' && 'randomUUID' in crypto
+    ? crypto.randomUUID()
+    : String(Math.random()).slice(2);
+}
+
+/**
+ * One page's connection to a host. Events: `open`, `close` (detail: {code, reason, willRetry}),
+ * `error`, `request` (detail: {type, id, toolId?, message}, before it is served; `message` is the
+ * decoded request, undefined when the frame is not JSON or over 64 KiB), `response`
+ * (detail: the response envelope, after it is sent), `welcome` (detail: the host's
+ * session.welcome payload), `paired` (detail: PairedDetail) and `refused` (detail:
+ * RefusedDetail; the session is closed for good).
+ */
+export class Session extends EventTarget {
+  #options: ConnectOptions;
+  #maxMessageBytes: number;
+  #status: SessionStatus = 'connecting';
+  #connection: Connection | undefined;
+  #closedByUser = false;
+  #backoff: Backoff;
+  #catalogPush: CatalogPush;
+  #builtins: BridgeTool[];
+  #disposeBuiltins: () => void;
+  #bridge: ReturnType<typeof createToolBridge>;
+  #pageTools: Tools;
+  #catalog: PageCatalog;
+  #address: string;
+  #secret: Secret;
+  #welcome: SessionWelcomePayload | undefined;
+  #watchdog = new Watchdog();
+  /** `request` / `response` have (or once had) a listener: only then are their events built. */
+  #observed = { request: false, response: false };
+  readonly sessionKey = randomId();
+
+  constructor(options: ConnectOptions) {
+    super();
+    this.#options = options;
+    ({ address: this.#address, secret: this.#secret } = splitSecret(options));
+    this.#pageTools = options.tools ?? install().tools;
+    if (options.builtins !== false && typeof document !== 'undefined') {
+      const builtins = createBuiltinTools({ document, captureProvider: options.captureProvider });
+      this.#builtins = builtins.tools;
+      this.#disposeBuiltins = () => builtins.dispose();
+    } else {
+      this.#builtins = [];
+      this.#disposeBuiltins = () => {};
+    }
+    const maxMessageBytes = options.limits?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.#maxMessageBytes = maxMessageBytes;
+    this.#bridge = createToolBridge({
+      tools: () => [...this.#builtins, ...this.#catalog.tools],
+      guard: options.guard ?? 'read-only',
+      // The host's grant, as its welcome on this connection said (requirement 7).
+      grant: () => this.#welcome?.maxToolPolicy,
+      validator: pageValidator(),
+      limits: {
+        maxInflatedBytes: Math.min(
+          options.limits?.maxInflatedBytes ?? maxMessageBytes,
+          maxMessageBytes,
+        ),
+        maxDepth: options.limits?.maxDepth,
+        callTimeoutMs: options.limits?.callTimeoutMs,
+      },
+      onToolError: (error) => console.warn(`toolwire: ${error.message}`),
+    });
+    this.#catalog = new PageCatalog({
+      tools: this.#pageTools,
+      reserved: new Set(this.#builtins.map((tool) => tool.definition.id)),
+      onRead: () => this.#bridge.invalidate(),
+    });
+    this.#backoff = new Backoff(options.reconnect);
+    this.#catalogPush = new CatalogPush({
+      delayMs: options.catalogChangedDelayMs ?? 100,
+      guard: options.guard,
+      snapshot: () => this.#bridge.snapshot(),
+      current: () => this.#connection,
+      send: (connection, message) => this.#send(connection, message),
+    });
+    this.#pageTools.addEventListener('toolchange', this.#onToolChange);
+    if (typeof window !== 'undefined') {
+      window.addEventListener('online', this.#retryNow);
+      document.addEventListener('visibilitychange', this.#onVisibility);
+    }
+    void this.#catalog.refresh().then(() => this.#open());
+  }
+
+  get status(): SessionStatus {
+    return this.#status;
+  }
+
+  /** The host's address, without any secret. */
+  get address(): string {
+    return this.#address;
+  }
+
+  /** The host's grant on the current connection (undefined before its welcome, or if it sent none). */
+  get grant(): ToolPolicy | undefined {
+    return this.#welcome?.maxToolPolicy;
+  }
+
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: AddEventListenerOptions | boolean,
+  ): void {
+    // Two events per call cost a small call ~10% of its page-side time; most pages never
+    // listen. Once anything listens, the events are sent for good (a `once` listener or an
+    // aborted signal removes itself without telling us, so no count is kept).
+    if (listener && (type === 'request' || type === 'response')) this.#observed[type] = true;
+    super.addEventListener(type, listener, options);
+  }
+
+  /** The bridge's current tools (built-ins first), for inspection and the demo's agent view. */
+  get catalogTools(): readonly BridgeTool[] {
+    return [...this.#builtins, ...this.#catalog.tools];
+  }
+
+  /** Answer one request directly (for in-page agent views and tests); never throws. */
+  async handle(message: unknown): Promise<ResponseEnvelope | undefined> {
+    return (await this.#bridge.handle(message))?.envelope;
+  }
+
+  close(): void {
+    this.#closedByUser = true;
+    this.#backoff.cancel();
+    this.#catalogPush.cancel();
+    this.#pageTools.removeEventListener('toolchange', this.#onToolChange);
+    if (typeof window !== 'undefined') {
+      window.removeEventListener('online', this.#retryNow);
+      document.removeEventListener('visibilitychange', this.#onVisibility);
+    }
+    this.#disposeBuiltins();
+    this.#watchdog.stop();
+    this.#connection?.close({ code: 1000, reason: 'closed by the page' });
+    this.#setStatus('closed');
+  }
+
+  // ---- the connection -----------------------------------------------------------------------
+
+  #open(): void {
+    if (this.#closedByUser) return;
+    const connect =
+      this.#options.connector ??
+      webSocketConnector(this.#options.WebSocket ?? globalThis.WebSocket);
+    let connection: Connection;
+    try {
+      connection = connect(withSecret(this.#address, this.#secret));
+    } catch (error) {
+      this.dispatchEvent(new CustomEvent('error', { detail: error }));
+      this.#scheduleRetry();
+      return;
+    }
+    this.#connection = connection;
+    this.#setStatus('connecting');
+    connection.onopen = () => {
+      this.#backoff.reset();
+      this.#watchdog.heardAt = Date.now();
+      this.#setStatus('open');
+      this.dispatchEvent(new Event('open'));
+      void this.#sendOpen(connection);
+    };
+    connection.onmessage = (frame) => this.#onMessage(connection, frame);
+    connection.onbinary = () => {
+      this.#watchdog.heardAt = Date.now();
+    };
+    connection.onerror = () => this.dispatchEvent(new Event('error'));
+    connection.onclose = (info) => this.#onClose(connection, info);
+  }
+
+  #onClose(connection: Connection, { code = 1005, reason = '' }: TransportCloseInfo): void {
+    if (this.#connection !== connection) return;
+    this.#connection = undefined;
+    this.#welcome = undefined;
+    this.#watchdog.stop();
+    // The host said no to this tab's code or credential, or revoked it: retrying cannot help.
+    const refused = code === SESSION_CLOSE.pairingRefused || code === SESSION_CLOSE.revoked;
+    if (refused) this.#closedByUser = true;
+    const willRetry = !this.#closedByUser && this.#options.reconnect !== false;
+    this.dispatchEvent(new CustomEvent('close', { detail: { code, reason, willRetry } }));
+    if (refused) {
+      const revoked = code === SESSION_CLOSE.revoked;
+      console.warn(
+        `toolwire: the host at ${this.#address} ${revoked ? 'revoked' : 'refused'} this tab's pairing: ${reason || 'no reason given'}.`,
+      );
+      this.dispatchEvent(
+        new CustomEvent<RefusedDetail>('refused', { detail: { code, reason, revoked } }),
+      );
+    }
+    if (willRetry) {
+      this.#setStatus('connecting');
+      this.#scheduleRetry();
+    } else {
+      this.#setStatus('closed');
+    }
+  }
+
+  /** `session.open`, once the guard report is ready (requests meanwhile are served as usual). */
+  async #sendOpen(connection: Connection): Promise<void> {
+    let guard: GuardReport | undefined;
+    try {
+      guard = guardReport(await this.#bridge.snapshot(), this.#options.guard);
+    } catch {
+      // The open still says who we are; the next catalog push carries the guard.
+    }
+    if (this.#connection !== connection) return;
+    this.#send(
+      connection,
+      sessionOpen({
+        sdk: { name: SDK_NAME, version: SDK_VERSION },
+        page: {
+          origin: typeof location !== 'undefined' ? location.origin : 'null',
+          url: typeof location !== 'undefined' ? location.href : '',
+          title: typeof document !== 'undefined' ? document.title : '',
+        },
+        session: this.sessionKey,
+        ...(guard ? { guard } : {}),
+      }),
+    );
+  }
+
+  /** The host's session messages: the welcome, pings. True when `frame` was one. */
+  #onSessionMessage(connection: Connection, frame: string): boolean {
+    // Cheap test first: tool traffic never starts its type with "session.".
+    if (!frame.includes('"session.')) return false;
+    let message: unknown;
+    try {
+      message = JSON.parse(frame);
+    } catch {
+      return false;
+    }
+    if (!isPlainObject(message)) return false;
+    if (message.type === 'session.ping' && typeof message.id === 'string') {
+      this.#send(connection, sessionPong({ id: message.id }));
+      return true;
+    }
+    if (message.type !== 'session.welcome') return false;
+    const welcome = readWelcome(message);
+    if (!welcome) return true;
+    this.#welcome = welcome;
+    this.#watchdog.start(welcome.heartbeatIntervalMs, () => this.#dropSilent(connection));
+    this.dispatchEvent(new CustomEvent('welcome', { detail: welcome }));
+    if (welcome.credential && this.#secret?.name === 'pair') {
+      // The code is spent: this tab reconnects with its credential from now on.
+      this.#secret = { name: 'credential', value: welcome.credential };
+      this.dispatchEvent(
+        new CustomEvent<PairedDetail>('paired', {
+          detail: {
+            address: this.#address,
+            credential: welcome.credential,
+            hostRun: welcome.hostRun,
+          },
+        }),
+      );
+    }
+    return true;
+  }
+
+  /** The host went quiet: close, and go on at once (browsers report the close only after the
+   * handshake; a dead peer never finishes it). */
+  #dropSilent(connection: Connection): void {
+    if (this.#connection !== connection) return;
+    const info = { code: SESSION_CLOSE.silent, reason: 'the host stopped answering' };
+    connection.close(info);
+    this.#onClose(connection, info);
+  }
+
+  #onMessage(connection: Connection, frame: string): void {
+    this.#watchdog.heardAt = Date.now();
+    const max = this.#maxMessageBytes;
+    // UTF-16 length is a lower bound of the UTF-8 size; a frame that long is too big already.
+    if (
+      frame.length > max ||
+      (frame.length * 3 > max && new TextEncoder().encode(frame).byteLength > max)
+    ) {
+      connection.close({ code: MESSAGE_TOO_BIG, reason: 'message too big' });
+      return;
+    }
+    if (this.#onSessionMessage(connection, frame)) return;
+    void this.#serve(connection, frame);
+  }
+
+  async #serve(connection: Connection, frame: string): Promise<void> {
+    try {
+      if (this.#catalog.refreshing) await this.#catalog.refreshing;
+      // The request event's detail parses the frame only if a listener reads it.
+      if (this.#observed.request) {
+        this.dispatchEvent(new CustomEvent('request', { detail: lazyPeek(frame) }));
+      }
+      const response = await this.#bridge.handle(frame);
+      if (!response) return;
+      if (!connection.isOpen || this.#connection !== connection) {
+        console.warn(
+          `toolwire: the connection closed before ${response.id} could be sent; its result is dropped.`,
+        );
+        return;
+      }
+      connection.send(response.frame);
+      if (this.#observed.response) {
+        // The frame parsed: an envelope is built only for a page that listens.
+        this.dispatchEvent(new CustomEvent('response', { detail: response.envelope }));
+      }
+    } catch (error) {
+      // handle() never throws; a send on a closing connection might.
+      this.dispatchEvent(new CustomEvent('error', { detail: error }));
+    }
+  }
+
+  #send(connection: Connection, message: object): void {
+    if (!connection.isOpen) return;
+    try {
+      connection.send(JSON.stringify(message));
+    } catch (error) {
+      this.dispatchEvent(new CustomEvent('error', { detail: error }));
+    }
+  }
+
+  #setStatus(status: SessionStatus): void {
+    if (this.#status === status) return;
+    this.#status = status;
+    this.dispatchEvent(new Event('statuschange'));
+  }
+
+  // ---- reconnecting -------------------------------------------------------------------------
+
+  #scheduleRetry(): void {
+    if (this.#closedByUser || this.#options.reconnect === false) return;
+    this.#backoff.schedule(() => this.#open());
+  }
+
+  #retryNow = (): void => {
+    if (this.#closedByUser || this.#connection || this.#options.reconnect === false) return;
+    this.#backoff.cancel();
+    this.#backoff.reset();
+    this.#open();
+  };
+
+  #onVisibility = (): void => {
+    if (document.visibilityState === 'visible') this.#retryNow();
+  };
+
+  // ---- the catalog ----------------------------------------------------------------------------
+
+  #onToolChange = (): void => {
+    void this.#catalog.refresh().then(() => this.#catalogPush.schedule());
+  };
+}

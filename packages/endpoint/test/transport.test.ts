@@ -1,0 +1,279 @@
+// The endpoint's session over the in-memory linked pair (issue 14): reconnect, the frame limit,
+// heartbeats and pairing, with the host's side played by the test and time by fake timers.
+import type { Tools } from '@toolwire/polyfill';
+import type { SessionWelcomePayload, Transport, TransportCloseInfo } from '@toolwire/protocol';
+import { createLinkedPair, SESSION_CLOSE, sessionPing, sessionWelcome } from '@toolwire/protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Connection, ConnectOptions, Connector, Session } from '../src/connect.js';
+import { connect } from '../src/connect.js';
+
+/** The host's end of one connection the page opened. */
+interface HostEnd {
+  url: URL;
+  transport: Transport;
+  /** Frames the page sent, decoded. */
+  received: { type: string; replyTo?: string; payload?: unknown }[];
+  closed: TransportCloseInfo | undefined;
+  /** The connection opens (what a socket's `open` is to the page). */
+  accept(): void;
+  send(message: object): void;
+}
+
+/** A Connector over createLinkedPair: the page's end, with the open signal the test gives. */
+function pairConnector(): { connector: Connector; hosts: HostEnd[] } {
+  const hosts: HostEnd[] = [];
+  const connector: Connector = (url) => {
+    const [page, host] = createLinkedPair();
+    let open = false;
+    const connection: Connection = {
+      get isOpen() {
+        return open;
+      },
+      send: (frame) => page.send(frame),
+      close: (info) => {
+        open = false;
+        page.close(info);
+      },
+    };
+    page.onmessage = (frame) => connection.onmessage?.(frame);
+    page.onclose = (info) => {
+      open = false;
+      connection.onclose?.(info);
+    };
+    const end: HostEnd = {
+      url: new URL(url),
+      transport: host,
+      received: [],
+      closed: undefined,
+      accept() {
+        open = true;
+        connection.onopen?.();
+      },
+      send: (message) => host.send(JSON.stringify(message)),
+    };
+    host.onmessage = (frame) => end.received.push(JSON.parse(frame));
+    host.onclose = (info) => {
+      end.closed = info;
+    };
+    hosts.push(end);
+    return connection;
+  };
+  return { connector, hosts };
+}
+
+/** A page with no tools of its own. */
+function emptyTools(): Tools {
+  const tools = new EventTarget() as EventTarget & Record<string, unknown>;
+  tools.getTools = async () => [];
+  tools.wireInfo = () => undefined;
+  return tools as unknown as Tools;
+}
+
+function welcome(payload: Partial<SessionWelcomePayload> = {}) {
+  return sessionWelcome({
+    sessionId: 's1',
+    hostRun: 'run-1',
+    maxToolPolicy: 'read',
+    heartbeatIntervalMs: 0,
+    ...payload,
+  });
+}
+
+const sessions: Session[] = [];
+
+afterEach(() => {
+  for (const session of sessions.splice(0)) session.close();
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+/**
+ * A session over the pair, its first connection made (reading the page's tools loads the
+ * lowering module for real, so timers are faked only once the connection exists).
+ */
+async function start(options: Partial<ConnectOptions> = {}) {
+  const { connector, hosts } = pairConnector();
+  const session = connect({
+    url: 'ws://127.0.0.1:9/toolwire?token=t',
+    tools: emptyTools(),
+    builtins: false,
+    // Jitter at its floor: each delay is exactly half the exponential one.
+    reconnect: { initialDelayMs: 1000, maxDelayMs: 4000 },
+    connector,
+    ...options,
+  });
+  sessions.push(session);
+  await vi.waitFor(() => expect(hosts).toHaveLength(1), { timeout: 5000 });
+  vi.useFakeTimers();
+  vi.spyOn(Math, 'random').mockReturnValue(0);
+  const closes: { code: number; reason: string; willRetry: boolean }[] = [];
+  session.addEventListener('close', (event) => closes.push((event as CustomEvent).detail));
+  return { session, hosts, closes };
+}
+
+/** Lets the pair's microtasks (deliveries, closes) and the session's promises run. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 20; i++) await vi.advanceTimersByTimeAsync(0);
+}
+
+const types = (host: HostEnd | undefined) => host?.received.map((message) => message.type);
+
+describe('the endpoint over a Transport', () => {
+  it('reconnects after the host closes, backing off until a connection opens', async () => {
+    const { session, hosts, closes } = await start();
+    hosts[0]?.accept();
+    await settle();
+    expect(session.status).toBe('open');
+    expect(types(hosts[0])).toEqual(['session.open']);
+
+    hosts[0]?.transport.close({ code: 1001, reason: 'going away' });
+    await settle();
+    expect(closes).toEqual([{ code: 1001, reason: 'going away', willRetry: true }]);
+    expect(session.status).toBe('connecting');
+    await vi.advanceTimersByTimeAsync(499);
+    expect(hosts).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(hosts).toHaveLength(2);
+
+    // Never opened: the next delay doubles.
+    hosts[1]?.transport.close({ code: 1006 });
+    await settle();
+    await vi.advanceTimersByTimeAsync(999);
+    expect(hosts).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(hosts).toHaveLength(3);
+    expect(hosts[2]?.url.searchParams.get('token')).toBe('t');
+
+    // An open connection starts the backoff over, and says session.open again.
+    hosts[2]?.accept();
+    await settle();
+    expect(types(hosts[2])).toEqual(['session.open']);
+    hosts[2]?.transport.close({ code: 1001 });
+    await settle();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(hosts).toHaveLength(4);
+  });
+
+  it.each([
+    [SESSION_CLOSE.pairingRefused, false],
+    [SESSION_CLOSE.revoked, true],
+  ])('never reconnects after %i', async (code, revoked) => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const { session, hosts, closes } = await start();
+    const refusals: unknown[] = [];
+    session.addEventListener('refused', (event) => refusals.push((event as CustomEvent).detail));
+    // Honest path: an ordinary drop is retried.
+    hosts[0]?.accept();
+    hosts[0]?.transport.close({ code: 1001 });
+    await settle();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(hosts).toHaveLength(2);
+
+    hosts[1]?.accept();
+    hosts[1]?.transport.close({ code, reason: 'no' });
+    await settle();
+    expect(closes.at(-1)).toEqual({ code, reason: 'no', willRetry: false });
+    expect(refusals).toEqual([{ code, reason: 'no', revoked }]);
+    expect(session.status).toBe('closed');
+    expect(warn).toHaveBeenCalledWith(
+      `toolwire: the host at ws://127.0.0.1:9/toolwire ${revoked ? 'revoked' : 'refused'} this tab's pairing: no.`,
+    );
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(hosts).toHaveLength(2);
+  });
+
+  it('closes with 4009 on a frame over maxMessageBytes, counted in UTF-8', async () => {
+    const { hosts, closes } = await start({ limits: { maxMessageBytes: 200 } });
+    const host = hosts[0] as HostEnd;
+    host.accept();
+    await settle();
+    const ping = (pad: string) => ({ type: 'session.ping', id: `p-${pad}` });
+    const size = (message: object) => new TextEncoder().encode(JSON.stringify(message)).byteLength;
+    // Honest path: a frame of exactly the limit is read (and answered).
+    const fits = ping(`${'é'.repeat(Math.floor((200 - size(ping(''))) / 2))}x`);
+    expect(size(fits)).toBe(200);
+    host.send(fits);
+    await settle();
+    expect(host.received.at(-1)).toMatchObject({ type: 'session.pong', replyTo: fits.id });
+    expect(host.closed).toBeUndefined();
+
+    // Fewer than 200 UTF-16 units, but 201 bytes on the wire.
+    const over = ping(`${'é'.repeat(Math.floor((200 - size(ping(''))) / 2))}xx`);
+    expect(JSON.stringify(over).length).toBeLessThan(200);
+    expect(size(over)).toBe(201);
+    const answered = host.received.length;
+    host.send(over);
+    await settle();
+    expect(host.received).toHaveLength(answered);
+    expect(host.closed).toEqual({ code: 4009, reason: 'message too big' });
+    expect(closes).toEqual([{ code: 4009, reason: 'message too big', willRetry: true }]);
+  });
+
+  it('answers pings with pongs; a ping without an id is not a ping', async () => {
+    const { hosts } = await start();
+    const host = hosts[0] as HostEnd;
+    host.accept();
+    await settle();
+    const ping = sessionPing('s1');
+    host.send(ping);
+    await settle();
+    const pongs = () => host.received.filter((message) => message.type === 'session.pong');
+    expect(pongs()).toEqual([expect.objectContaining({ type: 'session.pong', replyTo: ping.id })]);
+    host.send({ type: 'session.ping', id: 7 });
+    await settle();
+    expect(pongs()).toHaveLength(1);
+  });
+
+  it('drops a host silent for three heartbeat intervals, and reconnects', async () => {
+    const { hosts, closes } = await start();
+    const host = hosts[0] as HostEnd;
+    host.accept();
+    host.send(welcome({ heartbeatIntervalMs: 1000 }));
+    await settle();
+    // Honest path: a host that keeps talking (its pings, every 900 ms) is kept.
+    for (let i = 0; i < 10; i++) {
+      host.send(sessionPing('s1'));
+      await vi.advanceTimersByTimeAsync(900);
+    }
+    expect(host.closed).toBeUndefined();
+    expect(host.received.filter((message) => message.type === 'session.pong')).toHaveLength(10);
+
+    // Silence: heard last at 9000 ms (after the welcome); the check at 11000 finds 2000 ms,
+    // the one at 12000 finds 3000 ms.
+    await vi.advanceTimersByTimeAsync(2099);
+    expect(host.closed).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1000);
+    const silent = { code: SESSION_CLOSE.silent, reason: 'the host stopped answering' };
+    await settle();
+    expect(host.closed).toEqual(silent);
+    expect(closes).toEqual([{ ...silent, willRetry: true }]);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(hosts).toHaveLength(2);
+  });
+
+  it('trades the pairing code for the credential on the next connection', async () => {
+    const { session, hosts } = await start({ url: 'ws://127.0.0.1:9/toolwire?pair=CODE-1' });
+    const paired: unknown[] = [];
+    session.addEventListener('paired', (event) => paired.push((event as CustomEvent).detail));
+    // Honest path: until a welcome carries the credential, the code is not spent.
+    expect(hosts[0]?.url.searchParams.get('pair')).toBe('CODE-1');
+    hosts[0]?.accept();
+    hosts[0]?.transport.close({ code: 1006 });
+    await settle();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(hosts[1]?.url.searchParams.get('pair')).toBe('CODE-1');
+
+    hosts[1]?.accept();
+    hosts[1]?.send(welcome({ credential: 'cred-1' }));
+    await settle();
+    expect(paired).toEqual([
+      { address: 'ws://127.0.0.1:9/toolwire', credential: 'cred-1', hostRun: 'run-1' },
+    ]);
+    hosts[1]?.transport.close({ code: 1001 });
+    await settle();
+    await vi.advanceTimersByTimeAsync(500);
+    const url = hosts[2]?.url;
+    expect(url?.searchParams.get('credential')).toBe('cred-1');
+    expect(url?.searchParams.has('pair')).toBe(false);
+  });
+});
