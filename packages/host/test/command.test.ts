@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../src/index.js';
 import { parseCommand } from '../src/internal.js';
+import { captureIo } from './cli-helpers.js';
 import { FakePage, until } from './helpers.js';
 
 describe('parseCommand', () => {
@@ -71,31 +72,7 @@ describe('parseCommand', () => {
 
 const STATE = join(mkdtempSync(join(tmpdir(), 'toolwire-cmd-')), 'host.json');
 
-function io(stdin = new PassThrough()) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  stderr.on('data', (chunk) => {
-    err += chunk;
-  });
-  let signal: () => void = () => {};
-  return {
-    io: {
-      stdin,
-      stdout,
-      stderr,
-      env: { TOOLWIRE_STATE: STATE },
-      onSignal: (handler: () => void) => (signal = handler),
-    },
-    out: () => out,
-    err: () => err,
-    signal: () => signal(),
-  };
-}
+const io = (stdin = new PassThrough()) => captureIo({ TOOLWIRE_STATE: STATE }, stdin);
 
 describe('runCommand', () => {
   it('prints usage with exit code 2 on a bad command line', async () => {

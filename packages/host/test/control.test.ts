@@ -13,6 +13,7 @@ import {
   readControlState,
   startControlServer,
 } from '../src/internal.js';
+import { captureIo } from './cli-helpers.js';
 import { FakePage, tool, until } from './helpers.js';
 
 // The client commands in-process against `toolwire host` run in-process (the built bin as a
@@ -29,25 +30,7 @@ afterEach(async () => {
   stopHost = undefined;
 });
 
-function io(env: Record<string, string | undefined>, stdin = new PassThrough()) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => {
-    out += chunk;
-  });
-  stderr.on('data', (chunk) => {
-    err += chunk;
-  });
-  let signal: () => void = () => {};
-  return {
-    io: { stdin, stdout, stderr, env, onSignal: (handler: () => void) => (signal = handler) },
-    out: () => out,
-    err: () => err,
-    signal: () => signal(),
-  };
-}
+const io = captureIo;
 
 let counter = 0;
 
