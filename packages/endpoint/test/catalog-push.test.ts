@@ -2,51 +2,18 @@ import type { Tool, Tools } from '@toolwire/polyfill';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
+import { FakeSocket, sockets } from './fake-socket.js';
 
 // Issue 13, part 9: the page's side of "the host's catalog converges". The page reads its tools
 // once per change notice and pushes `tool.catalog.changed` after a debounce; the host also asks
 // on its own (a call, `toolwire tools`, a poll). Whatever interleaves, the page must end up
 // serving its newest tools and the host must end up told about them.
 
-const sockets: FakeSocket[] = [];
 const sessions: Session[] = [];
 
 afterEach(() => {
   for (const session of sessions.splice(0)) session.close();
 });
-
-/** A WebSocket stand-in: the test opens it and feeds it frames; sent frames are kept. */
-class FakeSocket {
-  readyState = 0;
-  binaryType = 'blob';
-  sent: string[] = [];
-  onopen: (() => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onerror: (() => void) | null = null;
-  onclose: ((event: { code: number; reason: string }) => void) | null = null;
-
-  constructor(readonly url: string) {
-    sockets.push(this);
-  }
-
-  send(data: string): void {
-    this.sent.push(data);
-  }
-
-  close(): void {
-    this.readyState = 3;
-  }
-
-  open(): void {
-    this.readyState = 1;
-    this.onopen?.();
-  }
-
-  /** Parsed frames of one type sent so far. */
-  frames(type: string): any[] {
-    return this.sent.map((frame) => JSON.parse(frame)).filter((message) => message.type === type);
-  }
-}
 
 /**
  * The page's generic layer, scripted: `names` is what the page holds now; each getTools() takes

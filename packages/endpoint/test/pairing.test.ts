@@ -19,8 +19,8 @@ import {
 } from '../src/pair-from-link.js';
 import type { PairingRequest } from '../src/pairing-prompt.js';
 import { askToPair, describeGuard } from '../src/pairing-prompt.js';
+import { FakeSocket, sockets } from './fake-socket.js';
 
-const sockets: FakeSocket[] = [];
 const sessions: Session[] = [];
 
 afterEach(() => {
@@ -28,50 +28,6 @@ afterEach(() => {
   sockets.length = 0;
   vi.restoreAllMocks();
 });
-
-/** A WebSocket stand-in: the test opens it, feeds it frames and closes it; sent frames are kept. */
-class FakeSocket {
-  readyState = 0;
-  binaryType = 'blob';
-  sent: string[] = [];
-  closedWith: { code?: number; reason?: string } | undefined;
-  onopen: (() => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onerror: (() => void) | null = null;
-  onclose: ((event: { code: number; reason: string }) => void) | null = null;
-
-  constructor(readonly url: string) {
-    sockets.push(this);
-  }
-
-  send(data: string): void {
-    this.sent.push(data);
-  }
-
-  close(code?: number, reason?: string): void {
-    this.closedWith = { code, reason };
-    this.readyState = 3;
-  }
-
-  open(): void {
-    this.readyState = 1;
-    this.onopen?.();
-  }
-
-  /** The host's side of a close (what the browser reports after the handshake). */
-  hostCloses(code: number, reason = ''): void {
-    this.readyState = 3;
-    this.onclose?.({ code, reason });
-  }
-
-  receive(message: object): void {
-    this.onmessage?.({ data: JSON.stringify(message) });
-  }
-
-  frames(type: string): any[] {
-    return this.sent.map((frame) => JSON.parse(frame)).filter((m) => m.type === type);
-  }
-}
 
 /** A page's tools as the polyfill would list them: id -> policy; runs are counted. */
 function fakeTools(list: Record<string, 'read' | 'write' | 'critical'> = {}) {

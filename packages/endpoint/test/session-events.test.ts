@@ -1,36 +1,7 @@
 import type { Tools } from '@toolwire/polyfill';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../src/connect.js';
-
-const sockets: FakeSocket[] = [];
-
-/** A WebSocket stand-in: the test opens it and feeds it frames; sent frames are kept. */
-class FakeSocket {
-  readyState = 0;
-  binaryType = 'blob';
-  sent: string[] = [];
-  onopen: (() => void) | null = null;
-  onmessage: ((event: { data: unknown }) => void) | null = null;
-  onerror: (() => void) | null = null;
-  onclose: ((event: { code: number; reason: string }) => void) | null = null;
-
-  constructor(readonly url: string) {
-    sockets.push(this);
-  }
-
-  send(data: string): void {
-    this.sent.push(data);
-  }
-
-  close(): void {
-    this.readyState = 3;
-  }
-
-  open(): void {
-    this.readyState = 1;
-    this.onopen?.();
-  }
-}
+import { FakeSocket, sockets } from './fake-socket.js';
 
 /** A page with no tools of its own. */
 function emptyTools(): Tools {
