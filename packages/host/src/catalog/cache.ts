@@ -14,11 +14,10 @@
 import type {
   CatalogListingPayload,
   CatalogPayload,
+  FullEntry,
   IndexEntry,
-  JsonSchema,
   QueryPayload,
   RuntimeState,
-  ToolPolicy,
 } from '@toolwire/protocol';
 import {
   isPlainObject,
@@ -27,24 +26,11 @@ import {
   ToolProtocolError,
 } from '@toolwire/protocol';
 
-/** One tool as the host knows it: index fields, its static definition, its availability. */
-export interface HostTool {
-  id: string;
-  name: string;
-  description: string;
-  category: string;
-  policy: ToolPolicy;
-  definitionRevision: string;
-  keywords?: string[];
-  prerequisiteToolIds?: string[];
-  argumentsSchema: JsonSchema;
-  resultSchema: JsonSchema;
-  argumentEncoding?: 'flattened-string';
-  /** The origin of the document that registered it (a frame's, for a widget's tools), when told. */
-  origin?: string;
-  /** Present only while the tool is unavailable. */
-  runtime?: RuntimeState;
-}
+/**
+ * One tool as the host knows it: its static definition with its revision, and `runtime` only
+ * while it is unavailable (the wire's full entry, without the `executable` flag it derives).
+ */
+export type HostTool = Omit<FullEntry, 'executable'>;
 
 /** What a refresh changed: nothing, only availability, or the tool set / definitions. */
 export type CatalogChange = 'none' | 'availability' | 'tools';
