@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildEnvironmentOptions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { endpointVersionDefine } from './scripts/version-define.js';
 
 /**
  * The shared library build: ESM, one file per entry, dependencies left external (a package's
@@ -45,6 +46,8 @@ export default defineConfig({
     // Two cores: keep one worker per core and no more.
     maxWorkers: 2,
     projects: packageNames.map((name) => ({
+      // What the endpoint's build stamps in (scripts/build.ts), so tests see the real version.
+      define: endpointVersionDefine,
       test: {
         name,
         root: join(packagesDir, name),

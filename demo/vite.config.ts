@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
 import { defineConfig } from 'vite';
+import { endpointVersionDefine } from '../scripts/version-define.js';
 
 /**
  * The browser demo's Vite config. The frames page needs two origins, so `demo/serve.ts` starts
@@ -43,7 +44,7 @@ export function demoConfig({ which, ports = demoPorts(), watch = true }: DemoSer
     logLevel: 'warn',
     // Two servers on one root must not share the dependency optimizer's cache directory.
     cacheDir: join(REPO_ROOT, 'node_modules', '.vite', `demo-${which.toLowerCase()}`),
-    define: { __TOOLWIRE_DEMO_ORIGINS__: JSON.stringify(origins) },
+    define: { ...endpointVersionDefine, __TOOLWIRE_DEMO_ORIGINS__: JSON.stringify(origins) },
     server: {
       host: which === 'A' ? 'localhost' : '127.0.0.1',
       port: which === 'A' ? ports.a : ports.b,

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
 import { clickConnect } from './support/pairing.js';
@@ -7,6 +8,9 @@ import { type HostConnection, TestHost, waitForMessage } from './support/ws-host
 // endpoint in Debian's Chromium, WIRE.md's sourced behaviours over the socket.
 
 let host: TestHost;
+const ENDPOINT_VERSION = JSON.parse(
+  readFileSync(new URL('../packages/endpoint/package.json', import.meta.url), 'utf8'),
+).version;
 
 test.beforeEach(async () => {
   host = await new TestHost().start();
@@ -30,7 +34,7 @@ test('session.open, then index listing, conditional query and definitions', asyn
   const { client, messages } = await openPage(page);
   const open = messages.find((m) => m.type === 'session.open');
   expect(open.payload).toMatchObject({
-    sdk: { name: 'toolwire-web' },
+    sdk: { name: 'toolwire-web', version: ENDPOINT_VERSION },
     page: { origin: `http://localhost:${E2E_PORT}`, title: 'toolwire endpoint e2e' },
   });
   const index: any = await client.query({ detail: 'index' });

@@ -3,6 +3,7 @@ import { join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vite';
+import { endpointVersionDefine } from '../scripts/version-define.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -45,6 +46,7 @@ function serveBuiltFiles(): Plugin {
 export default defineConfig({
   root,
   plugins: [serveBuiltFiles()],
+  define: endpointVersionDefine,
   logLevel: 'warn',
   clearScreen: false,
   server: {

@@ -8,21 +8,24 @@
 import { copyFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
+import { endpointVersionDefine } from '../../../scripts/version-define.js';
 import { libraryBuild } from '../../../vite.config.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
 const polyfillDist = fileURLToPath(new URL('../../polyfill/dist/', import.meta.url));
 const quiet = { logLevel: 'warn' as const, configFile: false as const, root };
+const stamp = endpointVersionDefine;
 
 await build({
   ...quiet,
+  define: stamp,
   build: libraryBuild(new URL('../package.json', import.meta.url).href, { index: 'src/index.ts' }),
 });
 
 await build({
   ...quiet,
-  define: { __TOOLWIRE_IIFE__: 'true' },
+  define: { ...stamp, __TOOLWIRE_IIFE__: 'true' },
   build: {
     outDir: dist,
     emptyOutDir: false,

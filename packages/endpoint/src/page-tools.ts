@@ -17,20 +17,19 @@
  * - Calls go through `tools.callTool(..., {encoding: 'json'})`: arguments lifted, results
  *   lowered; the polyfill's errors become wire codes.
  */
+import type { CallToolOptions, Tool, Tools } from '@toolwire/polyfill';
+import type { ToolWireInfo } from '@toolwire/polyfill/wire';
+import { WIRE_RESULT, wireInfo } from '@toolwire/polyfill/wire';
 import type {
-  CallToolOptions,
-  ValidationIssue as PolyfillIssue,
-  Tool,
-  Tools,
-} from '@toolwire/polyfill';
-import type { AvailabilityInput, BridgeTool, JsonValue, SelfValidation } from '@toolwire/protocol';
+  AvailabilityInput,
+  BridgeTool,
+  JsonValue,
+  SelfValidation,
+  ValidationIssue,
+} from '@toolwire/protocol';
 import { schemaFailure, toolFailure } from '@toolwire/protocol';
-import { wireIssues } from './validator.js';
 
 type Expand = (schema: object) => object;
-
-/** The polyfill's `WIRE_RESULT` option key (a registered symbol, so any copy reads it). */
-const WIRE_RESULT = Symbol.for('toolwire.wireResult');
 
 /** WIRE clamps a listing's `limit` to 1..1000: the most tools a host can read in one. */
 export const MAX_WIRE_TOOLS = 1000;
@@ -108,7 +107,7 @@ function operationFailure(error: unknown, message: string, tool: FailingTool) {
 
 /** The polyfill's issues as the wire's schema failure: the bridge's own wording and details. */
 function schemaFailureOf(which: 'arguments' | 'result', issues: unknown[], tool: FailingTool) {
-  const error = schemaFailure(which, tool.id ?? '', wireIssues(issues as PolyfillIssue[]));
+  const error = schemaFailure(which, tool.id ?? '', issues as ValidationIssue[]);
   return toolFailure({ code: error.code, message: error.message, details: error.details });
 }
 
@@ -150,7 +149,7 @@ export function wireFailure(error: unknown, tool: FailingTool = {}) {
   }
 }
 
-type WireInfo = NonNullable<ReturnType<Tools['wireInfo']>>;
+type WireInfo = ToolWireInfo;
 
 const SELF_VALIDATING: SelfValidation = { arguments: true, result: true };
 
@@ -231,7 +230,7 @@ export async function readPageTools(options: PageToolsOptions): Promise<BridgeTo
   const own: Listed[] = [];
   const framed: Listed[] = [];
   for (const handle of handles) {
-    const info = options.tools.wireInfo(handle);
+    const info = wireInfo(options.tools, handle);
     if (info) (info.local ? own : framed).push({ handle, info });
   }
   const taken = new Set(options.reserved);

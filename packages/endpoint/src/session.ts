@@ -36,7 +36,11 @@ import { pageValidator } from './validator.js';
 import { webSocketConnector } from './websocket-transport.js';
 
 export const SDK_NAME = 'toolwire-web';
-export const SDK_VERSION = '0.1.0';
+/** Replaced by the build (and the unit tests' config) with this package's package.json version. */
+declare const __TOOLWIRE_ENDPOINT_VERSION__: string | undefined;
+/** This package's version, as the page reports it in `session.open`; `dev` from unbuilt source. */
+export const SDK_VERSION: string =
+  typeof __TOOLWIRE_ENDPOINT_VERSION__ === 'string' ? __TOOLWIRE_ENDPOINT_VERSION__ : 'dev';
 
 /** 1009 in the application range: a page's close() accepts only 1000 and 3000-4999. */
 const MESSAGE_TOO_BIG = 4009;

@@ -38,14 +38,11 @@ class ScriptedTools extends EventTarget {
     return snapshot;
   }
 
-  wireInfo() {
+  /** Every handle is the page's own registry tool (what wireInfo reads). */
+  sourceOf() {
     return {
-      policy: 'read' as const,
-      category: undefined,
-      keywords: [],
-      prerequisites: [],
-      availability: () => true as const,
-      local: true,
+      kind: 'registry' as const,
+      entry: { policy: 'read', keywords: [], prerequisites: [] },
     };
   }
 

@@ -35,14 +35,14 @@ function fakeTools(specs: Spec[]): Tools {
   const local = new Map(handles.map((handle, i) => [handle, specs[i]?.local === true]));
   return {
     getTools: async () => handles,
-    wireInfo: (handle: Tool) => ({
-      policy: 'read',
-      category: undefined,
-      keywords: [],
-      prerequisites: [],
-      availability: () => true,
-      local: local.get(handle) === true,
-    }),
+    // Where each handle lives, as wireInfo reads it: the page's registry, or another frame.
+    sourceOf: (handle: Tool) =>
+      local.get(handle) === true
+        ? { kind: 'registry', entry: { policy: 'read', keywords: [], prerequisites: [] } }
+        : {
+            kind: 'frame',
+            descriptor: { policy: 'read', keywords: [], prerequisites: [], runtime: undefined },
+          },
     callTool: async () => ({}),
   } as unknown as Tools;
 }

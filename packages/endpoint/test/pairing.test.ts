@@ -40,13 +40,10 @@ function fakeTools(list: Record<string, 'read' | 'write' | 'critical'> = {}) {
     origin: location.origin,
   }));
   tools.getTools = async () => handles;
-  tools.wireInfo = (handle: { name: string }) => ({
-    policy: list[handle.name],
-    category: undefined,
-    keywords: [],
-    prerequisites: [],
-    availability: () => true,
-    local: true,
+  // Each handle is the page's own registry tool, with the policy the test gives it.
+  tools.sourceOf = (handle: { name: string }) => ({
+    kind: 'registry',
+    entry: { policy: list[handle.name], keywords: [], prerequisites: [] },
   });
   tools.callTool = async (handle: { name: string }) => {
     ran.push(handle.name);

@@ -7,7 +7,7 @@ import { FakeSocket, sockets } from './fake-socket.js';
 function emptyTools(): Tools {
   const tools = new EventTarget() as EventTarget & Record<string, unknown>;
   tools.getTools = async () => [];
-  tools.wireInfo = () => undefined;
+  tools.sourceOf = () => undefined;
   return tools as unknown as Tools;
 }
 

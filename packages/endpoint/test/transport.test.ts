@@ -1,5 +1,6 @@
 // The endpoint's session over the in-memory linked pair (issue 14): reconnect, the frame limit,
 // heartbeats and pairing, with the host's side played by the test and time by fake timers.
+import { readFileSync } from 'node:fs';
 import type { Tools } from '@toolwire/polyfill';
 import type { SessionWelcomePayload, Transport, TransportCloseInfo } from '@toolwire/protocol';
 import { createLinkedPair, SESSION_CLOSE, sessionPing, sessionWelcome } from '@toolwire/protocol';
@@ -65,7 +66,7 @@ function pairConnector(): { connector: Connector; hosts: HostEnd[] } {
 function emptyTools(): Tools {
   const tools = new EventTarget() as EventTarget & Record<string, unknown>;
   tools.getTools = async () => [];
-  tools.wireInfo = () => undefined;
+  tools.sourceOf = () => undefined;
   return tools as unknown as Tools;
 }
 
@@ -125,6 +126,11 @@ describe('the endpoint over a Transport', () => {
     await settle();
     expect(session.status).toBe('open');
     expect(types(hosts[0])).toEqual(['session.open']);
+    // The version it reports is its package.json's, stamped in at build (no typed copy).
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    expect(hosts[0]?.received[0]?.payload).toMatchObject({
+      sdk: { name: 'toolwire-web', version: manifest.version },
+    });
 
     hosts[0]?.transport.close({ code: 1001, reason: 'going away' });
     await settle();

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '@toolwire/polyfill';
 import { install } from '@toolwire/polyfill';
+import { wireInfo } from '@toolwire/polyfill/wire';
 import type { BridgeTool, ValidatorProvider } from '@toolwire/protocol';
 import { createToolBridge, decodePayload } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
@@ -45,11 +46,9 @@ async function pageBridge(
   const win = new Window({ url: `${APP}/` });
   const { tools, toolManager } = install({ window: win as unknown as never });
   if (options.markSelfValidating === false) {
-    const wireInfo = tools.wireInfo.bind(tools);
-    tools.wireInfo = (handle) => {
-      const info = wireInfo(handle);
-      return info && { ...info, validates: false };
-    };
+    // As the browser's own tools are: the bridge, not the polyfill, checks their calls.
+    const sourceOf = tools.sourceOf.bind(tools);
+    tools.sourceOf = (handle) => (sourceOf(handle) ? { kind: 'native' } : undefined);
   }
   const register = (name: string, execute: () => unknown, outputSchema?: JsonSchema) =>
     toolManager.register({
@@ -195,13 +194,11 @@ describe('one validation per call on the page', () => {
     const read = () =>
       readPageTools({ tools, origin: APP, expandSchema: (schema) => schema, reserved: new Set() });
     // The polyfill's own registry: it validates, so the bridge is told not to.
-    expect(tools.wireInfo((await tools.getTools())[0] as never)?.validates).toBe(true);
+    expect(wireInfo(tools, (await tools.getTools())[0] as never)?.validates).toBe(true);
     expect((await read())[0]?.validates).toEqual({ arguments: true, result: true });
-    const wireInfo = tools.wireInfo.bind(tools);
-    tools.wireInfo = (handle) => {
-      const info = wireInfo(handle);
-      return info && { ...info, validates: false };
-    };
+    // As the browser's own tools are: the bridge, not the polyfill, checks their calls.
+    const sourceOf = tools.sourceOf.bind(tools);
+    tools.sourceOf = (handle) => (sourceOf(handle) ? { kind: 'native' } : undefined);
     expect((await read())[0]?.validates).toBeUndefined();
   });
 });

@@ -7,6 +7,6 @@ export type { LoweringLimits, LoweringOptions } from './limits.js';
 export { DEFAULT_LIMITS } from './limits.js';
 export { lower } from './lower.js';
 export { LoweringError } from './lowering-error.js';
-export type { Json, JsonSchema, JsonSchemaObject } from './types.js';
+export type { Json, JsonSchema, JsonSchemaObject, ValidationIssue } from './types.js';
 export type { WebTypeName } from './web-types.js';
 export { WEB_TYPES } from './web-types.js';

@@ -1,4 +1,5 @@
 import type { LoweringErrorCode } from './error-codes.js';
+import type { ValidationIssue } from './types.js';
 
 /**
  * The one error lower, lift and expandSchema throw for data and schema problems. `path` is a
@@ -23,8 +24,8 @@ export class LoweringError extends Error {
     this.schemaPath = options.schemaPath ?? '#';
   }
 
-  /** The `{path, reason, schemaPath}` shape a DataError message carries (API.md). */
-  toJSON(): { code: LoweringErrorCode; path: string; reason: string; schemaPath: string } {
+  /** Its code and the ValidationIssue it amounts to (the shape a DataError message carries). */
+  toJSON(): { code: LoweringErrorCode } & ValidationIssue {
     return { code: this.code, path: this.path, reason: this.message, schemaPath: this.schemaPath };
   }
 }

@@ -15,8 +15,6 @@ import { runLocal } from './run.js';
 import type { HandleOwner, Tool, ToolSource } from './tool.js';
 import { entryOf, handleOf } from './tool.js';
 import type { CallEncoding, CallToolOptions, GetToolsOptions } from './types.js';
-import type { ToolWireInfo } from './wire/info.js';
-import { wireInfo } from './wire/info.js';
 import { WIRE_RESULT } from './wire/result.js';
 
 export interface ToolsHooks {
@@ -181,14 +179,6 @@ export class Tools extends EventTarget implements HandleOwner {
     if (this.#hooks.native?.owns(tool)) return { kind: 'native' };
     const descriptor = this.#hooks.frames?.descriptorOf(tool);
     return descriptor ? { kind: 'frame', descriptor } : undefined;
-  }
-
-  /**
-   * @deprecated `wireInfo(tools, tool)` from `@toolwire/polyfill/wire`. Kept until the endpoint
-   * (page-tools.ts) reads it from there.
-   */
-  wireInfo(tool: Tool): ToolWireInfo | undefined {
-    return wireInfo(this, tool);
   }
 
   /** @internal The frames bridge runs a local tool for a caller in another frame. */

@@ -9,7 +9,6 @@ import type {
   ValidationResult,
   ValidatorProvider,
 } from './validator.js';
-import { pointerToPath } from './validator.js';
 
 interface AjvError {
   instancePath: string;
@@ -43,12 +42,7 @@ function toIssue(error: AjvError): ValidationIssue {
   const property = error.params.missingProperty ?? error.params.additionalProperty;
   if (typeof property === 'string')
     pointer += `/${property.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-  return {
-    path: pointerToPath(pointer),
-    message: error.message ?? error.keyword,
-    keyword: error.keyword,
-    schemaPath: error.schemaPath,
-  };
+  return { path: pointer, reason: error.message ?? error.keyword, schemaPath: error.schemaPath };
 }
 
 export interface AjvProviderOptions {

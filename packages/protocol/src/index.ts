@@ -60,9 +60,10 @@ export * from './session-messages.js';
 export type { Transport, TransportCloseInfo } from './transport.js';
 export { createLinkedPair } from './transport.js';
 export type {
+  IssueDetail,
   Validate,
   ValidationIssue,
   ValidationResult,
   ValidatorProvider,
 } from './validator.js';
-export { pointerToPath, schemaFailure } from './validator.js';
+export { schemaFailure } from './validator.js';

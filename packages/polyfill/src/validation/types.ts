@@ -1,14 +1,12 @@
 /**
  * What a schema check reports, shared by the engines (ajv.ts, cfworker.ts) and their loader
- * (load.ts): every failure as `{path (JSON Pointer), reason, schemaPath}`.
+ * (load.ts): every failure as the lowering's one ValidationIssue (`{path (JSON Pointer),
+ * reason, schemaPath}`).
  */
+import type { ValidationIssue } from '@toolwire/lowering';
 import type { CallEncoding } from '../types.js';
 
-export interface ValidationIssue {
-  path: string;
-  reason: string;
-  schemaPath: string;
-}
+export type { ValidationIssue };
 
 /** null when valid, else every failure found. */
 export type Check = (data: unknown) => ValidationIssue[] | null;
