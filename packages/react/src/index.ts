@@ -1,0 +1,2 @@
+export type { ToolManagerLike, UseToolResult } from './types.js';
+export { useTool } from './use-tool.js';

@@ -1,0 +1,22 @@
+/** Public types of `@toolwire/react`. */
+import type { ToolDefinition } from '@toolwire/polyfill';
+
+/**
+ * What the hook needs of `window.toolManager` (API.md "Registering"). Structural, so the
+ * polyfill's IIFE (another copy of the class) and a future native toolManager both fit.
+ */
+export interface ToolManagerLike {
+  register(tool: ToolDefinition, options?: { signal?: AbortSignal }): Promise<void>;
+}
+
+/**
+ * Where the registration stands for the definition of the latest render:
+ * - `pending`: not registered yet (before the first effect, while `register()` is in flight, or
+ *   right after the definition's data changed and a new registration is on its way);
+ * - `registered`: `register()` resolved; the tool is listed until unmount or the next change;
+ * - `error`: no `window.toolManager`, or `register()` rejected (`error` says why).
+ */
+export type UseToolResult<Name extends string = string> =
+  | { status: 'pending'; name: Name; error: undefined }
+  | { status: 'registered'; name: Name; error: undefined }
+  | { status: 'error'; name: Name; error: Error };

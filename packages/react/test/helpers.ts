@@ -1,0 +1,75 @@
+import { install, type ToolDefinition } from '@toolwire/polyfill';
+import { Window } from 'happy-dom';
+import { act, createElement, type ReactNode, StrictMode } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { useTool } from '../src/index.js';
+import type { UseToolResult } from '../src/types.js';
+
+// react-dom's act() warns unless the environment says it is a test.
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+type Globals = { toolManager?: unknown; tools?: unknown };
+
+/**
+ * A polyfill installed on its own happy-dom window, its toolManager and tools put on this
+ * realm's globals as the IIFE would: the app never imports the polyfill (the script-tag case).
+ */
+export function scriptTagPolyfill() {
+  const installation = install({ window: new Window({ url: 'https://app.example/' }) as never });
+  const globals = globalThis as Globals;
+  globals.toolManager = installation.toolManager;
+  globals.tools = installation.tools;
+  return installation;
+}
+
+export function removeGlobals(): void {
+  const globals = globalThis as Globals;
+  delete globals.toolManager;
+  delete globals.tools;
+}
+
+/** What the probe component's hook returned on its latest render. */
+export interface Probe {
+  result: UseToolResult | undefined;
+}
+
+export function ToolProbe(props: { definition: ToolDefinition; probe: Probe }): null {
+  props.probe.result = useTool(props.definition);
+  return null;
+}
+
+/** A React root rendering one tool-registering component, optionally under StrictMode. */
+export function mountTool(strict = false) {
+  const root: Root = createRoot(document.createElement('div'));
+  const probe: Probe = { result: undefined };
+  const wrap = (node: ReactNode) => (strict ? createElement(StrictMode, null, node) : node);
+  return {
+    probe,
+    async render(definition: ToolDefinition): Promise<void> {
+      await act(async () => {
+        root.render(wrap(createElement(ToolProbe, { definition, probe })));
+      });
+    },
+    /** Lets timers run for `ms` inside act(), so the hook's late state updates are applied. */
+    async settle(ms: number): Promise<void> {
+      await act(() => tick(ms));
+    },
+    async unmount(): Promise<void> {
+      await act(async () => {
+        root.unmount();
+      });
+    },
+  };
+}
+
+/** The error a promise rejects with. */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+export const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
