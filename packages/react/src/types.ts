@@ -2,7 +2,7 @@
 import type { ToolDefinition } from '@toolwire/polyfill';
 
 /**
- * What the hook needs of `window.toolManager` (API.md "Registering"). Structural, so the
+ * What the hook needs of `window.toolManager`. Structural, so the
  * polyfill's IIFE (another copy of the class) and a future native toolManager both fit.
  */
 export interface ToolManagerLike {
