@@ -100,7 +100,10 @@ export function useTool<D extends ToolDefinition>(definition: D): UseToolResult<
     const tool = registered(definition, latest, calls, () => live);
     enqueue(manager, name, () => {
       if (!live) return; // unmounted before its turn: never registered
-      return manager.register(tool, { signal: controller.signal }).then(
+      // A promise even if register() throws instead of rejecting (not the polyfill's way).
+      return new Promise<void>((resolve) =>
+        resolve(manager.register(tool, { signal: controller.signal })),
+      ).then(
         () => {
           if (live) setOutcome({ key, error: undefined });
         },

@@ -253,6 +253,19 @@ describe('useTool: failures are returned, not thrown', () => {
     await view.unmount();
   });
 
+  it('a register() that throws instead of rejecting: status error all the same', async () => {
+    (globalThis as { toolManager?: unknown }).toolManager = {
+      register: () => {
+        throw new RangeError('no room');
+      },
+    };
+    const view = mountTool();
+    await view.render(counter());
+    expect(view.probe.result?.status).toBe('error');
+    expect(view.probe.result?.error).toBeInstanceOf(RangeError);
+    await view.unmount();
+  });
+
   it('a refused registration (a duplicate name): status error with the DOMException', async () => {
     await polyfill.toolManager.register({ name: 'counter.add', execute: () => 'theirs' });
     const view = mountTool();
