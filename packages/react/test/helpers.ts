@@ -50,9 +50,15 @@ export function mountTool(strict = false) {
         root.render(wrap(createElement(ToolProbe, { definition, probe })));
       });
     },
-    /** Lets timers run for `ms` inside act(), so the hook's late state updates are applied. */
-    async settle(ms: number): Promise<void> {
-      await act(() => tick(ms));
+    /**
+     * Lets timers run inside act() until `done()` holds (the hook's late state updates are
+     * applied as they come); fails after two seconds.
+     */
+    async until(done: () => boolean | Promise<boolean>): Promise<void> {
+      for (let waited = 0; !(await done()); waited += 5) {
+        if (waited > 2000) throw new Error(`still not done after ${waited} ms: ${done}`);
+        await act(() => tick(5));
+      }
     },
     async unmount(): Promise<void> {
       await act(async () => {

@@ -64,6 +64,26 @@ describe('useTool: mount and unmount', () => {
   });
 });
 
+/**
+ * A toolManager whose register() stores the tool at once but settles later, and only then looks
+ * at the signal (as one answering across frames might). A hook that unregisters out of turn
+ * leaves a duplicate or nothing at all.
+ */
+function slowManager(real: Installation['toolManager']) {
+  return {
+    register: (tool: ToolDefinition, options?: { signal?: AbortSignal }) => {
+      const stored = real.register(tool);
+      return tick(5).then(async () => {
+        await stored;
+        const signal = options?.signal;
+        const drop = () => void real.unregister(tool.name);
+        if (signal?.aborted) drop();
+        else signal?.addEventListener('abort', drop, { once: true });
+      });
+    },
+  };
+}
+
 describe('useTool: StrictMode', () => {
   it('mount, unmount, mount ends with one registration and no error', async () => {
     const register = vi.spyOn(polyfill.toolManager, 'register');
@@ -80,41 +100,23 @@ describe('useTool: StrictMode', () => {
   });
 
   it('holds when register() settles late (an asynchronous toolManager)', async () => {
-    // A toolManager whose register() stores the tool at once but settles later, and only then
-    // looks at the signal (as one answering across frames might). A hook that unregisters out of
-    // turn leaves a duplicate or nothing at all.
-    const real = polyfill.toolManager;
-    const slow = {
-      register: (tool: ToolDefinition, options?: { signal?: AbortSignal }) => {
-        const stored = real.register(tool);
-        return tick(5).then(async () => {
-          await stored;
-          const signal = options?.signal;
-          const drop = () => void real.unregister(tool.name);
-          if (signal?.aborted) drop();
-          else signal?.addEventListener('abort', drop, { once: true });
-        });
-      },
-    };
+    const slow = slowManager(polyfill.toolManager);
     (globalThis as { toolManager?: unknown }).toolManager = slow;
     const view = mountTool(true);
     await view.render(counter());
-    await view.settle(20);
-    expect(view.probe.result?.status).toBe('registered');
+    await view.until(() => view.probe.result?.status === 'registered');
     expect(await names()).toEqual(['counter.add']);
     // A change of data while the old registration is still settling: still exactly one.
     await view.render({ ...counter(), naturalLanguageProperties: { description: 'Adds more.' } });
     await view.render({ ...counter(), naturalLanguageProperties: { description: 'Adds most.' } });
-    await view.settle(20);
-    expect(view.probe.result?.status).toBe('registered');
+    await view.until(() => view.probe.result?.status === 'registered');
     const listed = await polyfill.tools.getTools();
     expect(listed.map((tool) => [tool.name, tool.description])).toEqual([
       ['counter.add', 'Adds most.'],
     ]);
     expect(errors).not.toHaveBeenCalled();
     await view.unmount();
-    await view.settle(20);
-    expect(await names()).toEqual([]);
+    await view.until(async () => (await names()).length === 0);
   });
 });
 
@@ -171,6 +173,20 @@ describe('useTool: unmount aborts calls in flight', () => {
     expect(signal?.aborted).toBe(true);
     expect((signal?.reason as Error | undefined)?.name).toBe('AbortError');
     expect(await names()).toEqual([]);
+  });
+
+  it('refuses a call that reaches the tool after unmount, before its removal', async () => {
+    // The slow manager keeps the tool listed until its register() settles; the hook already
+    // let go of it, so a call in that window fails as a call in flight would.
+    (globalThis as { toolManager?: unknown }).toolManager = slowManager(polyfill.toolManager);
+    const execute = vi.fn(() => 'ran');
+    const view = mountTool();
+    await view.render(counter(execute));
+    await view.unmount();
+    expect(await names()).toEqual(['counter.add']);
+    expect((await rejection(polyfill.tools.callTool('counter.add', {}))).name).toBe('AbortError');
+    expect(execute).not.toHaveBeenCalled();
+    await view.until(async () => (await names()).length === 0);
   });
 
   it('still passes on the caller’s own abort to execute()', async () => {
