@@ -93,7 +93,7 @@ test('install() from the app: list, call, unmount with a call in flight, mount a
   await expect(page.getByTestId('log')).toContainText(
     'counter.add_slowly 1: its signal aborted (AbortError)',
   );
-  expect(await listed(page)).toEqual([]);
+  await expect.poll(() => listed(page)).toEqual([]);
   const gone = await page.evaluate(() =>
     (window as unknown as { tools: PageTools }).tools
       .callTool('counter.add', { by: 1 })
@@ -121,7 +121,7 @@ test('the polyfill from a script tag: the hook uses the globals it installed', a
   expect(await call(page, 'counter.add', { by: 4 })).toBe(4);
   await expect(page.getByTestId('count')).toHaveText('4');
   await page.getByTestId('shown').uncheck();
-  expect(await listed(page)).toEqual([]);
+  await expect.poll(() => listed(page)).toEqual([]);
   expect(problems).toEqual([]);
 });
 
