@@ -2,9 +2,10 @@
 // heartbeats and pairing, with the host's side played by the test and time by fake timers.
 import { readFileSync } from 'node:fs';
 import type { Tools } from '@toolwire/polyfill';
+import { loadLowering } from '@toolwire/polyfill';
 import type { SessionWelcomePayload, Transport, TransportCloseInfo } from '@toolwire/protocol';
 import { createLinkedPair, SESSION_CLOSE, sessionPing, sessionWelcome } from '@toolwire/protocol';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Connection, ConnectOptions, Connector, Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
 
@@ -81,6 +82,13 @@ function welcome(payload: Partial<SessionWelcomePayload> = {}) {
 }
 
 const sessions: Session[] = [];
+
+// The session's first catalog loads the lowering chunk (a real dynamic import). Loaded here,
+// with real timers, so that no test's fake-timer settle() waits on module loading (a loaded
+// machine made the first test miss its session.open).
+beforeAll(async () => {
+  await loadLowering();
+});
 
 afterEach(() => {
   for (const session of sessions.splice(0)) session.close();
