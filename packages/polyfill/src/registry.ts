@@ -75,7 +75,11 @@ const CALLER_ERROR: unique symbol = Symbol.for('toolwire.callerError');
 
 /** A tool's own failure, as opposed to the registry's: the layers report it differently. */
 export class ToolFailure {
-  constructor(readonly error: unknown) {}
+  readonly error: unknown;
+
+  constructor(error: unknown) {
+    this.error = error;
+  }
 }
 
 export interface ExecuteOptions {
