@@ -14,6 +14,7 @@
  */
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import { abortReason, domException, queueTask } from './lib/dom.js';
+import type { StandardSchemas } from './standard-schema.js';
 import type {
   AvailabilityResult,
   JsonSchema,
@@ -36,6 +37,11 @@ export interface RegistryEntryInit {
   annotations: ToolAnnotations | null;
   inputSchema: JsonSchema | undefined;
   outputSchema: JsonSchema | undefined;
+  /**
+   * A side given as a Standard Schema (defineTool): it validates that side, and the schema
+   * fields above hold only the JSON Schema agents read (standard-schema.ts).
+   */
+  standard?: StandardSchemas | undefined;
   category: string | undefined;
   keywords: readonly string[];
   prerequisites: readonly string[];
