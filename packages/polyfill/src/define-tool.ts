@@ -137,8 +137,10 @@ function jsonSchemaOf(
     );
   }
   try {
-    // The agent writes the input side's JSON and reads the output side's.
-    return converter[side]({ target: 'draft-2020-12' }) as JsonSchema;
+    // The agent writes the input side's JSON and reads the output side's. Copied as plain
+    // data: zod hangs a (non-enumerable) Standard Schema of its own on what it returns.
+    const json = converter[side]({ target: 'draft-2020-12' });
+    return JSON.parse(JSON.stringify(json)) as JsonSchema;
   } catch (error) {
     if (!agentExposed) return undefined;
     throw new ToolDefinitionError(
