@@ -4,7 +4,8 @@
  * (DataError: JSON lifted through inputSchema, or structured values checked against it), the
  * tool itself (ToolExecutionError with the thrown value lowered in `.cause`), then the output
  * (OperationError when it fails outputSchema or cannot be lowered). With `encoding: 'json'` the
- * result comes back lowered to JSON.
+ * result comes back lowered to JSON. A side given as a Standard Schema (defineTool) is checked
+ * by that schema alone, and its result is lowered by runtime type (standard-schema.ts).
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { expanded, namesWebTypes } from './agent-schema.js';
