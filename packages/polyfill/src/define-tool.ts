@@ -99,6 +99,14 @@ export function defineTool<
     ['output', output],
   ] as const) {
     if (!schema) continue;
+    const props = schema['~standard'];
+    if (props.version !== 1) {
+      throw new ToolDefinitionError(
+        'unsupported_standard_version',
+        `"${String(definition.name)}"'s ${side}Schema (${String(props.vendor)}) is Standard ` +
+          `Schema version ${String(props.version)}; toolwire reads version 1.`,
+      );
+    }
     const key = side === 'input' ? 'inputSchema' : 'outputSchema';
     const given = published?.[key];
     // The JSON Schema goes at the top level only: register() refuses two that differ.
@@ -120,12 +128,6 @@ function jsonSchemaOf(
 ): JsonSchema | undefined {
   const props = schema['~standard'];
   const label = `"${String(name)}"'s ${side}Schema (${String(props.vendor)})`;
-  if (props.version !== 1) {
-    throw new ToolDefinitionError(
-      'unsupported_standard_version',
-      `${label} is Standard Schema version ${String(props.version)}; toolwire reads version 1.`,
-    );
-  }
   const converter = (props as Partial<StandardJSONSchemaV1.Props>).jsonSchema;
   if (typeof converter?.[side] !== 'function') {
     if (!agentExposed) return undefined;

@@ -299,5 +299,14 @@ describe('Standard Schema outside defineTool', () => {
     expect(() =>
       defineTool({ name: 'next', inputSchema: future as never, execute: () => 1 }),
     ).toThrow(expect.objectContaining({ code: 'unsupported_standard_version' }));
+    // Also when the definition writes the JSON Schema itself.
+    expect(() =>
+      defineTool({
+        name: 'next',
+        naturalLanguageProperties: { description: 'Next.', inputSchema: { type: 'object' } },
+        inputSchema: future as never,
+        execute: () => 1,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'unsupported_standard_version' }));
   });
 });
