@@ -1,11 +1,22 @@
+export type {
+  DefinedTool,
+  InputOf,
+  OutputOf,
+  ToolDefinitionErrorCode,
+  ToolSchema,
+  ToolSpec,
+} from './define-tool.js';
+export { defineTool, TOOL_DEFINITION_ERROR_CODES, ToolDefinitionError } from './define-tool.js';
 export type { DataError } from './errors.js';
 export { dataError, ToolExecutionError } from './errors.js';
 export type { ToolEventInit } from './events.js';
 export { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+export type { FromSchema, JsonSchemaLike } from './from-schema.js';
 export type { Installation, InstallOptions } from './install.js';
 export { install } from './install.js';
 export { loadLowering } from './lib/lowering.js';
 export type {
+  DocumentModelContext,
   ModelContextTool,
   ModelContextToolAnnotations,
   RegisteredTool,

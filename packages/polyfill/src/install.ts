@@ -2,7 +2,8 @@
  * `install()`: puts `window.toolManager`, `window.tools` and, where the browser has none,
  * `document.modelContext` on a window. Importing this package does none of it (STYLE 7);
  * the IIFE build calls install() on load. Native wins: an existing `document.modelContext`
- * is kept and the generic layer is installed on top of it.
+ * is kept and the generic layer is installed on top of it. Without a document (server-side
+ * rendering) it installs nothing and returns a detached installation.
  */
 
 import { watchForms } from './declarative/gate.js';
@@ -27,6 +28,12 @@ export interface Installation {
   modelContext: ModelContext | NativeModelContext;
   native: boolean;
   registry: ToolRegistry;
+  /**
+   * True where there is no document (server-side rendering, plain Node): nothing was
+   * installed, and these objects share a registry of their own that no page, frame or agent
+   * sees (see detachedInstallation).
+   */
+  detached: boolean;
 }
 
 const INSTALLED = Symbol.for('toolwire.polyfill.installation');
@@ -39,6 +46,8 @@ export interface InstallOptions {
 
 export function install(options: InstallOptions = {}): Installation {
   const win = options.window ?? (globalThis as unknown as Window & typeof globalThis);
+  // Server-side rendering imports page code in Node: nothing to install there (issue 15).
+  if (typeof win?.document !== 'object' || win.document === null) return detachedInstallation();
   const existing = (win as unknown as Record<symbol, Installation | undefined>)[INSTALLED];
   if (existing) return existing;
   const doc = win.document;
@@ -135,9 +144,40 @@ export function install(options: InstallOptions = {}): Installation {
     modelContext,
     native: native !== undefined,
     registry,
+    detached: false,
   };
   Object.defineProperty(win, INSTALLED, { value: installation, configurable: true });
   return installation;
+}
+
+let detached: Installation | undefined;
+
+/**
+ * install() without a document: it defines no global, registers no listener, loads nothing
+ * and throws nothing, so page code that calls it (or destructures its answer) survives
+ * server-side rendering. The layers work over a registry of their own, kept in this module
+ * rather than on any global; the same one is returned every time.
+ */
+function detachedInstallation(): Installation {
+  if (detached) return detached;
+  const registry = new ToolRegistry('null');
+  const tools = new Tools(registry, { allowed: () => true });
+  const modelContext = new ModelContext(registry, {
+    permission: () => true,
+    ready: Promise.resolve(true),
+    // No window here: the realm's global stands in as the tools' `window`.
+    window: globalThis as unknown as Window,
+    tools,
+  });
+  detached = {
+    toolManager: new ToolManager(registry, { allowed: () => true }),
+    tools,
+    modelContext,
+    native: false,
+    registry,
+    detached: true,
+  };
+  return detached;
 }
 
 function defineGlobal(win: object, name: string, value: unknown, replace = false): void {

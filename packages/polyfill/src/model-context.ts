@@ -53,6 +53,26 @@ export interface RegisteredTool {
   window: Window;
 }
 
+/**
+ * `document.modelContext` as a page can count on it: the spec's surface, which the polyfill's
+ * ModelContext and a browser's own both provide (the global type, global.ts).
+ */
+export interface DocumentModelContext extends EventTarget {
+  registerTool(
+    tool: ModelContextTool,
+    options?: { exposedTo?: string[]; signal?: AbortSignal },
+  ): Promise<undefined>;
+  getTools(options?: { fromOrigins?: string[] }): Promise<RegisteredTool[]>;
+  executeTool(
+    tool: RegisteredTool,
+    inputObject?: object,
+    options?: { signal?: AbortSignal },
+  ): Promise<string | null>;
+  ontoolchange: ((event: Event) => unknown) | null;
+  ontoolactivated: ((event: Event) => unknown) | null;
+  ontoolcancel: ((event: Event) => unknown) | null;
+}
+
 export interface ModelContextHooks {
   /** Is this document allowed to use `tools`? undefined while a frame waits for its parent. */
   permission(): boolean | undefined;
@@ -74,7 +94,7 @@ const SPEC_ANNOTATIONS = [
 
 type Handler = ((event: Event) => unknown) | null;
 
-export class ModelContext extends EventTarget {
+export class ModelContext extends EventTarget implements DocumentModelContext {
   #registry: ToolRegistry;
   #hooks: ModelContextHooks;
   #handlers = new Map<string, { handler: Handler; listener: (event: Event) => void }>();

@@ -14,6 +14,7 @@
  */
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import { abortReason, domException, queueTask } from './lib/dom.js';
+import type { StandardSchemas } from './standard-schema.js';
 import type {
   AvailabilityResult,
   JsonSchema,
@@ -36,6 +37,11 @@ export interface RegistryEntryInit {
   annotations: ToolAnnotations | null;
   inputSchema: JsonSchema | undefined;
   outputSchema: JsonSchema | undefined;
+  /**
+   * A side given as a Standard Schema (defineTool): it validates that side, and the schema
+   * fields above hold only the JSON Schema agents read (standard-schema.ts).
+   */
+  standard?: StandardSchemas | undefined;
   category: string | undefined;
   keywords: readonly string[];
   prerequisites: readonly string[];
@@ -75,7 +81,11 @@ const CALLER_ERROR: unique symbol = Symbol.for('toolwire.callerError');
 
 /** A tool's own failure, as opposed to the registry's: the layers report it differently. */
 export class ToolFailure {
-  constructor(readonly error: unknown) {}
+  readonly error: unknown;
+
+  constructor(error: unknown) {
+    this.error = error;
+  }
 }
 
 export interface ExecuteOptions {

@@ -4,8 +4,10 @@
  * (DataError: JSON lifted through inputSchema, or structured values checked against it), the
  * tool itself (ToolExecutionError with the thrown value lowered in `.cause`), then the output
  * (OperationError when it fails outputSchema or cannot be lowered). With `encoding: 'json'` the
- * result comes back lowered to JSON.
+ * result comes back lowered to JSON. A side given as a Standard Schema (defineTool) is checked
+ * by that schema alone, and its result is lowered by runtime type (standard-schema.ts).
  */
+import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { expanded, namesWebTypes } from './agent-schema.js';
 import { dataError, ToolExecutionError } from './errors.js';
 import { checkPlain } from './json-input.js';
@@ -14,6 +16,8 @@ import type { LoweringModule } from './lib/lowering.js';
 import { loadedLowering, loadLowering, lowerThrown } from './lib/lowering.js';
 import type { RegistryEntry, ToolRegistry } from './registry.js';
 import { ToolFailure } from './registry.js';
+import type { StandardOutcome } from './standard-schema.js';
+import { validateStandard } from './standard-schema.js';
 import type { CallEncoding, JsonSchema } from './types.js';
 import { loadValidator } from './validation/load.js';
 import type { ValidationIssue } from './validation/types.js';
@@ -33,7 +37,14 @@ export async function runLocal(
   wire = false,
 ): Promise<unknown> {
   let value = input;
-  if (entry.inputSchema) {
+  const standard = entry.standard;
+  if (standard?.input) {
+    // The tool's Standard Schema is its one validator; JSON stays JSON (no webType lifting).
+    if (encoding === 'json') checkPlain(value);
+    const outcome = await runStandard(entry, standard.input, value);
+    if (!outcome.ok) throw dataError(outcome.issues);
+    value = outcome.value;
+  } else if (entry.inputSchema) {
     if (encoding === 'json') {
       const lowering = await loweringFor(entry, 'input');
       await check(
@@ -69,27 +80,32 @@ export async function runLocal(
     throw error;
   }
 
+  if (standard?.output) {
+    const outcome = await runStandard(entry, standard.output, result);
+    if (!outcome.ok) throw outputError(outcome.issues);
+    result = outcome.value;
+  }
+  // The schema that decides the lowering: none for a Standard Schema side (by runtime type).
+  const outputSchema = standard?.output ? undefined : entry.outputSchema;
+
   if (encoding === 'json') {
     // For the wire (see WIRE_RESULT): a result that is JSON as it is goes out as it is.
-    if (wire && !entry.outputSchema && isWireJson(result)) return result;
+    if (wire && !outputSchema && isWireJson(result)) return result;
     let lowered: unknown;
     try {
       // The module once loaded is taken as it is: one await fewer per call.
-      lowered = await (loadedLowering() ?? (await loadLowering())).lower(
-        result,
-        entry.outputSchema,
-      );
+      lowered = await (loadedLowering() ?? (await loadLowering())).lower(result, outputSchema);
     } catch (error) {
       throw domException(
         'OperationError',
         `The result of "${entry.name}" cannot be lowered to JSON: ${(error as Error).message}`,
       );
     }
-    if (entry.outputSchema) {
+    if (outputSchema) {
       const lowering = await loweringFor(entry, 'output');
       await check(
-        entry.outputSchema,
-        lowering ? expanded(entry, 'output', lowering) : entry.outputSchema,
+        outputSchema,
+        lowering ? expanded(entry, 'output', lowering) : outputSchema,
         lowered,
         'json',
         'output',
@@ -97,9 +113,24 @@ export async function runLocal(
     }
     return lowered;
   }
-  if (entry.outputSchema)
-    await check(entry.outputSchema, entry.outputSchema, result, 'structured', 'output');
+  if (outputSchema) await check(outputSchema, outputSchema, result, 'structured', 'output');
   return result;
+}
+
+/**
+ * A Standard Schema's verdict. Its `validate` is the tool's own code: a throw is the tool's
+ * failure (ToolExecutionError), as a throw from `execute` is.
+ */
+async function runStandard(
+  entry: RegistryEntry,
+  schema: StandardSchemaV1,
+  value: unknown,
+): Promise<StandardOutcome> {
+  try {
+    return await validateStandard(schema, value);
+  } catch (error) {
+    throw new ToolExecutionError(entry.name, await lowerThrown(error));
+  }
 }
 
 /** The lowering module when this schema names web types (memoized per registration). */
@@ -142,8 +173,13 @@ async function check(
   }
   if (!issues) return;
   if (which === 'input') throw dataError(issues);
+  throw outputError(issues);
+}
+
+/** A result that fails its output schema (JSON Schema or Standard Schema). */
+function outputError(issues: ValidationIssue[]): DOMException {
   const first = issues[0];
-  throw domException(
+  return domException(
     'OperationError',
     `The result does not match outputSchema: ${JSON.stringify({ path: first?.path, reason: first?.reason, schemaPath: first?.schemaPath })}`,
   );

@@ -9,6 +9,7 @@ import { trustworthyOrigin } from './lib/origins.js';
 import { checkToolSchema } from './lib/schema-check.js';
 import { policyFromAnnotations } from './policy.js';
 import type { RegistryEntry, ToolRegistry } from './registry.js';
+import { isStandardSchema, standardSchemasOf } from './standard-schema.js';
 import type {
   JsonSchema,
   RegisterOptions,
@@ -45,6 +46,15 @@ export function normalizeExposedTo(exposedTo: unknown, allowWildcard: boolean): 
 }
 
 function schemaPair(top: unknown, nested: unknown, label: string): JsonSchema | undefined {
+  for (const [schema, where] of [
+    [top, label],
+    [nested, `naturalLanguageProperties.${label}`],
+  ] as const) {
+    if (isStandardSchema(schema))
+      throw new TypeError(
+        `${where} is a Standard Schema (zod, valibot...): pass the definition through defineTool() first.`,
+      );
+  }
   if (top !== undefined && nested !== undefined) {
     const topText = checkToolSchema(top, label);
     const nestedText = checkToolSchema(nested, `naturalLanguageProperties.${label}`);
@@ -125,6 +135,7 @@ export class ToolManager extends EventTarget {
     }
     const inputSchema = schemaPair(tool.inputSchema, nlp?.inputSchema, 'inputSchema');
     const outputSchema = schemaPair(tool.outputSchema, nlp?.outputSchema, 'outputSchema');
+    const standard = standardSchemasOf(tool);
     const { signal } = options;
     if (signal?.aborted) throw abortReason(signal);
     const exposedTo = normalizeExposedTo(tool.exposedTo, true);
@@ -143,6 +154,7 @@ export class ToolManager extends EventTarget {
       annotations,
       inputSchema,
       outputSchema,
+      standard,
       category: typeof nlp?.category === 'string' ? nlp.category : undefined,
       keywords: stringList(nlp?.keywords, 'keywords'),
       prerequisites: stringList(nlp?.prerequisites, 'prerequisites'),
