@@ -1,4 +1,5 @@
 import type { ToolDefinition, ToolExecuteContext } from '@toolwire/polyfill';
+import { defineTool } from '@toolwire/polyfill';
 import { describe, expectTypeOf, it } from 'vitest';
 import { type UseToolResult, useTool } from '../src/index.js';
 
@@ -19,6 +20,20 @@ describe('useTool types', () => {
       .toEqualTypeOf<Add>();
     expectTypeOf(useTool<Add>).returns.toEqualTypeOf<UseToolResult<'counter.add'>>();
     expectTypeOf<UseToolResult<'counter.add'>['name']>().toEqualTypeOf<'counter.add'>();
+  });
+
+  it("takes defineTool()'s definition, its execute typed from the schema", () => {
+    const add = defineTool({
+      name: 'counter.add',
+      inputSchema: {
+        type: 'object',
+        properties: { by: { type: 'integer' }, at: { webType: 'Date' } },
+        required: ['by'],
+      },
+      execute: ({ by, at }) => by + (at ? 0 : 1),
+    });
+    expectTypeOf(useTool).toBeCallableWith(add);
+    expectTypeOf(add.execute).parameter(0).toEqualTypeOf<{ by: number; at?: Date }>();
   });
 
   it('narrows the error by status', () => {
