@@ -11,6 +11,13 @@
  * 3. A repository path in a code span of those files (`packages/host/README.md`,
  *    `docs/wire.md`) exists, or is one git ignores (`bench/results/`).
  *
+ * 4. No file git tracks (or would add) points outside the repository: no design note by its old
+ *    name (`WIRE "tool.call"`, `API.md`, `STYLE 6`: doc-refs.ts reads them), no research note, no
+ *    `/work/` path, no `../shared` that leaves the repository or names nothing.
+ * 5. Every docs reference in those files names a page that exists and, when it names a section
+ *    (`docs/wire.md "tool.call"`) or a numbered rule (`docs/style.md 6`), a heading of that page.
+ *    scripts/repoint-doc-refs.ts rewrites the old form as this one.
+ *
  * Prints one line per problem (`file:line: what`) and exits 1 when there is any.
  */
 import { execFileSync } from 'node:child_process';
@@ -18,6 +25,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiEntries, apiPagePath } from '../docs/scripts/api-entries.mjs';
+import { docReferences, oldReferences, repositoryFiles, textFiles } from './doc-refs.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DOCS = join(ROOT, 'docs');
@@ -26,16 +34,6 @@ export interface Problem {
   file: string;
   line: number;
   message: string;
-}
-
-/** The files git knows or would add (tracked, or new and not ignored), repository-relative. */
-export function repositoryFiles(root = ROOT): string[] {
-  const out = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
-    cwd: root,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return out.split('\n').filter((file) => file !== '' && existsSync(join(root, file)));
 }
 
 /** The Markdown files whose links must resolve. */
@@ -212,6 +210,47 @@ export function checkLinks(
   return problems;
 }
 
+/** Does a heading of `page` answer a docs reference's section (`"tool.call"` or rule `6`)? */
+function hasSection(page: string, section: string, numbered: boolean): boolean {
+  const wanted = headingText(section);
+  return headingsOf(page).some((heading) =>
+    numbered ? heading.text.startsWith(`${section}. `) : heading.text === wanted,
+  );
+}
+
+/** Rules 4 and 5, over the given files' contents. */
+export function checkReferences(root: string, files: { file: string; text: string }[]): Problem[] {
+  const api = apiPages();
+  const problems: Problem[] = [];
+  for (const { file, text } of files) {
+    for (const { line, text: found } of oldReferences(file, text)) {
+      problems.push({ file, line, message: `points outside the repository: ${found}` });
+    }
+    text.split('\n').forEach((line, index) => {
+      for (const match of line.matchAll(/(?:\.\.\/)+shared\b/g)) {
+        const target = resolve(root, dirname(file), match[0]);
+        if (!target.startsWith(`${resolve(root)}/`) || !isDirectory(target)) {
+          problems.push({
+            file,
+            line: index + 1,
+            message: `points outside the repository: ${match[0]}`,
+          });
+        }
+      }
+    });
+    for (const { line, page, section, numbered } of docReferences(text)) {
+      const path = join(root, page);
+      if (!existsSync(path) && !api.has(path)) {
+        problems.push({ file, line, message: `no such docs page: ${page}` });
+      } else if (section !== undefined && !api.has(path) && !hasSection(path, section, numbered)) {
+        const what = numbered ? `rule ${section}` : `section "${section}"`;
+        problems.push({ file, line, message: `no ${what} in ${page}` });
+      }
+    }
+  }
+  return problems;
+}
+
 /** The paths among `paths` that git ignores. */
 function gitIgnored(paths: string[]): Set<string> {
   if (paths.length === 0) return new Set();
@@ -228,7 +267,11 @@ function gitIgnored(paths: string[]): Set<string> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const problems = checkLinks(ROOT, markdownFiles(repositoryFiles()), gitIgnored);
+  const files = repositoryFiles(ROOT);
+  const problems = [
+    ...checkLinks(ROOT, markdownFiles(files), gitIgnored),
+    ...checkReferences(ROOT, textFiles(ROOT, files)),
+  ];
   for (const { file, line, message } of problems) console.error(`${file}:${line}: ${message}`);
   if (problems.length > 0) {
     console.error(`lint:docs: ${problems.length} problem(s).`);
