@@ -249,7 +249,7 @@ async function main(): Promise<void> {
   const context = [
     `- ${startedAt.toISOString()}; Node ${process.version}; ${cpus.length} x ${cpus[0]?.model.trim() ?? 'unknown CPU'}; 1-minute load average ${loadAtStart.toFixed(1)} at the start, ${(os.loadavg()[0] as number).toFixed(1)} at the end`,
     `- benches: ${benches.join(', ')}${benches.length < BENCHES.length ? ` (of ${BENCHES.join(', ')})` : ''}`,
-    '- ratios are ours / a baseline timed in the same process run; targets from PERFORMANCE.md, reported, never asserted',
+    '- ratios are ours / a baseline timed in the same process run; targets from docs/performance.md, reported, never asserted',
   ].join('\n');
   const report = [summaryTable(runs), '', runsTable(runs), '', tally(runs, seconds)].join('\n');
   console.log(`\n# pnpm bench: summary\n\n${context}\n\n${report}`);

@@ -1175,22 +1175,22 @@ async function main(): Promise<void> {
     console.log('');
     const lines: [string, boolean, string][] = [
       [
-        `PERFORMANCE.md: host -> page tool call, 100 B echo, p50 <= ${TARGETS.performanceSmall}x that WebSocket JSON round trip`,
+        `docs/performance.md: host -> page tool call, 100 B echo, p50 <= ${TARGETS.performanceSmall}x that WebSocket JSON round trip`,
         r100 <= TARGETS.performanceSmall,
         formatRatio(r100),
       ],
       [
-        `PERFORMANCE.md: same at 10 KiB, <= ${TARGETS.performanceSmall}x`,
+        `docs/performance.md: same at 10 KiB, <= ${TARGETS.performanceSmall}x`,
         r10k <= TARGETS.performanceSmall,
         formatRatio(r10k),
       ],
       [
-        `PERFORMANCE.md: same at 1 MiB: works; <= ${TARGETS.performanceBig}x`,
+        `docs/performance.md: same at 1 MiB: works; <= ${TARGETS.performanceBig}x`,
         r1m <= TARGETS.performanceBig,
         `works, ${formatRatio(r1m)}`,
       ],
       [
-        `PERFORMANCE.md: calls/s with ${IN_FLIGHT} in flight, 100 B, >= ${TARGETS.performanceThroughput}x WebSocket JSON`,
+        `docs/performance.md: calls/s with ${IN_FLIGHT} in flight, 100 B, >= ${TARGETS.performanceThroughput}x WebSocket JSON`,
         throughputRatio >= TARGETS.performanceThroughput,
         formatRatio(throughputRatio),
       ],

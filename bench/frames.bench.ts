@@ -229,7 +229,7 @@ async function main(): Promise<void> {
         'a ratio is not a number',
       );
     }
-    // No PERFORMANCE.md target: the root README quotes these two ratios.
+    // No docs/performance.md target: the root README quotes these two ratios.
     for (const [origin, { ours, base }] of [
       ['same-origin', same],
       ['cross-origin', crossPair],

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench:host`: a tool call from the toolwire host to a real page (issue 7; PERFORMANCE.md
+ * `pnpm bench:host`: a tool call from the toolwire host to a real page (issue 7; docs/performance.md
  * rows "host -> page tool call" and "calls/s with 64 in flight").
  *
  * Builds the endpoint, serves a page that loads only the built `endpoint.iife.js` from
@@ -58,7 +58,7 @@ const IN_FLIGHT = 64;
 const THROUGHPUT_CALLS = 6_400;
 const THROUGHPUT_ROUNDS = 5;
 
-/** PERFORMANCE's ~100 B input (the polyfill bench uses the same shape). */
+/** docs/performance.md's ~100 B input (the polyfill bench uses the same shape). */
 const SMALL = {
   id: 4217,
   query: 'weather in Lisbon',

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench:lowering`: @toolwire/lowering against plain JSON and against its peer (issue 3,
- * PERFORMANCE.md "lowering" rows).
+ * docs/performance.md "Data" rows).
  *
  * - A 1 MiB JSON-native tree: lower + lift against JSON.stringify + JSON.parse (target <= 2x),
  *   with `{}` and with a schema that describes every field.

@@ -485,7 +485,7 @@ async function main(): Promise<void> {
     console.log('');
     const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
     const core = chargedBytes(sizes.core);
-    console.log('## targets (PERFORMANCE.md; printed, not asserted)');
+    console.log('## targets (docs/performance.md; printed, not asserted)');
     console.log('');
     console.log(
       `- in-page call overhead, 100 B: <= ${CALL_TARGET_US} us: callTool ${us(callTool)} us/call (direct ${us(direct)} us, overhead ${us(callTool - direct)} us): ${verdict(callTool <= CALL_TARGET_US)}`,

@@ -48,7 +48,7 @@ import { printTotal, runBench } from './lib/run.js';
 import { record } from './lib/summary.js';
 
 const TOOL_COUNT = 10_000;
-/** WIRE clamps `limit` to 1..1000, default 1000: a listing never carries more than this. */
+/** docs/wire.md clamps `limit` to 1..1000, default 1000: a listing never carries more than this. */
 const LISTING_LIMIT = 1000;
 const UNCHANGED_TARGET = 0.01;
 const MIB = 1024 * 1024;
@@ -185,7 +185,7 @@ function checkListing(
   return listing;
 }
 
-/** WIRE answer 1: the payload is exactly `{schema, revision, unchanged: true}`, unwrapped. */
+/** docs/wire.md answer 1: the payload is exactly `{schema, revision, unchanged: true}`, unwrapped. */
 function checkUnchanged(result: Answer, revision: string): void {
   const { envelope, frame } = result;
   expect(envelope?.type === 'tool.catalog', `unchanged query answered ${frame.slice(0, 300)}`);
@@ -255,7 +255,7 @@ async function benchCatalog(): Promise<void> {
       const catalog = catalogOf(result, iteration === 0);
       if (iteration === 0) {
         checkListing(catalog, { detail: 'full', total: TOOL_COUNT });
-        fullNote = `${LISTING_LIMIT} of ${TOOL_COUNT} tools (WIRE limit), ${frameNote(result)}`;
+        fullNote = `${LISTING_LIMIT} of ${TOOL_COUNT} tools (docs/wire.md limit), ${frameNote(result)}`;
       }
     },
   });

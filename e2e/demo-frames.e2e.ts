@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { type DemoServers, startDemoServers } from '../demo/serve.js';
 
 // The demo's frames page (issue 5): its live matrix, on two real origins, must agree with
-// API.md in every cell. The page computes the expected values itself (demo/frames/expectations.ts);
+// docs/browser-api.md in every cell. The page computes the expected values itself (demo/frames/expectations.ts);
 // this test holds it to "no red cell, no failed call", checks what a reader sees first, and
 // takes the page's screenshot (test-results/; demo/frames/screenshot.ts makes the committed one).
 
@@ -16,7 +16,7 @@ test.afterAll(async () => {
   await servers?.close();
 });
 
-test('the frames page matrix matches API.md in every cell', async ({ page }) => {
+test('the frames page matrix matches docs/browser-api.md in every cell', async ({ page }) => {
   test.setTimeout(90_000);
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));

@@ -5,7 +5,7 @@ import { clickConnect } from './support/pairing.js';
 import { type HostConnection, TestHost, waitForMessage } from './support/ws-host.js';
 
 // The page as a remote-tool endpoint, end to end: a real `ws` server in Node, the real
-// endpoint in Debian's Chromium, WIRE.md's sourced behaviours over the socket.
+// endpoint in Debian's Chromium, docs/wire.md's sourced behaviours over the socket.
 
 let host: TestHost;
 const ENDPOINT_VERSION = JSON.parse(

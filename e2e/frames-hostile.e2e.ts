@@ -3,7 +3,7 @@ import { MAX_TOOLS_PER_FRAME } from '../packages/polyfill/src/frames/sanitize.js
 import { E2E_PORT } from '../playwright.config.js';
 import type { Answer, AttackReport, FloodReport, Hostile } from './pages/frames/hostile.js';
 
-// Security is a fixture (STYLE 14; issue 5 "Tests"). The top page (http://localhost:PORT) runs
+// Security is a fixture (docs/style.md 14; issue 5 "Tests"). The top page (http://localhost:PORT) runs
 // the polyfill with tools of every exposure and embeds an honest sibling; then a hostile frame
 // (pages/frames/hostile.ts, no polyfill) joins and attacks with the bridge's exact message
 // shapes: forged window messages, forged requests after a real handshake, floods of 10,000,
@@ -509,7 +509,7 @@ test.describe('a hostile child after a real handshake', () => {
   // document.modelContext calls. But the top serves `tree-list` and `tree-call` from that link
   // anyway: node.ts #serve checks `this.#allowed` (the serving frame's own permission), never
   // `link.allowed`. The hostile frame lists top.agent, top.probe, top.spec-cross and sib.agent
-  // and runs them. Expected (API.md "Permissions": NotAllowedError, skipped): nothing.
+  // and runs them. Expected (docs/browser-api.md "Permissions": NotAllowedError, skipped): nothing.
   test('without allow="tools": tree-list and tree-call are refused', async ({ page }) => {
     const hostile = await scene(page, { allow: undefined });
     const answers = await attack(

@@ -2,7 +2,7 @@ import { expect, type Frame, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
 
 // Frames in real Chromium over two real origins: the top page on http://localhost:PORT,
-// "cross" frames on http://127.0.0.1:PORT. Every row of API.md's scenario table, for both
+// "cross" frames on http://127.0.0.1:PORT. Every row of docs/browser-api.md's scenario table, for both
 // layers, plus calls, aborts and frame removal across origins.
 
 const TOP = `http://localhost:${E2E_PORT}`;

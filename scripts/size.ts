@@ -2,7 +2,7 @@
  * `pnpm size`: builds @toolwire/polyfill, then prints what each part costs a page over the
  * network, min+gzip (level 9, node:zlib):
  *
- * - `polyfill.iife.js`, the core a page pays for up front (PERFORMANCE: <= 12 KB);
+ * - `polyfill.iife.js`, the core a page pays for up front (docs/performance.md: <= 12 KB);
  * - each lazily loaded chunk (ajv validator, cfworker validator, lowering) together with every
  *   `polyfill-shared-*.js` it imports, statically or with `import()`, transitively: what the
  *   page downloads the first time it needs that chunk.
@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { constants, gzipSync } from 'node:zlib';
 
 export const POLYFILL_DIST = fileURLToPath(new URL('../packages/polyfill/dist/', import.meta.url));
-/** PERFORMANCE: "polyfill IIFE, gzip -9: <= 12 KB without the lazily loaded validator". */
+/** docs/performance.md: "polyfill IIFE, gzip -9: <= 12 KB without the lazily loaded validator". */
 export const CORE_BUDGET_BYTES = 12 * 1024;
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 

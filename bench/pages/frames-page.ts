@@ -62,7 +62,7 @@ interface Descriptor {
   route: number[];
 }
 
-/** The ~100 B input of the call benchmarks (PERFORMANCE.md's 100 B rows). */
+/** The ~100 B input of the call benchmarks (docs/performance.md's 100 B rows). */
 function input(seq: number) {
   return { seq, query: 'weather in Lisbon', units: 'metric', limit: 10, tags: ['a', 'b'] };
 }
@@ -86,7 +86,7 @@ function otherOrigin(): string {
   return url.origin;
 }
 
-/** A child hands its ports over only to its parent, from the parent's origin (STYLE 2). */
+/** A child hands its ports over only to its parent, from the parent's origin (docs/style.md 2). */
 const expectedParent = location.ancestorOrigins?.[0];
 let portsTaken = false;
 addEventListener('message', (event: MessageEvent) => {

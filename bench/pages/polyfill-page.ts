@@ -47,7 +47,7 @@ const win = window as unknown as {
 
 // ---- fixtures ----------------------------------------------------------------------------
 
-/** The ~100 B input of PERFORMANCE's "in-page call overhead, 100 B" row. */
+/** The ~100 B input of docs/performance.md's "in-page call overhead, 100 B" row. */
 const INPUT = Object.freeze({
   id: 4217,
   query: 'weather in Lisbon',

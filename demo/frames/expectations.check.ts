@@ -1,5 +1,5 @@
 /**
- * Sanity checks of expectations.ts against API.md's table, without a test runner:
+ * Sanity checks of expectations.ts against docs/browser-api.md's table, without a test runner:
  * `npx tsx demo/frames/expectations.check.ts` prints one line and exits 0, or throws.
  */
 import assert from 'node:assert/strict';
@@ -31,7 +31,7 @@ function expect(name: string, views: Partial<Record<ViewId, boolean | null>>): v
   }
 }
 
-// The allow attribute parser (API.md: bare `tools` = 'src').
+// The allow attribute parser (docs/browser-api.md: bare `tools` = 'src').
 assert.deepEqual(toolsAllowlist('tools'), ["'src'"]);
 assert.deepEqual(toolsAllowlist("camera; tools 'none'"), ["'none'"]);
 assert.equal(toolsAllowlist('camera'), undefined);

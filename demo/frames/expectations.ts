@@ -1,8 +1,8 @@
 /**
- * What each view of the frames demo should see, computed from API.md alone (no DOM, no polyfill).
+ * What each view of the frames demo should see, computed from docs/browser-api.md alone (no DOM, no polyfill).
  *
  * 1. Exposure: a tool is visible to an origin when it is that origin's own, or its `exposedTo`
- *    lists the origin or `'*'` (API.md "Registering": default = same-origin only).
+ *    lists the origin or `'*'` (docs/browser-api.md "Registering": default = same-origin only).
  * 2. Permission (emulated `tools` feature, default allowlist 'self'): the `<iframe allow>` grants
  *    `tools` to a child when the allowlist matches the child's origin; bare `tools` = 'src';
  *    `'none'` refuses even a same-origin child.

@@ -74,7 +74,7 @@ async function main(frame: FrameSpec, origins: DemoOrigins): Promise<void> {
     document.body.append(iframe);
   }
 
-  // The report goes to the top page only, pinned to its origin (STYLE 2: never '*').
+  // The report goes to the top page only, pinned to its origin (docs/style.md 2: never '*').
   if (window.top && window.top !== window) {
     const message: FrameStatusMessage = {
       type: FRAME_STATUS,

@@ -1,7 +1,7 @@
 /**
- * The frames demo's top page (issue 5, last bullet), served on origin A. It builds API.md's six
+ * The frames demo's top page (issue 5, last bullet), served on origin A. It builds docs/browser-api.md's six
  * permission scenarios from real iframes (scenarios.ts), then shows, for every tool on the page,
- * what each view actually sees beside what API.md says it should (expectations.ts): green when
+ * what each view actually sees beside what docs/browser-api.md says it should (expectations.ts): green when
  * they agree, red when not, ⚠ when the call itself failed. The matrix is redrawn on `toolchange`
  * from `window.tools` or `document.modelContext`, on each frame's report, and on "re-run".
  */
@@ -128,7 +128,7 @@ function windowOf(frame: FrameSpec): Window | null {
 }
 
 /**
- * What the demo needs of a `Tools` object (API.md: `getTools`, and `of(target): Tools`). Typed
+ * What the demo needs of a `Tools` object (docs/browser-api.md: `getTools`, and `of(target): Tools`). Typed
  * structurally: `of()` answers with a Tools-like view of another frame, local or remote.
  */
 interface ToolsView {
@@ -468,7 +468,7 @@ function buildScenarios(): Promise<unknown> {
 }
 
 window.addEventListener('message', (event) => {
-  // Source and origin first (STYLE 2): only our own frames, from their own origins.
+  // Source and origin first (docs/style.md 2): only our own frames, from their own origins.
   if (event.origin !== origins.A && event.origin !== origins.B) return;
   const frame = FRAMES.find((entry) => entry.id !== TOP_ID && windowOf(entry) === event.source);
   if (!frame || event.origin !== origins[frame.origin]) return;

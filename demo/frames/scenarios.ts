@@ -1,6 +1,6 @@
 /**
  * The frames demo's one data module (issue 5, last bullet), read by the top page, by every frame
- * page and by the expectations. It spells out API.md's six-row "Permissions" table as real
+ * page and by the expectations. It spells out docs/browser-api.md's six-row "Permissions" table as real
  * frames: which origin each frame is served from, the exact `allow` attribute of its `<iframe>`,
  * and the tools it registers. Pure data and small pure helpers: no DOM, no globals.
  *
@@ -41,7 +41,7 @@ export type ScenarioRow = 1 | 2 | 3 | 4 | 5 | 6;
 export interface FrameSpec {
   /** Also the frame page's `?id=` query value. */
   id: string;
-  /** The API.md table row it illustrates; 0 for the top document. */
+  /** The docs/browser-api.md table row it illustrates; 0 for the top document. */
   row: ScenarioRow | 0;
   label: string;
   origin: OriginKey;
@@ -55,13 +55,13 @@ export interface FrameSpec {
 export interface ScenarioSpec {
   row: ScenarioRow;
   title: string;
-  /** API.md's table row, in a sentence. */
+  /** docs/browser-api.md's table row, in a sentence. */
   rule: string;
 }
 
 export const TOP_ID = 'top';
 
-/** API.md "Permissions", the six rows. */
+/** docs/browser-api.md "Permissions", the six rows. */
 export const SCENARIOS: readonly ScenarioSpec[] = [
   {
     row: 1,

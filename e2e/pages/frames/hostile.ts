@@ -1,5 +1,5 @@
 /**
- * A hostile frame (STYLE 14; comlink's tests/fixtures/attack-iframe.html is the model). It does
+ * A hostile frame (docs/style.md 14; comlink's tests/fixtures/attack-iframe.html is the model). It does
  * not install the polyfill: it speaks the frames bridge's vocabulary (messages.ts, a pure module
  * with no side effects) to attack its parent and its siblings, one attack per call, and writes
  * what came back into `window.attackReport`. e2e/frames-hostile.e2e.ts drives it.

@@ -31,7 +31,7 @@ import { schemaFailure, toolFailure } from '@toolwire/protocol';
 
 type Expand = (schema: object) => object;
 
-/** WIRE clamps a listing's `limit` to 1..1000: the most tools a host can read in one. */
+/** docs/wire.md clamps a listing's `limit` to 1..1000: the most tools a host can read in one. */
 export const MAX_WIRE_TOOLS = 1000;
 
 /** Per page (its Tools object): origins already warned about, so a refresh loop warns once. */
@@ -62,7 +62,7 @@ function hostOf(origin: string): string {
 
 /**
  * Lowering failures that say the result cannot become JSON at all (LOWERING.md "Errors"), as
- * opposed to a result that does not fit its outputSchema: WIRE answers these
+ * opposed to a result that does not fit its outputSchema: docs/wire.md answers these
  * `tool_protocol_bridge_failed`.
  */
 const UNSERIALIZABLE = new Set([
@@ -76,13 +76,13 @@ const UNSERIALIZABLE = new Set([
 ]);
 
 /**
- * The cases WIRE names (cyclic, too deep, a function), as the lowering words them: for a
+ * The cases docs/wire.md names (cyclic, too deep, a function), as the lowering words them: for a
  * polyfill whose OperationError carries no `cause` (see operationFailure).
  */
 const UNSERIALIZABLE_TEXT = /contains itself|nest deeper than maxDepth|has no JSON lowering/;
 
 /**
- * callTool's OperationError covers what the wire keeps apart (WIRE "tool.call"): the result
+ * callTool's OperationError covers what the wire keeps apart (docs/wire.md "tool.call"): the result
  * fails outputSchema (`tool_result_schema_invalid`), the result cannot be made JSON at all (too
  * deep, cyclic, a function: `tool_protocol_bridge_failed`), or a schema the page's validator
  * cannot compile (`tool_definition_invalid`). The lowering's own error (`cause`, with its code)

@@ -1,4 +1,4 @@
-/** The host's address and the one secret a connection carries in its query (WIRE "Authorization"). */
+/** The host's address and the one secret a connection carries in its query (docs/wire.md "Authorization"). */
 import type { ConnectOptions } from './options.js';
 
 export type Secret = { name: 'token' | 'pair' | 'credential'; value: string } | undefined;

@@ -10,7 +10,7 @@ import { pageValidator } from '../src/validator.js';
 
 // The page's tools through the real polyfill (happy-dom), the endpoint's mapping and a real
 // bridge: what reaches the wire when a result cannot be serialized, against one that fails its
-// outputSchema (WIRE "tool.call": two different codes).
+// outputSchema (docs/wire.md "tool.call": two different codes).
 
 const APP = 'https://app.example';
 

@@ -2,7 +2,7 @@ import type { WebTypeName } from './web-types.js';
 
 /**
  * One failure of a value against its schema: the one shape every validator and the lowering
- * report, and a DataError's `.errors` hold (API "Errors from callTool"). `path` is a JSON
+ * report, and a DataError's `.errors` hold (docs/browser-api.md "Errors from callTool"). `path` is a JSON
  * Pointer (RFC 6901) into the checked value, `schemaPath` a URI-fragment pointer to the keyword
  * that refused it (`#/properties/when/format`), `reason` says why in words. The wire's
  * `details` are these, rewritten once by `@toolwire/protocol`'s `schemaFailure`.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type JsonSchema, lift, lower } from '../src/index.js';
 import { expectCode } from './support/expect-error.js';
 
-// Security is a fixture (STYLE.md 14): prototype-pollution keys, absurd nesting, oversized
+// Security is a fixture (docs/style.md 14): prototype-pollution keys, absurd nesting, oversized
 // binary, exploding graphs. Each ends in a coded error or plain data, never a crash, and the
 // global prototypes stay as they were.
 

@@ -1,7 +1,7 @@
 import type { ValidationIssue } from './validation/types.js';
 
 /**
- * The tool's own code threw or rejected (API.md "Errors from callTool"). `cause` is the
+ * The tool's own code threw or rejected (docs/browser-api.md "Errors from callTool"). `cause` is the
  * thrown value lowered to JSON (`{name, message, ...}`, never a stack), so a caller can tell
  * it apart from the polyfill's own DOMExceptions even when the tool throws a look-alike.
  */

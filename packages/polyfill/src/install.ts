@@ -1,6 +1,6 @@
 /**
  * `install()`: puts `window.toolManager`, `window.tools` and, where the browser has none,
- * `document.modelContext` on a window. Importing this package does none of it (STYLE 7);
+ * `document.modelContext` on a window. Importing this package does none of it (docs/style.md 7);
  * the IIFE build calls install() on load. Native wins: an existing `document.modelContext`
  * is kept and the generic layer is installed on top of it. Without a document (server-side
  * rendering) it installs nothing and returns a detached installation.

@@ -1,12 +1,12 @@
 /**
  * One registry per document, shared by `window.toolManager` / `window.tools` and
- * `document.modelContext` (API.md "Two layers share one registry").
+ * `document.modelContext` (docs/browser-api.md "Two layers share one registry").
  *
  * 1. Names are unique per document; an entry is replaced only by unregistering it.
  * 2. Exposure: a tool is visible to its own origin, and to origins its `exposedTo` lists
  *    (or every origin for '*'). Frames (issue 5) ask the same question with their origin.
  * 3. Changes are coalesced: listeners hear once per microtask checkpoint, never from a
- *    macrotask, so `await register()` in a loop is not clamped by timers (PERFORMANCE).
+ *    macrotask, so `await register()` in a loop is not clamped by timers (docs/performance.md).
  * 4. Execution (spec "executeTool"): `toolactivated` fires at the owner before `execute` runs;
  *    each execution has its own AbortController; a caller abort rejects the caller with the
  *    caller's reason at once, then, in a later task, aborts the tool's signal with a default

@@ -1,5 +1,5 @@
 /**
- * The call pipeline for this document's own tools (API.md "Errors from callTool"), after
+ * The call pipeline for this document's own tools (docs/browser-api.md "Errors from callTool"), after
  * Tools.callTool found the tool and checked the permission and the caller's signal: the input
  * (DataError: JSON lifted through inputSchema, or structured values checked against it), the
  * tool itself (ToolExecutionError with the thrown value lowered in `.cause`), then the output

@@ -1,7 +1,7 @@
 /**
- * `window.toolManager` (API.md "Registering"): register / unregister over the shared registry.
+ * `window.toolManager` (docs/browser-api.md "Registering"): register / unregister over the shared registry.
  * Registration checks run synchronously and the returned promise settles in a microtask:
- * nothing on its path waits for a timer or for the validator to load (PERFORMANCE).
+ * nothing on its path waits for a timer or for the validator to load (docs/performance.md).
  */
 import { abortReason, domException } from './lib/dom.js';
 import { isValidToolName } from './lib/names.js';

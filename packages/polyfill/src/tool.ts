@@ -29,7 +29,7 @@ export interface ToolFields {
 }
 
 /**
- * A handle on one registration (API.md `Tool`): stable for that registration, so handles can
+ * A handle on one registration (docs/browser-api.md `Tool`): stable for that registration, so handles can
  * be compared with ===; once the tool is unregistered, calling it rejects NotFoundError.
  */
 export class Tool {

@@ -1,5 +1,5 @@
 /**
- * `window.tools` (API.md "Reading and calling"): getTools, callTool, of, and `toolchange`.
+ * `window.tools` (docs/browser-api.md "Reading and calling"): getTools, callTool, of, and `toolchange`.
  *
  * callTool, in order: find the tool (NotFoundError), the permission (NotAllowedError), the
  * caller's signal (AbortError...), then run.ts for this document's tools; native tools go to the

@@ -1,4 +1,4 @@
-/** Public types of the generic tool-calling API (API.md "Registering", "Reading and calling"). */
+/** Public types of the generic tool-calling API (docs/browser-api.md "Registering", "Reading and calling"). */
 
 export type JsonSchema = { [key: string]: unknown };
 export type ToolPolicy = 'read' | 'write' | 'critical';

@@ -6,7 +6,7 @@ import { wireInfo } from '../src/wire/index.js';
 import { freshInstall } from './helpers.js';
 
 /**
- * The annotations -> policy rule (API.md "Registering"): destructiveHint -> critical,
+ * The annotations -> policy rule (docs/browser-api.md "Registering"): destructiveHint -> critical,
  * readOnlyHint -> read, else write; both hints -> critical. One rule for every layer, read
  * where the endpoint reads it: wireInfo.
  */

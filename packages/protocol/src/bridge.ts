@@ -1,10 +1,10 @@
 /**
- * createToolBridge: the page (SDK endpoint) side of the wire (WIRE.md), over any ToolSource.
+ * createToolBridge: the page (SDK endpoint) side of the wire (docs/wire.md), over any ToolSource.
  * It holds the catalog (built once per invalidate()) and puts the rooms together:
  *
  * - dispatch.ts: reads each message and answers tool.query / tool.call / tool.batch with
  *   exactly one response, or passes it through; never throws;
- * - call.ts: one call's checks in WIRE's order, each with its code, then evidence;
+ * - call.ts: one call's checks in docs/wire.md's order, each with its code, then evidence;
  * - deadlines.ts: the call timeout, one sweep timer for all running calls;
  * - frame.ts: writing the response frame, where serializability is checked (a payload that
  *   cannot be serialized becomes `tool_protocol_bridge_failed`; >= 32 KiB is gzip-wrapped when
@@ -39,7 +39,7 @@ export interface ToolBridgeOptions {
   guard?: GuardPreset | Guard | (() => GuardPreset | Guard);
   /**
    * The paired host's grant (`maxToolPolicy`), read at every execution: it lowers what the page
-   * executes, never raises it (WIRE "Authorization"). Discovery stays the guard's, so a host
+   * executes, never raises it (docs/wire.md "Authorization"). Discovery stays the guard's, so a host
    * still sees, and can explain, a tool above its grant. Undefined = no grant to apply.
    */
   grant?: () => ToolPolicy | undefined;
@@ -56,7 +56,7 @@ export interface ToolBridgeOptions {
   onToolError?: (error: Error) => void;
 }
 
-/** The catalog's two revisions as a host would read them now (WIRE "Revisions"). */
+/** The catalog's two revisions as a host would read them now (docs/wire.md "Revisions"). */
 export interface BridgeRevisions {
   revision: string;
   availabilityRevision: string;

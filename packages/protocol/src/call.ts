@@ -1,5 +1,5 @@
 /**
- * One tool call, from its payload to its outcome, with each check in WIRE's order ("tool.call")
+ * One tool call, from its payload to its outcome, with each check in docs/wire.md's order ("tool.call")
  * and its code:
  *
  * 1. the payload is not an object `tool_call_payload_invalid`; no toolId `tool_call_missing_id`;

@@ -142,14 +142,14 @@ export function toStaticDefinition(definition: BridgeToolDefinition): StaticDefi
   };
   const keywords = cleanStrings(definition.keywords);
   if (keywords.length > 0) result.keywords = keywords;
-  // Prerequisites: trimmed, de-duplicated, sorted (WIRE "Tool entry by detail").
+  // Prerequisites: trimmed, de-duplicated, sorted (docs/wire.md "Tool entry by detail").
   const prerequisites = [...new Set(cleanStrings(definition.prerequisiteToolIds))].sort(
     compareOrdinal,
   );
   if (prerequisites.length > 0) result.prerequisiteToolIds = prerequisites;
   if (definition.argumentEncoding === 'flattened-string')
     result.argumentEncoding = 'flattened-string';
-  // The toolwire extension goes last, so a definition without it hashes as WIRE's vectors do.
+  // The toolwire extension goes last, so a definition without it hashes as docs/wire.md's vectors do.
   if (typeof definition.origin === 'string' && definition.origin !== '')
     result.origin = definition.origin;
   return result;

@@ -1,5 +1,5 @@
 /**
- * createToolClient: the host side of the wire (WIRE "Host behaviour").
+ * createToolClient: the host side of the wire (docs/wire.md "Host behaviour").
  *
  * 1. Every request gets an id unique on this connection; a caller-chosen id that was used
  *    before is refused locally (`tool_request_duplicate_id`).

@@ -1,5 +1,5 @@
 /**
- * The `$ansightEncoding` payload codec (WIRE "Large payloads").
+ * The `$ansightEncoding` payload codec (docs/wire.md "Large payloads").
  *
  * 1. A response payload whose compact UTF-8 JSON is >= 32768 bytes is gzipped; the wrapper
  *    replaces it only when the wrapper is smaller than the original.

@@ -8,7 +8,7 @@
  *    `tool_payload_too_deep`); with no readable id the response id is `tool.error.<32 hex>`
  *    and there is no replyTo. An unknown `tool.*` type gets `tool_protocol_unknown_type`.
  * 3. Batches run their calls sequentially and stop after the first failure unless
- *    `continueOnError` (WIRE "tool.batch").
+ *    `continueOnError` (docs/wire.md "tool.batch").
  * 4. Never throws: whatever goes wrong inside becomes a coded tool.error.
  */
 import type { CallPipeline } from './call.js';

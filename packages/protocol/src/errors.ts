@@ -2,7 +2,7 @@ import type { ErrorPayload, JsonValue } from './messages.js';
 
 /**
  * Every error code toolwire puts on the wire or raises locally, with its default `retryable`.
- * Sourced codes follow the reference SDKs (remote-tool-protocol-notes §11.2); the rest are
+ * Sourced codes follow the reference SDKs (docs/wire.md "Error codes"); the rest are
  * toolwire's, each marked. `local: true` codes never cross the wire: they are raised by the
  * client (host side) or by the codec to its caller.
  */

@@ -1,6 +1,6 @@
 import type { ToolPolicy } from './messages.js';
 
-/** WIRE "Authorization": policy order read < write < critical. */
+/** docs/wire.md "Authorization": policy order read < write < critical. */
 export const POLICY_RANK: Readonly<Record<ToolPolicy, number>> = { read: 0, write: 1, critical: 2 };
 
 export interface Guard {

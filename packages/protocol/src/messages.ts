@@ -1,10 +1,10 @@
 /**
- * The wire vocabulary of `ansight.tool-catalog.v3` (../../../shared/design/WIRE.md).
+ * The wire vocabulary of `ansight.tool-catalog.v3` (docs/wire.md).
  * Pure types, constants and guards: no runtime imports, so any SDK can take it alone.
  *
  * Requirements this module encodes:
  * 1. One text frame = one JSON object; requests are tool.query / tool.call / tool.batch,
- *    responses tool.catalog / tool.result / tool.batch.result / tool.error (WIRE "Envelope").
+ *    responses tool.catalog / tool.result / tool.batch.result / tool.error (docs/wire.md "Envelope").
  * 2. A response's `id` is `<request id>.response` and `replyTo` is the request id.
  * 3. A request with a non-empty `capability` other than `tool.exec` is not a tool message.
  * 4. Payloads are objects, or the `$ansightEncoding` wrapper on responses.
@@ -212,7 +212,7 @@ export interface BatchResultPayload {
   results: BatchItem[];
 }
 
-/** The `$ansightEncoding` compression wrapper (WIRE "Large payloads"). */
+/** The `$ansightEncoding` compression wrapper (docs/wire.md "Large payloads"). */
 export interface EncodedPayloadWrapper {
   $ansightEncoding: 'gzip-base64-json';
   contentType: 'application/json';

@@ -1,7 +1,7 @@
 /**
- * Answering tool.query (WIRE "tool.query -> tool.catalog") from a built catalog state:
+ * Answering tool.query (docs/wire.md "tool.query -> tool.catalog") from a built catalog state:
  *
- * 1. Answers follow WIRE's order: the exact 3-key unchanged, unchanged + `changes`, or a
+ * 1. Answers follow docs/wire.md's order: the exact 3-key unchanged, unchanged + `changes`, or a
  *    listing.
  * 2. Filters (ids, policy, query / feature terms, executableOnly, limit) apply before
  *    serialization; `totalCount` and `categories` count all visible tools.
@@ -38,7 +38,7 @@ function clampLimit(value: unknown): number | undefined {
   return Math.min(1000, Math.max(1, Math.trunc(value)));
 }
 
-/** Answers one tool.query against a catalog state (WIRE order, requirement 3). */
+/** Answers one tool.query against a catalog state (docs/wire.md order, requirement 3). */
 export async function answerQuery(
   state: CatalogState,
   rawPayload: unknown,

@@ -1,5 +1,5 @@
 /**
- * Reading a reply on the host side (client.ts, WIRE "Host behaviour"): which pending request a
+ * Reading a reply on the host side (client.ts, docs/wire.md "Host behaviour"): which pending request a
  * frame names, even one that is not JSON, and whether the reply can be used (its type answers
  * the request, its payload decodes to an object, an error carries a code), else the
  * `tool_protocol_invalid_response` to fail the request with.

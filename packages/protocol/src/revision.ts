@@ -1,5 +1,5 @@
 /**
- * WIRE "Revisions": `"sha256:" + lowercase hex(SHA-256(UTF-8 bytes of compact JSON))`, keys in
+ * docs/wire.md "Revisions": `"sha256:" + lowercase hex(SHA-256(UTF-8 bytes of compact JSON))`, keys in
  * insertion order. SHA-256 comes from WebCrypto, present in browsers and in Node 20.
  */
 

@@ -1,5 +1,5 @@
 /**
- * toolwire's session messages, beside the `tool.*` vocabulary (WIRE "Not yet in the protocol":
+ * toolwire's session messages, beside the `tool.*` vocabulary (docs/wire.md "Not yet in the protocol":
  * toolwire may add messages outside the tool request names; hosts that do not know them ignore
  * them, as unknown types).
  *
@@ -51,7 +51,7 @@ export interface SessionWelcomePayload {
   sessionId: string;
   /** Random per host run: a credential from another run is unknown to this one. */
   hostRun: string;
-  /** The host's grant. The page executes nothing above it (WIRE "Authorization"). */
+  /** The host's grant. The page executes nothing above it (docs/wire.md "Authorization"). */
   maxToolPolicy: ToolPolicy;
   /** The host pings this often; a side that hears nothing for three intervals closes. 0 = off. */
   heartbeatIntervalMs: number;

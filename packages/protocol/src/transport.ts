@@ -1,5 +1,5 @@
 /**
- * The transport under the protocol (STYLE 3): text frames in, text frames out, a close
+ * The transport under the protocol (docs/style.md 3): text frames in, text frames out, a close
  * signal. A WebSocket fits it in a few lines; createLinkedPair is the in-memory pair for tests.
  */
 export interface TransportCloseInfo {

@@ -1,11 +1,11 @@
 /**
- * Validation behind a provider (STYLE 6): `compile(schema)` once per schema, then
+ * Validation behind a provider (docs/style.md 6): `compile(schema)` once per schema, then
  * `validate(data) -> {valid: true, data} | {valid: false, errors}`. The bridge takes one as an
  * option and has no default, so this package does not depend on a validator: a Node host or a
  * test takes `createAjvProvider` from `@toolwire/protocol/ajv`, the endpoint the polyfill's
  * engines. Every engine reports the lowering's one `ValidationIssue` (a JSON Pointer `path`,
  * `reason`, `schemaPath`); `schemaFailure` is the one place that rewrites them as the wire's
- * `details` (`IssueDetail`: a `$`-rooted path, as WIRE "tool.call" asks).
+ * `details` (`IssueDetail`: a `$`-rooted path, as docs/wire.md "tool.call" asks).
  */
 import type { ValidationIssue } from '@toolwire/lowering';
 import { errorPayload } from './errors.js';
@@ -57,7 +57,7 @@ function issueDetail(issue: ValidationIssue): IssueDetail {
 }
 
 /**
- * The wire's error for arguments or a result that fail their schema (WIRE "tool.call"):
+ * The wire's error for arguments or a result that fail their schema (docs/wire.md "tool.call"):
  * `details` are the issues; the message names the first.
  */
 export function schemaFailure(

@@ -189,7 +189,7 @@ describe('tool.query', () => {
       'map.capture': { available: false, code: 'map_not_loaded' },
     });
     expect(changed).not.toHaveProperty('tools');
-    // Only ifRevision: "unchanged" without looking at availability (WIRE rule 1).
+    // Only ifRevision: "unchanged" without looking at availability (docs/wire.md rule 1).
     const onlyRevision = (
       await exchange(bridge, request('tool.query', { ifRevision: first.revision }))
     ).payload;
@@ -393,7 +393,7 @@ describe('tool.call', () => {
     expect(execute).toHaveBeenCalledTimes(2);
   });
 
-  it('checks in WIRE order: missing id, not found, denied, unavailable, arguments, schema', async () => {
+  it('checks in docs/wire.md order: missing id, not found, denied, unavailable, arguments, schema', async () => {
     const execute = vi.fn(() => ({}));
     const strict = { type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
     const tools = [

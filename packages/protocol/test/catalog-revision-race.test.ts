@@ -3,7 +3,7 @@ import { createAjvProvider } from '../src/ajv.js';
 import type { BridgeResponse, BridgeTool } from '../src/index.js';
 import { createToolBridge } from '../src/index.js';
 
-// The catalog revision is a function of the tool set (WIRE "Revisions"), also when a rebuild
+// The catalog revision is a function of the tool set (docs/wire.md "Revisions"), also when a rebuild
 // starts while another build is still hashing the same definitions (a page's tools changed
 // during the host's first query). A revision made with a definition's hash still missing
 // names no real catalog, and sends the host after a state that never existed.

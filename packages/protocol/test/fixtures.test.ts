@@ -6,7 +6,7 @@ import { createToolBridge, toolFailure, toolResult } from '../src/index.js';
 import { tool } from './helpers.js';
 
 /**
- * Golden wire fixtures (STYLE 13): one file per message shape under test/fixtures/. A change
+ * Golden wire fixtures (docs/style.md 13): one file per message shape under test/fixtures/. A change
  * to the wire shows up as a diff of these files. `UPDATE_FIXTURES=1` rewrites them; review the
  * diff by hand before committing. Volatile fields are checked for format, then replaced.
  */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { computeRevision, toStaticDefinition } from '../src/index.js';
 
-// WIRE "Revisions": the worked vectors (remote-tool-protocol-notes §9), reproduced exactly.
+// docs/wire.md "Revisions": the worked vectors (the protocol's own), reproduced exactly.
 const PING = {
   id: 'demo.ping',
   name: 'Ping',
@@ -14,7 +14,7 @@ const PING = {
 const PING_REVISION = 'sha256:f4b4059c6d381a1fdf33eef7526f19e464865dbeabebaee146d0d441cb1de2fd';
 
 describe('the origin extension (toolwire)', () => {
-  it('leaves a definition without an origin as WIRE hashes it', async () => {
+  it('leaves a definition without an origin as docs/wire.md hashes it', async () => {
     const plain = toStaticDefinition({ ...PING, policy: 'read' });
     expect(JSON.stringify(plain)).toBe(JSON.stringify(PING));
     expect(await computeRevision(plain)).toBe(PING_REVISION);

@@ -16,7 +16,7 @@ import {
 } from '../src/index.js';
 
 /**
- * Golden fixtures for toolwire's session vocabulary (STYLE 13), beside the tool.* ones in
+ * Golden fixtures for toolwire's session vocabulary (docs/style.md 13), beside the tool.* ones in
  * fixtures.test.ts: each message as its builder writes it, compared as text (key order
  * included), then read back by its reader. `UPDATE_FIXTURES=1` rewrites them; review the diff by
  * hand before committing. The random id and the time are checked for format, then replaced.

@@ -2,7 +2,7 @@
  * `ui.get_screenshot` (read): an image of the page, from a capture provider the page registers.
  * A page cannot capture itself (only an extension, `getDisplayMedia` or the host can), so
  * without a provider the tool stays in the catalog but reports itself unavailable with a code
- * and a remediation, as WIRE's runtime object allows. A provider that throws fails
+ * and a remediation, as docs/wire.md's runtime object allows. A provider that throws fails
  * `screenshot_failed` (retryable: capture often fails transiently, e.g. a hidden tab).
  */
 import type { BridgeTool } from '@toolwire/protocol';

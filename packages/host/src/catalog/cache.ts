@@ -1,5 +1,5 @@
 /**
- * The host's copy of one page's catalog (WIRE "Host behaviour"; notes §3.3, §11.3).
+ * The host's copy of one page's catalog (docs/wire.md "Host behaviour").
  *
  * 1. The first refresh asks for the `index`, then for `definitions` of only the ids that are new
  *    or whose `definitionRevision` changed; unchanged definitions are kept.
@@ -37,7 +37,7 @@ export type CatalogChange = 'none' | 'availability' | 'tools';
 
 export type CatalogQuery = (payload: QueryPayload) => Promise<CatalogPayload>;
 
-/** WIRE clamps `limit` to 1..1000: the most one listing can carry. */
+/** docs/wire.md clamps `limit` to 1..1000: the most one listing can carry. */
 const MAX_LISTING = 1000;
 const MAX_ATTEMPTS = 3;
 

@@ -63,7 +63,7 @@ export async function startHost(
   }
   print(`toolwire ${parsed.command} ${VERSION}: ${redactUrl(host.url)}, grant ${host.grant}`);
   if (!['127.0.0.1', 'localhost', '::1'].includes(host.hostname)) {
-    // WIRE: clear-text WebSocket, meant for the developer's machine or a trusted network.
+    // docs/wire.md: clear-text WebSocket, meant for the developer's machine or a trusted network.
     print(`toolwire: warning: listening on ${host.hostname}, beyond this machine, without TLS`);
   }
   if (host.origins.includes('*')) {

@@ -66,7 +66,7 @@ export function mcpToolName(id: string): string {
 
 function inputSchemaOf(tool: HostTool): Record<string, unknown> {
   const schema = tool.argumentsSchema;
-  // MCP wants an object schema at the top; WIRE arguments are always an object.
+  // MCP wants an object schema at the top; docs/wire.md arguments are always an object.
   return schema.type === undefined ? { type: 'object', ...schema } : schema;
 }
 

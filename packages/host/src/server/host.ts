@@ -1,5 +1,5 @@
 /**
- * `createHost(options)`: the toolwire host, a WebSocket server pages connect to (WIRE
+ * `createHost(options)`: the toolwire host, a WebSocket server pages connect to (docs/wire.md
  * "Transport and session", "Host behaviour", "Authorization").
  *
  * 1. Listens on 127.0.0.1 by default; the page connects to `ws://HOST:PORT/PATH?token=TOKEN`.

@@ -1,5 +1,5 @@
 /**
- * The host's gunzip for `$ansightEncoding` responses (WIRE "Large payloads"): node:zlib in C
+ * The host's gunzip for `$ansightEncoding` responses (docs/wire.md "Large payloads"): node:zlib in C
  * instead of fflate in JavaScript (about 4x faster on a megabyte), plugged into the protocol
  * client through its `inflate` option.
  *

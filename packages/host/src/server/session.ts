@@ -1,5 +1,5 @@
 /**
- * One page connected to the host (WIRE "Transport and session", "Host behaviour"; notes §3.3).
+ * One page connected to the host (docs/wire.md "Transport and session", "Host behaviour").
  *
  * 1. The host assigns the session id and puts it on every request. The page's `session.open`
  *    (who it is) is read when it comes; the host does not wait for it to query.
@@ -216,7 +216,7 @@ export class HostSession extends Emitter<SessionEvents> {
       onMessage: this.#onMessage,
       onClose: this.#finish,
     });
-    // WIRE: a new session triggers tool.query {detail:"index"} at once.
+    // docs/wire.md: a new session triggers tool.query {detail:"index"} at once.
     this.ready = this.refresh().then(
       () => undefined,
       () => undefined,
@@ -493,7 +493,7 @@ export class HostSession extends Emitter<SessionEvents> {
       this.#sendQuietly(JSON.stringify(sessionPong({ id: message.id })));
       return;
     }
-    // toolwire's push (WIRE "Not yet in the protocol"); a stale one costs one `unchanged`.
+    // toolwire's push (docs/wire.md "Not yet in the protocol"); a stale one costs one `unchanged`.
     if (message.type === 'tool.catalog.changed' && isToolCapability(message.capability)) {
       const payload = isPlainObject(message.payload) ? message.payload : {};
       const guard = readGuardReport(payload.guard);

@@ -1,5 +1,5 @@
 /**
- * A `ws` socket as a protocol Transport (STYLE 3): text frames in and out, one close signal.
+ * A `ws` socket as a protocol Transport (docs/style.md 3): text frames in and out, one close signal.
  * Binary frames (ASFT transfers, not handled yet) are left to `onBinary`.
  */
 import type { Transport, TransportCloseInfo } from '@toolwire/protocol';

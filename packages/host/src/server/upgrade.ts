@@ -1,5 +1,5 @@
 /**
- * Who may open a session (WIRE "Transport and session"): the upgrade request is checked before
+ * Who may open a session (docs/wire.md "Transport and session"): the upgrade request is checked before
  * any socket exists, in this order:
  *
  * 1. a path other than the host's -> 404;

@@ -3,7 +3,7 @@ import { ToolProtocolError } from '@toolwire/protocol';
 /**
  * Codes the host raises locally (they never cross the wire), beside the protocol's own table
  * (TOOL_ERROR_CODES). `tool_policy_not_granted` is the reference host's denial code
- * (remote-tool-protocol-notes §7.3); `session_not_connected` is §11.2's proposal.
+ * (docs/permissions.md "The host's grant"); `session_not_connected` is toolwire's own (docs/wire.md "Error codes").
  */
 export const HOST_ERROR_CODES = {
   /** The tool's policy is above the host's grant (`maxToolPolicy`). */

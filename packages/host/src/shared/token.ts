@@ -1,5 +1,5 @@
 /**
- * Session tokens (WIRE "Transport and session"): random, >= 128 bits, one per host run, compared
+ * Session tokens (docs/wire.md "Transport and session"): random, >= 128 bits, one per host run, compared
  * in constant time and never logged in full.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';

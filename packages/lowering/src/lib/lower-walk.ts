@@ -658,7 +658,7 @@ function lowerError(node: WebNode, error: Error, w: WalkState, depth: number): J
       w.items++;
       out.code = code;
     }
-    // The stack is never read: it names files and lines of the page, not data (API.md).
+    // The stack is never read: it names files and lines of the page, not data (docs/browser-api.md).
     const bounded = w.openErrors < MAX_ERROR_CAUSE_DEPTH - 1;
     if (bounded && Object.hasOwn(error, 'cause') && error.cause !== undefined) {
       countKeys(w, ['cause']);

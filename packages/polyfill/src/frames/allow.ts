@@ -1,6 +1,6 @@
 /**
  * The `tools` permissions-policy feature, emulated from an `<iframe allow>` attribute
- * (API.md "Permissions"; the WebMCP spec's feature has the default allowlist 'self').
+ * (docs/browser-api.md "Permissions"; the WebMCP spec's feature has the default allowlist 'self').
  *
  * An allow attribute is a list of `feature allowlist` directives separated by `;`. For `tools`:
  * absent -> the default 'self' (the child must be same-origin with its parent); `tools` alone

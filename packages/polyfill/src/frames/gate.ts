@@ -103,7 +103,7 @@ export class FramesGate implements GateState {
   }
 
   #onMessage = (event: MessageEvent): void => {
-    // Who sent it, and from where, before anything reads the data (STYLE 2).
+    // Who sent it, and from where, before anything reads the data (docs/style.md 2).
     const source = event.source as Window | null;
     if (!source) return;
     if (source === this.#win.parent && !this.isTop) {

@@ -1,5 +1,5 @@
 /**
- * One side of a parent-child MessageChannel (STYLE 3: correlation, deadlines and close
+ * One side of a parent-child MessageChannel (docs/style.md 3: correlation, deadlines and close
  * handling live here, once). Requests are answered exactly once; on close every pending
  * request fails with a coded error and every timer is cleared.
  */

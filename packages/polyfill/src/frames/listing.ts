@@ -1,5 +1,5 @@
 /**
- * Listings across the frame tree. Coalescing (the generic layer, API.md's table): a frame's
+ * Listings across the frame tree. Coalescing (the generic layer, docs/browser-api.md's table): a frame's
  * listing is its own tools plus those of children whose embedding grants `tools`, recursively;
  * it stops at the first refusal, so a granted grandchild under a refused child coalesces into
  * the child only. document.modelContext follows permissions-policy inheritance instead: a frame

@@ -1,5 +1,5 @@
 /**
- * `tools.of(frame)`: one frame's subtree read directly (API.md "Reading and calling"): no
+ * `tools.of(frame)`: one frame's subtree read directly (docs/browser-api.md "Reading and calling"): no
  * permission needed, subject to each tool's `exposedTo`. Calls go to that frame; `toolchange`
  * fires when that subtree reports a change.
  */

@@ -16,7 +16,7 @@ export function routeFrom(from: Window, target: Window): number[] | undefined {
   return search(from, 0);
 }
 
-/** Frames deeper than this are never reached (routeFrom searches 16 levels; WIRE routes allow 32). */
+/** Frames deeper than this are never reached (routeFrom searches 16 levels; docs/wire.md routes allow 32). */
 export const MAX_ROUTE_DEPTH = 32;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * Registration-time schema checks (API.md: "a schema that is not valid JSON Schema (or not
+ * Registration-time schema checks (docs/browser-api.md: "a schema that is not valid JSON Schema (or not
  * serializable): TypeError naming the offending path"). Synchronous and dependency-free, so
  * registering never waits for the validator to load; ajv still compiles the schema on the
  * first call and reports anything subtler there.

@@ -1,5 +1,5 @@
 /**
- * The contract suite (issue 4, STYLE 12): behaviour written once and run against
+ * The contract suite (issue 4, docs/style.md 12): behaviour written once and run against
  * - the polyfill under happy-dom (test/contract.test.ts),
  * - the polyfill in real Chromium with native WebMCP off (e2e/polyfill-contract.e2e.ts),
  * - native `document.modelContext` in Chromium with --enable-experimental-web-platform-features,

@@ -1,5 +1,5 @@
 /**
- * Wire error codes the built-in tools report themselves (STYLE 5: one `as const` object, the
+ * Wire error codes the built-in tools report themselves (docs/style.md 5: one `as const` object, the
  * type derived from it), and the failures shared by several tools.
  */
 import type { AvailabilityInput, ToolFailureOutcome } from '@toolwire/protocol';

@@ -4,7 +4,7 @@
  * and dialogs. Elements without a meaningful role get `generic`.
  */
 
-/** Roles that do not make a node worth reporting on their own (STYLE: compact tree). */
+/** Roles that do not make a node worth reporting on their own (docs/style.md: compact tree). */
 export const STRUCTURAL_ROLES: ReadonlySet<string> = new Set([
   'generic',
   'none',

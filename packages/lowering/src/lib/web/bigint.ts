@@ -1,6 +1,6 @@
 import type { WalkState } from '../walk-state.js';
 
-/** BigInt <-> decimal string (API.md: `pattern: ^-?[0-9]+$`). */
+/** BigInt <-> decimal string (docs/browser-api.md: `pattern: ^-?[0-9]+$`). */
 
 /**
  * Parsing decimal text into a BigInt costs more than linear time, so a hostile

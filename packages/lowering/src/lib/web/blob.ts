@@ -4,7 +4,7 @@ import type { WalkState } from '../walk-state.js';
 import { liftBase64 } from './base64-text.js';
 
 /**
- * Blob -> `{mimeType, data}`; File adds `name` and `lastModified` (API.md). A Blob without a
+ * Blob -> `{mimeType, data}`; File adds `name` and `lastModified` (docs/browser-api.md). A Blob without a
  * type is sent as `application/octet-stream` (RFC 2046 §4.5.1), so an agent always reads a
  * real MIME type; it lifts back with that type.
  */

@@ -1,7 +1,7 @@
 import type { WalkState } from '../walk-state.js';
 
 /**
- * Date <-> RFC 3339 `date-time` (API.md: `format: date-time`). Lowering always writes
+ * Date <-> RFC 3339 `date-time` (docs/browser-api.md: `format: date-time`). Lowering always writes
  * `toISOString()`: UTC, milliseconds, `Z`. Lifting accepts any RFC 3339 date-time (offsets,
  * lowercase t/z, 0 to n fraction digits) whose instant a Date holds exactly.
  */

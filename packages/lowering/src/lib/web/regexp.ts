@@ -1,7 +1,7 @@
 import { countKeys, field, liftRecord, stringField } from '../record.js';
 import type { WalkState } from '../walk-state.js';
 
-/** RegExp <-> `{source, flags}` (API.md). `lastIndex` is state, not data: it is not sent. */
+/** RegExp <-> `{source, flags}` (docs/browser-api.md). `lastIndex` is state, not data: it is not sent. */
 
 /** The flags ECMAScript defines; a flag outside them would be an engine's own extension. */
 const FLAGS = /^[dgimsuvy]*$/;

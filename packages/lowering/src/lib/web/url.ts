@@ -1,7 +1,7 @@
 import type { WalkState } from '../walk-state.js';
 
 /**
- * URL <-> its href (API.md: `format: uri`). Lifting takes an absolute URL the URL Standard
+ * URL <-> its href (docs/browser-api.md: `format: uri`). Lifting takes an absolute URL the URL Standard
  * parses (no base: a relative one would need a guessed base) written in URI characters only
  * (RFC 3986 §2: unreserved, reserved, `%HH`), so it never accepts what the published
  * `format: uri` refuses, such as a raw space the parser would quietly percent-encode.
