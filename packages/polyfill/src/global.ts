@@ -12,9 +12,9 @@ import type { Tools } from './tools.js';
 
 declare global {
   interface Window {
-    /** Registers tools (API.md "Registering"). Defined by install() or polyfill.iife.js. */
+    /** Registers tools (docs/browser-api.md "Registering"). Defined by install() or polyfill.iife.js. */
     toolManager: ToolManager;
-    /** Lists and calls tools (API.md "Reading and calling"). */
+    /** Lists and calls tools (docs/browser-api.md "Reading and calling"). */
     tools: Tools;
   }
 
