@@ -5,6 +5,13 @@ import { CHROMIUM_ARGS, findChromium } from './scripts/find-chromium.mjs';
 // port, reachable as two origins: http://localhost:PORT and http://127.0.0.1:PORT.
 export const E2E_PORT = Number(process.env.TOOLWIRE_E2E_PORT ?? 5181);
 
+// Test files import package sources, which import their siblings by name: the workers (and
+// the tsx processes tests start) resolve those to sources too, as vitest does. The built CLI
+// is spawned with a clean environment, and bundles its siblings anyway.
+process.env.NODE_OPTIONS = [process.env.NODE_OPTIONS, '--conditions=@toolwire/source']
+  .filter(Boolean)
+  .join(' ');
+
 let executablePath: string;
 try {
   executablePath = findChromium();

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildEnvironmentOptions } from 'vite';
 import { defineConfig } from 'vitest/config';
+import { sourceResolve } from './scripts/source-condition.js';
 import { endpointVersionDefine } from './scripts/version-define.js';
 
 /**
@@ -48,6 +49,8 @@ export default defineConfig({
     projects: packageNames.map((name) => ({
       // What the endpoint's build stamps in (scripts/build.ts), so tests see the real version.
       define: endpointVersionDefine,
+      // Workspace packages from their sources (the `@toolwire/source` export condition).
+      ...sourceResolve,
       test: {
         name,
         root: join(packagesDir, name),

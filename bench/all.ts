@@ -120,11 +120,15 @@ async function runBench(name: BenchName): Promise<Run> {
   const file = openSync(output, 'w');
   const started = performance.now();
   const outcome = await new Promise<Pick<Run, 'code' | 'signal' | 'error'>>((resolve) => {
-    const child = spawn(process.execPath, [TSX_CLI, `bench/${name}.bench.ts`], {
-      cwd: ROOT,
-      env: { ...process.env, [SUMMARY_ENV]: summary },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [TSX_CLI, '--conditions=@toolwire/source', `bench/${name}.bench.ts`],
+      {
+        cwd: ROOT,
+        env: { ...process.env, [SUMMARY_ENV]: summary },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const tee = (to: NodeJS.WriteStream) => (chunk: Buffer) => {
       to.write(chunk);
       writeSync(file, chunk);

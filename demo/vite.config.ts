@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig } from 'vite';
 import { defineConfig } from 'vite';
+import { sourceResolve } from '../scripts/source-condition.js';
 import { endpointVersionDefine } from '../scripts/version-define.js';
 
 /**
@@ -41,6 +42,8 @@ export function demoConfig({ which, ports = demoPorts(), watch = true }: DemoSer
     root: DEMO_ROOT,
     configFile: false,
     clearScreen: false,
+    // Workspace packages from their sources (the `@toolwire/source` export condition).
+    ...sourceResolve,
     logLevel: 'warn',
     // Two servers on one root must not share the dependency optimizer's cache directory.
     cacheDir: join(REPO_ROOT, 'node_modules', '.vite', `demo-${which.toLowerCase()}`),

@@ -11,15 +11,19 @@ const ISO = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`;
 
 test('the scripted tour runs end to end and exits 0 with --once', async () => {
   test.setTimeout(120_000);
-  const child = spawn('npx', ['tsx', 'demo/tour.ts', '--tour', '--once'], {
-    env: {
-      ...process.env,
-      DISPLAY: '',
-      TOOLWIRE_DEMO_PORT_A: String(PORT_A),
-      TOOLWIRE_DEMO_PORT_B: String(PORT_B),
+  const child = spawn(
+    'npx',
+    ['tsx', '--conditions=@toolwire/source', 'demo/tour.ts', '--tour', '--once'],
+    {
+      env: {
+        ...process.env,
+        DISPLAY: '',
+        TOOLWIRE_DEMO_PORT_A: String(PORT_A),
+        TOOLWIRE_DEMO_PORT_B: String(PORT_B),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  );
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => {
     out += chunk.toString();

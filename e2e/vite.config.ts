@@ -3,6 +3,7 @@ import { join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'vite';
 import { defineConfig } from 'vite';
+import { sourceResolve } from '../scripts/source-condition.js';
 import { endpointVersionDefine } from '../scripts/version-define.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -45,6 +46,8 @@ function serveBuiltFiles(): Plugin {
 // (`/packages/<name>/src/index.ts`); Vite transpiles them on request.
 export default defineConfig({
   root,
+  // Bare `@toolwire/*` imports inside package sources resolve to sources too.
+  ...sourceResolve,
   plugins: [serveBuiltFiles()],
   define: endpointVersionDefine,
   logLevel: 'warn',

@@ -3,18 +3,21 @@
  * - dist/index.js: the ES module (dependencies external);
  * - dist/endpoint.iife.js: polyfill + protocol + endpoint in one classic script that installs
  *   the globals and exposes window.toolwire.connect; its lazy parts (validator engines,
- *   lowering) are the polyfill's chunks, copied beside it and fetched by URL on first use.
+ *   lowering) are the polyfill's chunks, copied beside it and fetched by URL on first use;
+ * - dist/endpoint.standalone.iife.js: the same with every chunk inlined, one file to copy (and
+ *   what CDNs serve for the bare package URL, which is not the file's directory).
  */
 import { copyFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
+import { sourceResolve } from '../../../scripts/source-condition.js';
 import { endpointVersionDefine } from '../../../scripts/version-define.js';
 import { libraryBuild } from '../../../vite.config.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
 const polyfillDist = fileURLToPath(new URL('../../polyfill/dist/', import.meta.url));
-const quiet = { logLevel: 'warn' as const, configFile: false as const, root };
+const quiet = { logLevel: 'warn' as const, configFile: false as const, root, ...sourceResolve };
 const stamp = endpointVersionDefine;
 
 await build({
@@ -36,6 +39,24 @@ await build({
       formats: ['iife'],
       name: 'toolwireEndpoint',
       fileName: () => 'endpoint.iife.js',
+    },
+  },
+});
+
+// The one-file IIFE: with the define false, each import() is bundled and inlined.
+await build({
+  ...quiet,
+  define: { ...stamp, __TOOLWIRE_IIFE__: 'false' },
+  build: {
+    outDir: dist,
+    emptyOutDir: false,
+    minify: true,
+    target: 'es2022',
+    lib: {
+      entry: `${root}src/iife.ts`,
+      formats: ['iife'],
+      name: 'toolwireEndpoint',
+      fileName: () => 'endpoint.standalone.iife.js',
     },
   },
 });

@@ -86,10 +86,14 @@ export class CliProcess {
   readonly exited: Promise<Exited>;
 
   constructor(args: string[], env: Env) {
-    this.child = spawn(process.execPath, ['--import', 'tsx', CLI_SOURCE, ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', ...env },
-    });
+    this.child = spawn(
+      process.execPath,
+      ['--conditions=@toolwire/source', '--import', 'tsx', CLI_SOURCE, ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '', ...env },
+      },
+    );
     this.child.stdout?.on('data', (chunk) => {
       this.out += chunk;
     });

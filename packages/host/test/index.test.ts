@@ -35,6 +35,8 @@ describe('@toolwire/host', () => {
     expect(Object.keys(internal).filter((name) => name in api)).toEqual([]);
     const manifest = (await import('../package.json', { with: { type: 'json' } })).default;
     expect(Object.keys(manifest.exports)).toEqual(['.', './internal']);
-    expect(manifest.exports['./internal'].default).toBe('./src/internal.ts');
+    // In the workspace only (the source condition); the published manifest leaves it out.
+    expect(manifest.exports['./internal']).toEqual({ '@toolwire/source': './src/internal.ts' });
+    expect(Object.keys(manifest.publishConfig.exports)).toEqual(['.']);
   });
 });

@@ -5,15 +5,18 @@
  * - dist/polyfill.iife.js: one classic script that installs the globals on load;
  * - dist/polyfill-<chunk>.js: the lazily loaded parts (validator engines, lowering, frames,
  *   native layer, declarative form tools) as ES
- *   modules, which the IIFE imports from beside its own URL on first use.
+ *   modules, which the IIFE imports from beside its own URL on first use;
+ * - dist/polyfill.standalone.iife.js: the same script with every chunk inlined, for pages that
+ *   copy one file (and for CDNs, whose bare package URL is not the file's directory).
  */
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
+import { sourceResolve } from '../../../scripts/source-condition.js';
 import { libraryBuild } from '../../../vite.config.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
-const quiet = { logLevel: 'warn' as const, configFile: false as const, root };
+const quiet = { logLevel: 'warn' as const, configFile: false as const, root, ...sourceResolve };
 
 // 1. The module build.
 await build({
@@ -21,6 +24,7 @@ await build({
   build: libraryBuild(new URL('../package.json', import.meta.url).href, {
     index: 'src/index.ts',
     wire: 'src/wire/index.ts',
+    global: 'src/global.ts',
   }),
 });
 
@@ -61,6 +65,24 @@ await build({
       formats: ['iife'],
       name: 'toolwirePolyfill',
       fileName: () => 'polyfill.iife.js',
+    },
+  },
+});
+
+// 4. The one-file IIFE: with the define false, each import() is bundled and inlined.
+await build({
+  ...quiet,
+  define: { __TOOLWIRE_IIFE__: 'false' },
+  build: {
+    outDir: dist,
+    emptyOutDir: false,
+    minify: true,
+    target: 'es2022',
+    lib: {
+      entry: `${root}src/iife.ts`,
+      formats: ['iife'],
+      name: 'toolwirePolyfill',
+      fileName: () => 'polyfill.standalone.iife.js',
     },
   },
 });

@@ -9,6 +9,7 @@ import { join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { InlineConfig, Plugin } from 'vite';
 import { defineConfig } from 'vite';
+import { sourceResolve } from '../../../scripts/source-condition.js';
 
 const EXAMPLE_ROOT = fileURLToPath(new URL('.', import.meta.url));
 const REPO_ROOT = join(EXAMPLE_ROOT, '..', '..', '..');
@@ -41,6 +42,7 @@ export function exampleConfig(server: { host?: string; port?: number } = {}) {
     clearScreen: false,
     logLevel: 'warn',
     cacheDir: join(REPO_ROOT, 'node_modules', '.vite', 'react-example'),
+    ...sourceResolve,
     plugins: [servePolyfillBuild()],
     // Vite compiles TSX itself (no React plugin): the automatic runtime, as tsconfig's react-jsx.
     oxc: { jsx: { runtime: 'automatic' } },

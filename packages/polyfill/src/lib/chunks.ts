@@ -27,14 +27,64 @@ export type ChunkName =
   | 'native'
   | 'declarative';
 
-/** The IIFE's own URL, read while it is being evaluated (currentScript is null afterwards). */
-const scriptBase: string | undefined =
+/**
+ * The IIFE's own URL, read while it is being evaluated (currentScript is null afterwards). An
+ * inline or injected script has no `src` (`''`): then chunks resolve against the document's
+ * base URL, which an about:blank frame inherits from its creator (its own URL, about:blank,
+ * is no base at all: `new URL('./x.js', 'about:blank')` throws "Invalid URL").
+ */
+const scriptUrl: string | undefined =
   typeof document !== 'undefined'
-    ? ((document.currentScript as HTMLScriptElement | null)?.src ?? undefined)
+    ? (document.currentScript as HTMLScriptElement | null)?.src || undefined
     : undefined;
+
+/**
+ * A lazy chunk that did not load (issue 15): the file is missing beside the script, or the
+ * network refused it. Logged once per attempt with the fix, and the call that needed the chunk
+ * rejects with it rather than waiting.
+ */
+class ChunkLoadError extends Error {
+  override name = 'ChunkLoadError';
+  readonly code = 'toolwire_chunk_load_failed';
+  /** `polyfill-<name>.js` */
+  readonly file: string;
+  /** Where it was looked for; undefined when no URL could be formed. */
+  readonly url: string | undefined;
+
+  constructor(file: string, url: string | undefined, cause: unknown) {
+    const script = scriptUrl?.split(/[?#]/)[0]?.split('/').pop();
+    const beside = script ? `beside ${script}` : "at the page's base URL (no script URL)";
+    const standalone = script?.endsWith('.iife.js')
+      ? script.replace(/\.iife\.js$/, '.standalone.iife.js')
+      : 'endpoint.standalone.iife.js or polyfill.standalone.iife.js';
+    super(
+      `toolwire: cannot load ${file} from ${url ?? '(no URL)'} (${String(cause)}). ` +
+        `Serve the polyfill-*.js files that come with the script ${beside}, ` +
+        `or load ${standalone} instead (every chunk inlined, one file).`,
+      { cause },
+    );
+    this.file = file;
+    this.url = url;
+  }
+}
+
+function failed(file: string, url: string | undefined, cause: unknown): Promise<never> {
+  const error = new ChunkLoadError(file, url, cause);
+  console.error(error.message);
+  return Promise.reject(error);
+}
 
 /** A chunk fetched from beside the IIFE (only the IIFE build calls this). */
 export function chunkFromScript<T>(name: ChunkName): Promise<T> {
-  const base = scriptBase ?? (typeof location !== 'undefined' ? location.href : '');
-  return import(/* @vite-ignore */ new URL(`./polyfill-${name}.js`, base).href) as Promise<T>;
+  const file = `polyfill-${name}.js`;
+  let url: string;
+  try {
+    const base = scriptUrl ?? (typeof document !== 'undefined' ? document.baseURI : location.href);
+    url = new URL(`./${file}`, base).href;
+  } catch (error) {
+    return failed(file, undefined, error);
+  }
+  return (import(/* @vite-ignore */ url) as Promise<T>).catch((error: unknown) =>
+    failed(file, url, error),
+  );
 }

@@ -1,0 +1,184 @@
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, type Page, test } from '@playwright/test';
+import { type StaticServer, serveFolder } from './support/static-server.js';
+
+// Issue 15, "one script tag that works": the built IIFEs served by a plain static server, as a
+// page author copies them. Alone, a split IIFE cannot find its lazy chunks: that must be loud
+// (a console error naming the file, its URL and the fix) and the call must reject with the same
+// reason, never hang. The standalone builds need nothing beside them. Chunks resolve against
+// the script's URL, else the document's base URL (an about:blank frame's is its creator's).
+
+const dist = (pkg: string) => fileURLToPath(new URL(`../packages/${pkg}/dist/`, import.meta.url));
+const page = (script: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>iife</title>` +
+  `<script src="${script}"></script></head><body></body></html>`;
+
+let root: string;
+let server: StaticServer;
+
+test.beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'toolwire-iife-'));
+  const folder = (name: string, files: Record<string, string>, copies: [string, string][]) => {
+    mkdirSync(join(root, name));
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(root, name, file), text);
+    for (const [from, file] of copies) copyFileSync(from, join(root, name, file));
+  };
+  for (const [pkg, script] of [
+    ['polyfill', 'polyfill.iife.js'],
+    ['endpoint', 'endpoint.iife.js'],
+    ['polyfill', 'polyfill.standalone.iife.js'],
+    ['endpoint', 'endpoint.standalone.iife.js'],
+  ] as const) {
+    folder(script, { 'index.html': page(script) }, [[join(dist(pkg), script), script]]);
+  }
+  // The split polyfill with its chunks, and a page that runs it in an about:blank frame.
+  const chunks = readdirSync(dist('polyfill')).filter((file) => /^polyfill-.*\.js$/.test(file));
+  folder(
+    'blank',
+    { 'index.html': page('polyfill.iife.js') },
+    [...chunks, 'polyfill.iife.js'].map((file) => [join(dist('polyfill'), file), file]),
+  );
+  server = await serveFolder(root);
+});
+
+test.afterAll(async () => {
+  await server?.close();
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** How one call ended: a value, an error (name, code, message), or no answer in 8 s. */
+type Settled = {
+  value?: unknown;
+  error?: { name: string; code?: string; message: string };
+  hung?: true;
+};
+
+/** Registers two tools (a schema'd one, one taking a Date) and calls both. */
+async function callTools(page: Page): Promise<{ strict: Settled; when: Settled }> {
+  return page.evaluate(async () => {
+    const w = window as any;
+    await w.toolManager.register({
+      name: 'strict',
+      inputSchema: { type: 'object', properties: { n: { type: 'integer', minimum: 1 } } },
+      execute: ({ n }: { n: number }) => n + 1,
+    });
+    await w.toolManager.register({
+      name: 'when',
+      inputSchema: { type: 'object', properties: { at: { webType: 'Date' } }, required: ['at'] },
+      execute: ({ at }: { at: Date }) => ({
+        isDate: at instanceof Date,
+        year: at.getUTCFullYear(),
+      }),
+    });
+    const settle = (promise: Promise<unknown>): Promise<Settled> =>
+      Promise.race([
+        promise.then(
+          (value) => ({ value }),
+          (error) => ({ error: { name: error.name, code: error.code, message: error.message } }),
+        ),
+        new Promise<Settled>((resolve) => setTimeout(() => resolve({ hung: true }), 8_000)),
+      ]);
+    return {
+      strict: await settle(w.tools.callTool('strict', { n: 2 })),
+      when: await settle(
+        w.tools.callTool('when', { at: '2026-12-01T00:00:00Z' }, { encoding: 'json' }),
+      ),
+    };
+  });
+}
+
+function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  return errors;
+}
+
+for (const [script, standalone] of [
+  ['polyfill.iife.js', 'polyfill.standalone.iife.js'],
+  ['endpoint.iife.js', 'endpoint.standalone.iife.js'],
+] as const) {
+  test(`${script} served without its chunks: a console error with the file, URL and fix; calls reject`, async ({
+    page,
+  }) => {
+    const errors = consoleErrors(page);
+    await page.goto(`${server.origin}/${script}/`);
+    const outcome = await callTools(page);
+    const literal = (text: string) => text.replaceAll('.', '\\.');
+    const chunkUrl = new RegExp(
+      `${literal(`${server.origin}/${script}/polyfill-`)}(validator-ajv|lowering)\\.js`,
+    );
+    for (const call of [outcome.strict, outcome.when]) {
+      expect(call.hung).toBeUndefined();
+      expect(call.error).toMatchObject({
+        name: 'ChunkLoadError',
+        code: 'toolwire_chunk_load_failed',
+      });
+      expect(call.error?.message).toMatch(chunkUrl);
+      expect(call.error?.message).toContain(`beside ${script}`);
+      expect(call.error?.message).toContain(`load ${standalone} instead`);
+    }
+    expect(outcome.strict.error?.message).toContain('cannot load polyfill-validator-ajv.js from');
+    const logged = errors.filter((text) => text.startsWith('toolwire: cannot load polyfill-'));
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged).toContain(outcome.strict.error?.message);
+  });
+
+  test(`${standalone} alone: the tools run, a Date arrives as a Date, nothing else is fetched`, async ({
+    page,
+  }) => {
+    const errors = consoleErrors(page);
+    const before = server.requested.length;
+    await page.goto(`${server.origin}/${standalone}/`);
+    const outcome = await callTools(page);
+    expect(outcome).toEqual({
+      strict: { value: 3 },
+      when: { value: { isDate: true, year: 2026 } },
+    });
+    const fetched = server.requested.slice(before).filter((path) => path !== '/favicon.ico');
+    expect(fetched).toEqual([`/${standalone}/`, `/${standalone}/${standalone}`]);
+    expect(errors).toEqual([]);
+  });
+}
+
+test('an IIFE run inline in an about:blank frame loads its chunks from the base URL', async ({
+  page,
+}) => {
+  const errors = consoleErrors(page);
+  await page.goto(`${server.origin}/blank/`);
+  const before = server.requested.length;
+  const outcome = await page.evaluate(async () => {
+    const source = await (await fetch('./polyfill.iife.js')).text();
+    const frame = document.createElement('iframe');
+    document.body.append(frame);
+    const inner = frame.contentWindow as any;
+    const doc = frame.contentDocument as Document;
+    const script = doc.createElement('script');
+    script.textContent = source; // inline: no currentScript.src to resolve against
+    doc.head.append(script);
+    await inner.toolManager.register({
+      name: 'strict',
+      // Built in the frame's realm: the registry wants its own realm's plain objects.
+      inputSchema: inner.JSON.parse('{"type":"object","properties":{"n":{"minimum":1}}}'),
+      execute: ({ n }: { n: number }) => n + 1,
+    });
+    return {
+      href: inner.location.href,
+      baseURI: doc.baseURI,
+      good: await inner.tools.callTool('strict', { n: 2 }),
+      bad: await inner.tools.callTool('strict', { n: 0 }).catch((error: Error) => error.name),
+    };
+  });
+  expect(outcome).toEqual({
+    href: 'about:blank',
+    baseURI: `${server.origin}/blank/`,
+    good: 3,
+    bad: 'DataError',
+  });
+  expect(server.requested.slice(before)).toContain('/blank/polyfill-validator-ajv.js');
+  expect(errors).toEqual([]);
+});
