@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { packPackages, publishablePackages, REPO_ROOT } from '../scripts/pack.js';
+import { HostProcess, toolwire } from './support/cli.js';
+import { clickConnect } from './support/pairing.js';
 import { type StaticServer, serveFolder } from './support/static-server.js';
 
 // Issue 15, the packaging e2e: toolwire as a user gets it. Every package is packed with
@@ -202,6 +204,87 @@ test.describe('the packed packages, installed from files outside the workspace',
     const ran = await run(process.execPath, ['node/install.mjs'], project);
     expectOk(ran, 'node node/install.mjs');
     expect(JSON.parse(ran.out)).toEqual({ threw: false, globals: [] });
+  });
+});
+
+/**
+ * The README's page-author section ("a typed tool on the wire, with one script tag"), read from
+ * README.md at test time: its script tag, its TypeScript and its two commands.
+ */
+function readmeSteps() {
+  const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('## For page authors');
+  const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
+  const scriptTag = /```html\n(<script src="endpoint\.standalone\.iife\.js"[^\n]*)\n```/.exec(
+    section,
+  )?.[1];
+  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  const host = /npx toolwire host (.*?) --page/.exec(section)?.[1];
+  const call = /npx toolwire call cart\.add --args '([^']+)'/.exec(section)?.[1];
+  return { scriptTag, code, host, call };
+}
+
+test.describe("the README's page-author steps, with the installed packages", () => {
+  let host: HostProcess | undefined;
+  test.afterEach(async () => {
+    await host?.stop();
+    host = undefined;
+  });
+
+  test('one script tag and a defineTool() tool: typed, built, paired, called from the CLI', async ({
+    page,
+  }) => {
+    const steps = readmeSteps();
+    expect(steps.scriptTag).toContain('data-toolwire-guard="read-write"');
+    expect(steps.code).toContain('defineTool(');
+    expect(steps.host).toBe('--max-tool-policy write');
+    const app = join(project, 'readme-app');
+    mkdirSync(join(app, 'src'), { recursive: true });
+    mkdirSync(join(app, 'public'), { recursive: true });
+    // Step 1: the one file, copied from the installed package, and the tag as written.
+    const file = createRequire(join(project, 'package.json')).resolve(
+      '@toolwire/endpoint/iife/standalone',
+    );
+    cpSync(file, join(app, 'public', 'endpoint.standalone.iife.js'));
+    writeFileSync(
+      join(app, 'index.html'),
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>shop</title>\n${steps.scriptTag}\n<script type="module" src="/src/main.ts"></script></head><body></body></html>\n`,
+    );
+    // Step 2: the TypeScript as written, under create-vite's strict settings, then built.
+    writeFileSync(join(app, 'src', 'main.ts'), steps.code ?? '');
+    cpSync(join(FIXTURES, 'app', 'tsconfig.json'), join(app, 'tsconfig.json'));
+    const bin = (name: string) => join(project, 'node_modules', '.bin', name);
+    expectOk(await run(bin('tsc'), ['-p', 'tsconfig.json'], app), 'tsc of the README code');
+    expectOk(await run(bin('vite'), ['build', '--logLevel', 'warn'], app), 'vite build');
+    const server = await serveFolder(join(app, 'dist'));
+    servers.push(server);
+    // Step 3: the installed bin's host, the pairing link, Connect, and `toolwire call`.
+    const cli = join(project, 'node_modules', '@toolwire', 'host', 'dist', 'cli.js');
+    host = new HostProcess([...(steps.host ?? '').split(' '), '--page', `${server.origin}/`], cli);
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(await host.pairingLink());
+    await clickConnect(page);
+    const { env } = host;
+    await expect
+      .poll(
+        async () => JSON.parse((await toolwire(['tools', '--json'], env, cli)).out || '{}').tools,
+      )
+      .toContainEqual(expect.objectContaining({ id: 'cart.add', policy: 'write', granted: true }));
+    const answer = await toolwire(['call', 'cart.add', '--args', steps.call ?? ''], env, cli);
+    expect(answer.code, answer.err).toBe(0);
+    // `by` arrived as a Date and went back lowered, in UTC; qty took its default.
+    expect(JSON.parse(answer.out)).toEqual({
+      sku: 'A-1',
+      qty: 1,
+      deliverBy: '2026-12-24T08:00:00.000Z',
+    });
+    // The one script is all of toolwire the page fetched: no lazy chunk beside it.
+    const scripts = server.requested.filter((path) => path.endsWith('.js'));
+    expect(scripts.filter((path) => !path.startsWith('/assets/'))).toEqual([
+      '/endpoint.standalone.iife.js',
+    ]);
+    expect(problems).toEqual([]);
   });
 });
 

@@ -15,7 +15,11 @@ import { clickConnect } from './support/pairing.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const section = README.slice(README.indexOf('## For page authors'));
-const SNIPPET = /```html\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+// The plain-HTML example ("Without a bundler"): the html block that registers the tool.
+const SNIPPET =
+  [...section.matchAll(/```html\n([\s\S]*?)```/g)]
+    .map((match) => match[1] ?? '')
+    .find((block) => block.includes('toolManager.register')) ?? '';
 const ENDPOINT_TAG =
   /`(<script src="endpoint\.iife\.js"[^`]*><\/script>)`/.exec(section)?.[1] ?? '';
 const DIST = ['polyfill', 'endpoint'].map((name) => join(ROOT, 'packages', name, 'dist'));

@@ -21,12 +21,15 @@ export interface Run {
   err: string;
 }
 
-/** One `toolwire ARGS` process; never rejects (the exit code is in the result). */
-export function toolwire(args: string[], env: Record<string, string>): Promise<Run> {
+/**
+ * One `toolwire ARGS` process; never rejects (the exit code is in the result). `cli` is the
+ * workspace's build unless a test runs another copy (an installed tarball's).
+ */
+export function toolwire(args: string[], env: Record<string, string>, cli = CLI): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      [CLI, ...args],
+      [cli, ...args],
       { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 25_000 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
@@ -43,9 +46,9 @@ export class HostProcess {
   readonly env: Record<string, string>;
   stderr = '';
 
-  constructor(args: string[]) {
+  constructor(args: string[], cli = CLI) {
     this.env = { TOOLWIRE_STATE: join(dir, `state-${++counter}.json`) };
-    this.child = spawn(process.execPath, [CLI, 'host', '--port', '0', ...args], {
+    this.child = spawn(process.execPath, [cli, 'host', '--port', '0', ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '', ...this.env },
     });
