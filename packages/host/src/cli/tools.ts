@@ -10,6 +10,11 @@ export const tools = clientCommand({
   synopsis: 'tools',
   summary: ["List a page's tools (policy, grant and availability marked)."],
   options: ['session', 'detail', 'query'],
+  examples: [
+    'toolwire tools',
+    'toolwire tools --query "add note"              # the page\'s own catalog search',
+    'toolwire tools --detail full --session 1a2b     # schemas too, from one of several pages',
+  ],
   async run({ args, session, control, out, json }) {
     const answer = await control('/v1/tools', {
       ...session,
