@@ -41,6 +41,11 @@ describe('a call refused by the grant names --max-tool-policy', () => {
     expect(host.err).toBe(
       'toolwire: tool_policy_not_granted: Tool "cart.add" has policy "write"; this host is granted up to "read". (restart the host with --max-tool-policy write to allow it)\n',
     );
+    // `toolwire tools` says the same of the tools it marks as not granted.
+    const listed = await cli(['tools'], env);
+    expect(listed.out).toContain(
+      "\n1 tool above the host's grant (read): cart.add (write); restart the host with --max-tool-policy write to call it\n",
+    );
     raise(page);
     const denied = await cli(['call', 'notes.read'], env);
     expect(denied.code).toBe(1);

@@ -3,7 +3,7 @@ import { escapeLine, stringifySafe } from '../shared/terminal-text.js';
 import { clientCommand } from './client.js';
 import { EXIT } from './command.js';
 import type { Loose } from './format.js';
-import { clip, formatTable, hiddenLine, sessionLine } from './format.js';
+import { clip, formatTable, hiddenLine, sessionLine, ungrantedLine } from './format.js';
 
 export const tools = clientCommand({
   name: 'tools',
@@ -47,6 +47,8 @@ export const tools = clientCommand({
         ]),
       ),
     );
+    const ungranted = ungrantedLine(answer.session, answer.tools);
+    if (ungranted) out(`${ungranted}\n`);
     if (hidden) out(`${hidden}\n`);
     if (args.detail === 'full') {
       for (const tool of answer.tools) {
