@@ -104,6 +104,10 @@ describe('toolwire mcp: attach or a host of its own', () => {
     const client = mcpInProcess(['--attach'], stateEnv());
     expect(await client.exit).toBe(3);
     expect(client.err()).toMatch(/^toolwire: no toolwire host is running[^\n]*\n$/);
+    // --host-url names the host to attach to: it implies --attach.
+    const named = mcpInProcess(['--host-url', 'http://127.0.0.1:9', '--token', 'x'], stateEnv());
+    expect(await named.exit).toBe(3);
+    expect(named.err()).toMatch(/^toolwire: no toolwire host answers at http:\/\/127\.0\.0\.1:9/);
   });
 
   it('a port in use is one line naming --attach and --port (mcp), --port (host)', async () => {

@@ -45,7 +45,8 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
   attach: [
     '--attach',
     'mcp: only serve the running host (exit 3 when there is none), never',
-    'start one; --host-url and --token (its secret) say where it is',
+    'start one; --host-url (which implies it) and --token (its secret) say',
+    'where it is',
   ],
   session: ['--session <id>', 'the session (an id prefix will do); needed when several are open'],
   detail: ['--detail index|full', 'the index (default) or full definitions, schemas included'],

@@ -11,7 +11,8 @@
  *    no other host running it also publishes its control API and state file as `toolwire host`
  *    does, so `toolwire pair`, `toolwire tools` and other MCP clients reach it; it never takes
  *    a live host's state file. A port in use is one line naming the ways out (--attach, --port).
- * 3. `--attach` only attaches: no running host is exit 3, never a host of its own.
+ * 3. `--attach` (or `--host-url`, naming the host) only attaches: no running host is exit 3,
+ *    never a host of its own.
  * 4. Pairing does not depend on reading stderr: the bridge offers `toolwire_pair`
  *    (mcp/pair-tool.ts), which answers a page's pairing link inside the MCP client.
  * 5. It ends on SIGINT / SIGTERM, or when stdin ends: the MCP client owns it.
@@ -24,7 +25,7 @@ import { redactUrl } from '../shared/token.js';
 import { VERSION } from '../shared/version.js';
 import { HIDDEN_ALIASES, HOST_FLAGS, readClientArgs, readHostOptions } from './args.js';
 import { CliFailure, control, resolveTarget } from './client.js';
-import type { Command, CommandIo, ParsedCommand } from './command.js';
+import type { Command, CommandIo, OptionValues, ParsedCommand } from './command.js';
 import { EXIT } from './command.js';
 import { printLine } from './format.js';
 import { noArguments, startHost, untilStopped } from './host.js';
@@ -91,6 +92,10 @@ async function runAttached(
   return EXIT.ok;
 }
 
+/** `--attach`, or `--host-url` (which names the host to attach to). */
+const attaching = (values: OptionValues) =>
+  values.attach === true || values['host-url'] !== undefined;
+
 export const mcp: Command = {
   name: 'mcp',
   synopsis: 'mcp',
@@ -118,11 +123,11 @@ export const mcp: Command = {
       'the port is in use), 2 usage, 3 --attach and no host answers.',
     ],
   },
-  options: (values) => (values.attach ? ATTACH_FLAGS : [...HOST_FLAGS, 'attach']),
+  options: (values) => (attaching(values) ? ATTACH_FLAGS : [...HOST_FLAGS, 'attach']),
   parse(extra, values, env) {
     noArguments(extra);
     const quiet = values.quiet === true;
-    if (values.attach)
+    if (attaching(values))
       return { command: 'mcp', options: {}, quiet, attach: readClientArgs(values) };
     // A host option asks for a host configured so: a host of its own (requirement 2).
     const ownHost = HOST_FLAGS.some(
