@@ -93,6 +93,7 @@ if (tour) {
   // The tour's tab stays open and paired, so the terminal commands have a page to talk to.
   say('\nServing. The app stays open and paired in headless Chromium; in another terminal:');
   say('  pnpm toolwire tools   /   pnpm toolwire call notes.tags');
+  say('An MCP client whose server command is `toolwire mcp` attaches to this host too.');
   say(`To pair a tab of your own: pnpm toolwire pair --page ${servers.originA}/app/`);
   say('Ctrl-C to stop.');
 } else {
