@@ -126,3 +126,39 @@ describe('toolwire mcp: attach or a host of its own', () => {
     expect(existsSync(env.TOOLWIRE_STATE)).toBe(false);
   });
 });
+
+describe('the state file, from an MCP client environment (no XDG_RUNTIME_DIR)', () => {
+  it('a host in the private temp directory is found from an environment with XDG_RUNTIME_DIR', async () => {
+    const temp = tempDir('toolwire-tmpdir-');
+    // The host: no XDG_RUNTIME_DIR, so $TMPDIR/toolwire-<uid>/toolwire-host.json.
+    await runningHost({ TMPDIR: temp });
+    // A reader whose usual place is $XDG_RUNTIME_DIR/toolwire-host.json (absent).
+    const env = { XDG_RUNTIME_DIR: tempDir('toolwire-xdg-'), TMPDIR: temp };
+    const sessions = await cli(['sessions', '--json'], env);
+    expect(sessions.code, sessions.err).toBe(0);
+    expect(JSON.parse(sessions.out).sessions).toHaveLength(1);
+    const client = mcp([], env);
+    await client.open();
+    await until(() => client.err().includes('attached to the host'));
+    expect(await names(client)).toEqual(['toolwire_pair', 'demo_echo']);
+  });
+
+  it('an untrusted file at the other place is passed over; at the usual place it is an error', async () => {
+    const { chmodSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const temp = tempDir('toolwire-tmpdir-');
+    const dir = join(temp, `toolwire-${process.getuid?.() ?? 'user'}`);
+    mkdirSync(dir, { mode: 0o700 });
+    const planted = join(dir, 'toolwire-host.json');
+    writeFileSync(planted, '{"controlUrl":"http://127.0.0.1:9","token":"planted-secret"}');
+    chmodSync(planted, 0o644);
+    const other = await cli(['sessions'], {
+      XDG_RUNTIME_DIR: tempDir('toolwire-xdg-'),
+      TMPDIR: temp,
+    });
+    expect(other).toMatchObject({ code: 3 });
+    expect(other.err).toMatch(/^toolwire: no toolwire host is running/);
+    const usual = await cli(['sessions'], { TMPDIR: temp });
+    expect(usual).toMatchObject({ code: 3 });
+    expect(usual.err).toMatch(/^toolwire: refusing the state file .*: mode 0644, not 0600\n$/);
+  });
+});

@@ -13,7 +13,7 @@
 import { readFileSync } from 'node:fs';
 import type { ControlTarget } from '../control/client.js';
 import { actsOnPage, ControlFailure, sendControl } from '../control/client.js';
-import { controlStatePath, readControlState, StateFileError } from '../control/state-file.js';
+import { controlStatePaths, readControlState, StateFileError } from '../control/state-file.js';
 import { errnoText, grantHint } from '../shared/errors.js';
 import { stringifySafe } from '../shared/terminal-text.js';
 import { CLIENT_FLAGS, readClientArgs } from './args.js';
@@ -43,11 +43,16 @@ export function resolveTarget(args: ClientArgs, env: Env): ControlTarget {
   const givenToken = args.token ?? env.TOOLWIRE_CONTROL_TOKEN;
   let state: ReturnType<typeof readControlState>;
   if (given === undefined || givenToken === undefined) {
-    try {
-      state = readControlState(controlStatePath(env));
-    } catch (error) {
-      if (error instanceof StateFileError) throw new CliFailure(EXIT.noHost, error.message);
-      throw error;
+    // The usual place first (its distrust is an error), then the other conventional one (an
+    // untrusted file there is passed over: it was never ours to read first).
+    for (const [index, path] of controlStatePaths(env).entries()) {
+      try {
+        state = readControlState(path);
+      } catch (error) {
+        if (!(error instanceof StateFileError)) throw error;
+        if (index === 0) throw new CliFailure(EXIT.noHost, error.message);
+      }
+      if (state) break;
     }
   }
   const url = given ?? state?.controlUrl;
