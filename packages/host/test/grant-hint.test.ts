@@ -89,3 +89,33 @@ describe('a call refused by the grant names --max-tool-policy', () => {
     expect(above.content[0].text).not.toContain('Unknown tool');
   });
 });
+
+describe('over MCP, with a host of its own', () => {
+  it('a tool above the grant explains itself (and names --max-tool-policy), not "Unknown tool"', async () => {
+    const env = { TOOLWIRE_STATE: join(tempDir('toolwire-grant-own-'), 'host.json') };
+    const client = mcpInProcess(['--port', '0', '--allow-origin', '*'], env);
+    cleanups.push(() => client.stop());
+    await client.open();
+    await until(() => client.err().includes('connect a page'));
+    const url = /url: '([^']+)'/.exec(client.err())?.[1] as string;
+    const page = await FakePage.connect(url, {
+      tools: [tool('cart.add', () => ({}), { policy: 'write' }), tool('notes.read')],
+    });
+    cleanups.push(() => page.socket.terminate());
+    await until(() => client.err().includes('2 tools'));
+    const listed = (await client.rpc('tools/list')).result;
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual([
+      'toolwire_pair',
+      'notes_read',
+    ]);
+    expect(listed._meta['toolwire/note']).toBe("1 tool above the host's grant (read): cart.add");
+    const above = (await client.rpc('tools/call', { name: 'cart_add', arguments: {} })).result;
+    expect(above).toMatchObject({
+      isError: true,
+      _meta: { 'toolwire/code': 'tool_policy_not_granted' },
+    });
+    expect(above.content[0].text).toContain('--max-tool-policy write');
+    const unknown = await client.rpc('tools/call', { name: 'no_such', arguments: {} });
+    expect(unknown.error.message).toContain('Unknown tool');
+  });
+});
