@@ -24,6 +24,10 @@ export async function startDemoServers(
   const close = async () => {
     await Promise.all(started.map((server) => server.close()));
   };
+  // Vite's dev server exits the process on SIGTERM (code 143) once it has closed itself, racing
+  // the program that started it: the demo and the tests close every part themselves (Chromium,
+  // the host, its state file) and choose the exit code. Its listener goes.
+  const sigterm = new Set(process.listeners('SIGTERM'));
   try {
     // One after the other: on two cores, two dependency optimizers at once only slow both.
     for (const which of ['A', 'B'] as const) {
@@ -34,6 +38,10 @@ export async function startDemoServers(
   } catch (error) {
     await close();
     throw error;
+  } finally {
+    for (const listener of process.listeners('SIGTERM')) {
+      if (!sigterm.has(listener)) process.off('SIGTERM', listener);
+    }
   }
   return {
     originA: origins.A,

@@ -9,11 +9,16 @@ import { createHost, type Host } from '../packages/host/src/index.js';
 // screenshot is taken by demo-frames.e2e.ts, which checks that page.
 // The assertions are on what is visible, so a blank or broken page fails.
 
+// Ports of their own (not the demo's TOOLWIRE_DEMO_PORT_A/B): several suites may run at once.
+const PORTS = {
+  a: Number(process.env.TOOLWIRE_DEMO_PAGES_PORT_A ?? 5223),
+  b: Number(process.env.TOOLWIRE_DEMO_PAGES_PORT_B ?? 5224),
+};
 let servers: DemoServers;
 let host: Host;
 
 test.beforeAll(async () => {
-  servers = await startDemoServers({ ports: { a: 5223, b: 5224 }, watch: false });
+  servers = await startDemoServers({ ports: PORTS, watch: false });
   host = await createHost({ origins: [servers.originA], maxToolPolicy: 'write' });
 });
 
@@ -43,7 +48,7 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
   const calendar = page.frameLocator('#calendar');
   await expect(calendar.locator('#events li')).toHaveCount(4);
   await expect(calendar.locator('#events li.new')).toContainText('Call Ada');
-  await expect(calendar.locator('.widget-head')).toContainText(`127.0.0.1:${5224}`);
+  await expect(calendar.locator('.widget-head')).toContainText(`127.0.0.1:${PORTS.b}`);
 
   // Session panel: state, revision, and the log with one exchange open.
   await expect(page.locator('#fact-state')).toHaveText('connected');
@@ -69,7 +74,7 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
   await expect(page.locator('#agent-summary')).toHaveText('12 tools');
   await expect(page.locator('#agent-tools .group-page .agent-tool')).toHaveCount(6);
   await expect(page.locator('#agent-tools .group-frame .agent-tool')).toHaveCount(2);
-  await expect(page.locator('#agent-tools .group-frame h3')).toContainText(`127.0.0.1:${5224}`);
+  await expect(page.locator('#agent-tools .group-frame h3')).toContainText(`127.0.0.1:${PORTS.b}`);
   const events = page.locator('#agent-tools details[data-tool="calendar.events"]');
   await expect(events).toHaveAttribute('open', '');
   await expect(events.locator('.sig')).toContainText('(before: string<date-time>)');
@@ -85,4 +90,32 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
   await page.screenshot({ path: test.info().outputPath('app.png') });
   expect(problems).toEqual([]);
   await page.close();
+});
+
+// Issue 15 item 7: what a newcomer sees before pairing. The hint is a command for this very
+// page, --allow-origin included; the search field shows its whole placeholder.
+test('the unpaired app: a hint naming --allow-origin, and a search field wide enough to read', async ({
+  browser,
+}) => {
+  for (const width of [1440, 1200]) {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    await page.goto(`${servers.originA}/app/`);
+    await expect(page.locator('body')).toHaveAttribute('data-ready', 'true');
+    await expect(page.locator('#status')).toHaveText('not paired');
+    await expect(page.locator('#unpaired-command')).toHaveText(
+      `pnpm toolwire host --allow-origin ${servers.originA} --max-tool-policy write --page ${servers.originA}/app/`,
+    );
+    const room = await page.locator('#search-form input[name="text"]').evaluate((input) => {
+      const style = getComputedStyle(input);
+      const context = document.createElement('canvas').getContext('2d') as CanvasRenderingContext2D;
+      context.font = style.font;
+      const padding = Number.parseFloat(style.paddingLeft) + Number.parseFloat(style.paddingRight);
+      return {
+        inside: input.clientWidth - padding,
+        placeholder: context.measureText((input as HTMLInputElement).placeholder).width,
+      };
+    });
+    expect(room.inside, `viewport ${width}`).toBeGreaterThan(room.placeholder * 1.5);
+    await page.close();
+  }
 });

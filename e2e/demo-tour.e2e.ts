@@ -1,12 +1,18 @@
 import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
+import { toolwire } from './support/cli.js';
 
 // `pnpm demo` without a display runs a scripted tour: the whole chain from a host in Node to
 // the demo app in headless Chromium, its cross-origin calendar frame included. Run as a process
 // (the build is done by test:e2e), it must exit 0 and its transcript must hold each result.
 
-const PORT_A = 5203;
-const PORT_B = 5204;
+// The demo's two origins (TOOLWIRE_DEMO_PORT_A / _B, as demo/serve.ts reads them).
+const PORT_A = Number(process.env.TOOLWIRE_DEMO_PORT_A ?? 5203);
+const PORT_B = Number(process.env.TOOLWIRE_DEMO_PORT_B ?? 5204);
+const FRAME_PATTERN = `http:\\/\\/127\\.0\\.0\\.1:${PORT_B}`;
 const ISO = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`;
 
 test('the scripted tour runs end to end and exits 0 with --once', async () => {
@@ -42,9 +48,11 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   expect(out).toContain("The host lists the app's tools (tool.query): 12 of them");
   // The search form: a tool by its HTML attributes alone.
   expect(out).toMatch(/notes\.search +write +the app\n/);
-  expect(out).toMatch(/calendar\.events +read +the calendar frame, http:\/\/127\.0\.0\.1:5204\n/);
   expect(out).toMatch(
-    /calendar\.schedule +write +the calendar frame, http:\/\/127\.0\.0\.1:5204\n/,
+    new RegExp(`calendar\\.events +read +the calendar frame, ${FRAME_PATTERN}\\n`),
+  );
+  expect(out).toMatch(
+    new RegExp(`calendar\\.schedule +write +the calendar frame, ${FRAME_PATTERN}\\n`),
   );
   expect(out).toMatch(/notes\.tags +read +the app\n/);
   expect(out).toMatch(/ui\.perform_action +write +built into the endpoint\n/);
@@ -88,4 +96,51 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
     /calendar: .*Team standup \| .*Call Ada \| .*Dentist \| .*Ada's birthday dinner/,
   );
   expect(out).toContain('tour done.');
+});
+
+// Issue 15 item 7: without --once the demo keeps serving, and the app stays paired in its
+// headless Chromium, so `pnpm toolwire tools` (the built CLI, as a process) answers, as the
+// README and the app's "From a terminal" box promise. SIGTERM stops it cleanly.
+test('after the tour the app stays connected: toolwire tools and call answer; SIGTERM stops it', async () => {
+  test.setTimeout(150_000);
+  const state = join(mkdtempSync(join(tmpdir(), 'toolwire-demo-e2e-')), 'host.json');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo/tour.ts', '--tour'], {
+    env: {
+      ...process.env,
+      DISPLAY: '',
+      TOOLWIRE_STATE: state,
+      TOOLWIRE_DEMO_PORT_A: String(PORT_A),
+      TOOLWIRE_DEMO_PORT_B: String(PORT_B),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  try {
+    await expect
+      .poll(() => out, { timeout: 120_000, intervals: [500] })
+      .toMatch(/tour done\.[\s\S]*Serving\. The app stays open and paired/);
+    const env = { TOOLWIRE_STATE: state };
+    const tools = await toolwire(['tools'], env);
+    expect(tools.code, tools.err).toBe(0);
+    expect(tools.out).toMatch(new RegExp(`^session [0-9a-f]{8}  http://localhost:${PORT_A} `));
+    expect(tools.out).toMatch(/\nnotes\.add +write +yes +yes +page /);
+    expect(tools.out).toMatch(
+      new RegExp(`\\ncalendar\\.events +read +yes +yes +${FRAME_PATTERN} `),
+    );
+    // What the tour left in the app: the Map of tags, as the box's second command shows it.
+    const tags = await toolwire(['call', 'notes.tags'], env);
+    expect(tags).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(tags.out)).toEqual({ errands: 2, home: 1, work: 1 });
+  } finally {
+    child.kill('SIGTERM');
+  }
+  expect(await exited, out).toBe(0);
+  expect(existsSync(state)).toBe(false); // the control API's state file went with it
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
 import { CLI, HostProcess, toolwire } from './support/cli.js';
+import { clickConnect } from './support/pairing.js';
 
 // The built `toolwire` bin as processes: `toolwire host` spawned, a real page in Chromium
 // connected to it, and every client command run as its own process against it (human and
@@ -185,13 +186,26 @@ test('exit codes: 2 for usage, 3 without a host or a session; one line, no stack
   ]) {
     const run = await toolwire(args, host.env);
     expect(run.code, args.join(' ')).toBe(2);
-    expect(run.err, args.join(' ')).toMatch(
-      /^toolwire: [^\n]+\n(Run "toolwire --help" for usage\.\n)?$/,
-    );
+    // One line: the command, what is wrong, and where its help is (usage errors).
+    expect(run.err, args.join(' ')).toMatch(/^toolwire( [a-z]+)?: [^\n]+\n$/);
   }
+  expect((await toolwire(['tools', '--bogus'], host.env)).err).toBe(
+    'toolwire tools: unknown option --bogus; see toolwire tools --help\n',
+  );
   const help = await toolwire(['--help'], {});
   expect(help.code).toBe(0);
   expect(help.out).toContain('Exit codes: 0 success');
+  // Alone: the usage, as a usage error. Each command: its own help.
+  const alone = await toolwire([], {});
+  expect(alone).toMatchObject({ code: 2, out: '' });
+  expect(alone.err).toBe(help.out);
+  for (const command of ['host', 'mcp', 'sessions', 'tools', 'call', 'batch', 'pair', 'revoke']) {
+    const own = await toolwire([command, '--help'], {});
+    expect(own.code, command).toBe(0);
+    expect(own.out).toMatch(
+      new RegExp(`^Usage: toolwire ${command}\\b[^\\n]*\\n[\\s\\S]*\\nExamples:\\n`),
+    );
+  }
 });
 
 test("toolwire host --allow-origin '*' warns; without one, the page is refused", async ({
@@ -231,6 +245,86 @@ test('toolwire mcp --attach: the SDK client lists and calls a page tool of the r
     const echo = await client.callTool({ name: 'demo_echo', arguments: { text: 'attached' } });
     expect(echo).toMatchObject({ isError: false, structuredContent: { text: 'attached' } });
     expect(await page.evaluate(() => (window as any).calls)).toEqual(['demo.echo']);
+  } finally {
+    await client.close();
+  }
+});
+
+// Issue 15 item 4: an MCP client launches `toolwire mcp` and hides its stderr. The person pairs
+// a page from inside the client: the client calls toolwire_pair, the person opens the link and
+// clicks Connect in the page's prompt; the page's tools then reach the client. stderr is not
+// even read here. No host ran before, so this one publishes its control API: the terminal
+// commands see the same page.
+test('an MCP client pairs a page with toolwire_pair, stderr unread (the built bin, the SDK client)', async ({
+  page,
+}) => {
+  const env = { TOOLWIRE_STATE: join(dir, 'mcp-pair.json') };
+  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--port', '0'],
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
+  await client.connect(transport);
+  try {
+    expect(client.getInstructions()).toContain('toolwire_pair');
+    const pairTool = (await client.listTools()).tools.find((t) => t.name === 'toolwire_pair');
+    expect(pairTool?.description).toContain('click Connect');
+    const paired = await client.callTool({
+      name: 'toolwire_pair',
+      arguments: { page: `${ORIGIN}/e2e/pages/host/iife.html` },
+    });
+    expect(paired.isError).toBe(false);
+    const link = (paired.structuredContent as { link: string }).link;
+    expect((paired.content as { text: string }[])[0]?.text).toContain(link);
+    await page.goto(link);
+    await clickConnect(page);
+    // The one-script-tag page's read-only guard: the read built-ins reach the client.
+    await expect
+      .poll(async () => (await client.listTools()).tools.map((t) => t.name))
+      .toContain('ui_query_nodes');
+    const found = await client.callTool({
+      name: 'ui_query_nodes',
+      arguments: { automationId: 'hello' },
+    });
+    expect(found.isError).toBe(false);
+    expect(JSON.parse((found.content as { text: string }[])[0]?.text ?? '{}').count).toBe(1);
+    const sessions = await toolwire(['sessions', '--json'], env);
+    expect(JSON.parse(sessions.out).sessions).toMatchObject([{ origin: ORIGIN, paired: true }]);
+  } finally {
+    await client.close();
+  }
+});
+
+test('toolwire mcp with no options attaches to the running toolwire host (processes)', async ({
+  page,
+}) => {
+  host = new PageHost(['--allow-origin', ORIGIN]);
+  await host.connect(page);
+  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp'],
+    env: { PATH: process.env.PATH ?? '', ...host.env },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
+  await client.connect(transport);
+  try {
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toEqual(expect.arrayContaining(['toolwire_pair', 'demo_echo']));
+    const echo = await client.callTool({ name: 'demo_echo', arguments: { text: 'auto' } });
+    expect(echo).toMatchObject({ isError: false, structuredContent: { text: 'auto' } });
+    expect(stderr).toMatch(
+      /^toolwire mcp \S+: attached to the host at http:\/\/127\.0\.0\.1:\d+\n/,
+    );
+    expect(stderr).not.toContain('connect a page'); // no second host
   } finally {
     await client.close();
   }

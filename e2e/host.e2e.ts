@@ -1,4 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { expect, type Page, test } from '@playwright/test';
@@ -207,6 +210,9 @@ test('a page with only endpoint.iife.js pairs from the link pairingUrl makes', a
 // ---- the built `toolwire` bin as an MCP server -------------------------------------------
 
 const CLI = fileURLToPath(new URL('../packages/host/dist/cli.js', import.meta.url));
+const stateDir = mkdtempSync(join(tmpdir(), 'toolwire-host-e2e-'));
+let states = 0;
+const freshState = () => join(stateDir, `state-${++states}.json`);
 
 class McpProcess {
   readonly child: ChildProcessWithoutNullStreams;
@@ -215,7 +221,11 @@ class McpProcess {
   #id = 0;
 
   constructor(args: string[]) {
-    this.child = spawn(process.execPath, [CLI, 'mcp', ...args], { stdio: 'pipe' });
+    // A state file of its own: `toolwire mcp` attaches to (or publishes) the host it names.
+    this.child = spawn(process.execPath, [CLI, 'mcp', ...args], {
+      stdio: 'pipe',
+      env: { ...process.env, TOOLWIRE_STATE: freshState() },
+    });
     this.child.stderr.on('data', (chunk) => {
       this.stderr += chunk;
     });
@@ -314,6 +324,7 @@ test('the SDK client over stdio: tools/list shows the page tools, tools/call run
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp', '--port', '0', '--allow-origin', ORIGIN],
+    env: { PATH: process.env.PATH ?? '', TOOLWIRE_STATE: freshState() },
     stderr: 'pipe',
   });
   let stderr = '';
@@ -329,7 +340,8 @@ test('the SDK client over stdio: tools/list shows the page tools, tools/call run
   try {
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true } });
     expect(client.getServerVersion()).toMatchObject({ name: 'toolwire' });
-    expect((await client.listTools()).tools).toEqual([]);
+    // Only the bridge's own toolwire_pair before a page connects.
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolwire_pair']);
     await expect.poll(() => /url: '([^']+)'/.exec(stderr)?.[1]).toBeTruthy();
     const url = /url: '([^']+)'/.exec(stderr)?.[1] as string;
     await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
@@ -337,6 +349,7 @@ test('the SDK client over stdio: tools/list shows the page tools, tools/call run
     const { tools } = await client.listTools();
     // The read grant (the default): read tools only, ids made MCP-safe.
     expect(tools.map((tool) => tool.name)).toEqual([
+      'toolwire_pair',
       'demo_big',
       'demo_echo',
       'demo_slow',

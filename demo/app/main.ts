@@ -150,6 +150,12 @@ function followCatalog(session: Session): void {
 // Pairing as every page does it (issue 13): a link's code, after the person here says yes in
 // the endpoint's prompt; a reload of this tab reconnects with the credential it kept.
 panel.setState('unpaired');
+// The hint's command, for this very page: its origin allowed (what `toolwire pair` without
+// --page needs), the grant the app's write tools need, and the link to open (issue 15).
+const here = new URL(location.href);
+here.hash = '';
+(document.getElementById('unpaired-command') as HTMLElement).textContent =
+  `pnpm toolwire host --allow-origin ${here.origin} --max-tool-policy write --page ${here.href}`;
 void pairFromLink({ guard: 'read-write' }).then((session) => {
   if (!session) return;
   const host = new URL(session.address);

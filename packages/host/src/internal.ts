@@ -5,6 +5,7 @@
 export type { CatalogQuery } from './catalog/cache.js';
 export { CatalogCache } from './catalog/cache.js';
 export type { ClientArgs, ParsedCommand } from './cli/command.js';
+export { COMMANDS } from './cli/commands.js';
 export { formatTable } from './cli/format.js';
 export { parseCommand } from './cli/run.js';
 export type { ControlTarget } from './control/client.js';

@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '../src/index.js';
@@ -115,4 +116,41 @@ export class CliProcess {
 /** One client command as a process; resolves when it exits. */
 export function cliProcess(args: string[], env: Env): Promise<Exited> {
   return new CliProcess(args, env).exited;
+}
+
+/** `toolwire mcp ARGS` in-process, a JSON-RPC client on its stdio (initialized by `open`). */
+export function mcpInProcess(argv: string[], env: Env) {
+  const stdin = new PassThrough();
+  const run = captureIo(env, stdin);
+  const exit = runCommand(['mcp', ...argv], run.io);
+  const messages: any[] = [];
+  createInterface({ input: run.io.stdout }).on('line', (line) => messages.push(JSON.parse(line)));
+  let nextId = 0;
+  const rpc = async (method: string, params: object = {}): Promise<any> => {
+    const id = ++nextId;
+    stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    await until(() => messages.some((message) => message.id === id), 5000);
+    return messages.find((message) => message.id === id);
+  };
+  return {
+    rpc,
+    messages,
+    err: run.err,
+    exit,
+    /** `initialize` and `notifications/initialized`; resolves the initialize result. */
+    async open() {
+      const answer = await rpc('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'test', version: '0' },
+      });
+      stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+      return answer.result;
+    },
+    /** Ends stdin (the client went away); resolves the exit code. */
+    stop() {
+      stdin.end();
+      return exit;
+    },
+  };
 }

@@ -56,11 +56,11 @@ describe('parseCommand', () => {
   });
 
   it.each([
-    [[], /Name a command/],
-    [['serve'], /Unknown command/],
+    [[], /name a command/],
+    [['serve'], /unknown command "serve"/],
     [['host', '--port=-1'], /whole number/],
     [['host', '--port', '1.5'], /whole number/],
-    [['host', '--bogus'], /Unknown option/],
+    [['host', '--bogus'], /unknown option --bogus/],
     [['host', '--token', 'short'], /16 characters/],
     [['host', '--max-tool-policy', 'root'], /read, write or critical/],
     [['host', '--allow-origin', 'localhost'], /needs an origin/],
@@ -78,7 +78,7 @@ describe('runCommand', () => {
   it('prints usage with exit code 2 on a bad command line', async () => {
     const run = io();
     expect(await runCommand(['nope'], run.io)).toBe(2);
-    expect(run.err()).toBe('toolwire: Unknown command "nope".\nRun "toolwire --help" for usage.\n');
+    expect(run.err()).toBe('toolwire: unknown command "nope"; see toolwire --help\n');
   });
 
   it('host: prints the full token only in the connect line, and stops on a signal', async () => {
@@ -115,4 +115,44 @@ describe('runCommand', () => {
     expect(run.out().endsWith('\n')).toBe(true);
     expect(JSON.parse(run.out())).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   });
+});
+
+describe('startup lines, once (issue 15 item 7)', () => {
+  it.each([
+    [['host'], [], /no origin is allowed/],
+    [['host'], ['--allow-origin', '*'], /warning: --allow-origin '\*'/],
+    [['host'], ['--page', 'http://localhost:5173/app/'], /pages pair from links only/],
+    [
+      ['mcp'],
+      ['--allow-origin', 'http://localhost:5173'],
+      /allowed origins: http:\/\/localhost:5173/,
+    ],
+  ])(
+    '%j %j: the address, the allow-list and each warning are printed once',
+    async (command, extra, line) => {
+      const run = io();
+      const stdin = run.io.stdin as PassThrough;
+      const exit = runCommand([...command, '--port', '0', ...extra], run.io);
+      await until(() => run.err().includes('connect a page'));
+      const port = /ws:\/\/127\.0\.0\.1:(\d+)/.exec(run.err())?.[1];
+      const lines = run.err().split('\n');
+      // The banner and the connect line name the address; nothing else before a page connects.
+      expect(lines.filter((entry) => entry.includes(`127.0.0.1:${port}/toolwire`))).toHaveLength(2);
+      expect(lines.filter((entry) => line.test(entry))).toHaveLength(1);
+      expect(
+        lines.filter(
+          (entry) =>
+            /origin/i.test(entry) &&
+            !entry.startsWith('connect a page') &&
+            !entry.startsWith('or '),
+        ),
+      ).toHaveLength(1);
+      expect(lines.filter((entry) => entry.includes('warning'))).toHaveLength(
+        extra[1] === '*' ? 1 : 0,
+      );
+      if (command[0] === 'mcp') stdin.end();
+      else run.signal();
+      expect(await exit).toBe(0);
+    },
+  );
 });

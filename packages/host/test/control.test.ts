@@ -400,6 +400,7 @@ describe('toolwire mcp --attach', () => {
     stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     const listed = await rpc('tools/list');
     expect(listed.result.tools.map((t: any) => t.name)).toEqual([
+      'toolwire_pair',
       'demo_echo',
       'demo_fail',
       'notes_add',

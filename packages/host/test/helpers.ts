@@ -8,6 +8,7 @@ import type {
   Guard,
   GuardPreset,
   GuardReport,
+  ToolPolicy,
 } from '@toolwire/protocol';
 import { catalogChanged, createToolBridge, sessionOpen } from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
@@ -45,6 +46,8 @@ export interface FakePageOptions {
   open?: boolean;
   /** Report the guard and the tools it hides in session.open, as the endpoint does. */
   reportGuard?: boolean;
+  /** Check every call against the grant the host's session.welcome names, as the endpoint does. */
+  applyGrant?: boolean;
   /**
    * Sees each request before the bridge: return a response envelope to send instead, `'hold'`
    * to never answer, or undefined to let the bridge answer.
@@ -61,6 +64,8 @@ export class FakePage {
   readonly bridge;
   readonly closed: Promise<{ code: number; reason: string }>;
   #options: FakePageOptions;
+  /** The grant of the host's session.welcome (applyGrant). */
+  #grant: ToolPolicy | undefined;
 
   private constructor(
     socket: WebSocket,
@@ -75,6 +80,7 @@ export class FakePage {
       validator: createAjvProvider(),
       tools: () => this.tools,
       guard: options.guard ?? 'full-access',
+      ...(options.applyGrant ? { grant: () => this.#grant } : {}),
       onToolError: () => {},
     });
     this.closed = new Promise((resolve) =>
@@ -145,6 +151,7 @@ export class FakePage {
   async #serve(frame: string): Promise<void> {
     const message = JSON.parse(frame);
     this.received.push(message);
+    if (message.type === 'session.welcome') this.#grant = message.payload?.maxToolPolicy;
     const intercepted = this.#options.intercept?.(message);
     if (intercepted === 'hold') return;
     const answer = intercepted

@@ -80,7 +80,13 @@ describe('the MCP bridge', () => {
       tool('notes.delete', () => ({}), { policy: 'critical' }),
     ]);
     const { result } = await rpc('tools/list');
-    expect(result.tools.map((t: any) => t.name)).toEqual(['demo_echo', 'notes_add']);
+    // toolwire_pair (the bridge's own) first, then the page's.
+    expect(result.tools.map((t: any) => t.name)).toEqual([
+      'toolwire_pair',
+      'demo_echo',
+      'notes_add',
+    ]);
+    result.tools.shift();
     expect(result.tools[0]).toMatchObject({
       title: 'Echo',
       description: 'The demo.echo tool.',
@@ -179,7 +185,8 @@ describe('the MCP bridge', () => {
     await rpc('tools/list');
     first.socket.terminate();
     await until(() => changed().length === 2);
-    expect((await rpc('tools/list')).result.tools).toEqual([]);
+    const left = (await rpc('tools/list')).result.tools.map((t: any) => t.name);
+    expect(left).toEqual(['toolwire_pair']);
   });
 
   it('prefers the newest page for a shared id; a name clash gets a suffix', async () => {
@@ -187,7 +194,7 @@ describe('the MCP bridge', () => {
     await page(host, [tool('demo.echo', () => 'old'), tool('a.b')]);
     await page(host, [tool('demo.echo', () => 'new'), tool('a_b')]);
     const names = (await rpc('tools/list')).result.tools.map((t: any) => t.name);
-    expect(names).toEqual(['a_b', 'a_b_2', 'demo_echo']);
+    expect(names).toEqual(['toolwire_pair', 'a_b', 'a_b_2', 'demo_echo']);
     const call = await rpc('tools/call', { name: 'demo_echo' });
     expect(call.result.content[0].text).toBe('new');
   });

@@ -57,6 +57,9 @@ export const HOST_FLAGS = [
   'quiet',
 ];
 
+/** Old names still read, never shown in the help. */
+export const HIDDEN_ALIASES: readonly string[] = ['origin', 'max-policy'];
+
 /** The options every client command takes: how to reach the control API, and --json. */
 export const CLIENT_FLAGS = ['json', 'host-url', 'token'];
 
@@ -94,7 +97,7 @@ export function readHostOptions(
   if (text('path')) options.path = text('path') as string;
   const token = text('token') ?? env.TOOLWIRE_TOKEN;
   if (token !== undefined) {
-    if (token.length < 16) throw new UsageError('A token needs at least 16 characters.');
+    if (token.length < 16) throw new UsageError('--token needs at least 16 characters');
     options.token = token;
   }
   const origins = [...list('allow-origin'), ...list('origin')];

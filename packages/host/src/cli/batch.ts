@@ -1,5 +1,6 @@
 /** `toolwire batch FILE`: calls run in order by the page; a table of what each answered. */
 import type { Readable } from 'node:stream';
+import { grantHint } from '../shared/errors.js';
 import { CliFailure, clientCommand, readJsonArgument, readText } from './client.js';
 import { EXIT } from './command.js';
 import type { Loose } from './format.js';
@@ -19,6 +20,11 @@ export const batch = clientCommand({
     '{calls: [...]}); FILE may be - for stdin.',
   ],
   options: ['session', 'continue-on-error'],
+  examples: [
+    'toolwire batch calls.json   # [{"toolId":"notes.add","arguments":{"text":"a"}}, ...]',
+    'echo \'[{"toolId":"notes.tags"}]\' | toolwire batch -',
+    'toolwire batch calls.json --continue-on-error --json',
+  ],
   positional: { label: 'FILE', field: 'file' },
   async run({ args, io, session, control, out, json }) {
     const file = args.file as string;
@@ -65,9 +71,10 @@ export const batch = clientCommand({
     }
     if (!result.success) {
       const failed = result.results.find((item: Loose) => !item.success);
+      const hint = grantHint(String(failed?.error?.code), failed?.error?.details);
       printLine(
         io.stderr,
-        `toolwire: batch call ${failed?.index ?? '?'} failed: ${failed?.error?.code ?? 'error'}: ${failed?.error?.message ?? ''}`,
+        `toolwire: batch call ${failed?.index ?? '?'} failed: ${failed?.error?.code ?? 'error'}: ${failed?.error?.message ?? ''}${hint ? ` (${hint})` : ''}`,
       );
       return EXIT.failed;
     }

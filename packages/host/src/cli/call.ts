@@ -10,6 +10,12 @@ export const call = clientCommand({
   synopsis: 'call TOOL_ID',
   summary: ['Call a tool.'],
   options: ['session', 'args', 'after'],
+  notes: ['', 'Prints the result (JSON, or text as it is); --json prints the whole answer.'],
+  examples: [
+    'toolwire call notes.tags',
+    'toolwire call notes.add --args \'{"text":"hello"}\'',
+    'toolwire call notes.add --args @args.json --after visualTree --json',
+  ],
   positional: { label: 'TOOL_ID', field: 'toolId' },
   async run({ args, session, control, out, json }) {
     const callArgs = args.args === undefined ? {} : readJsonArgument(args.args, '--args');

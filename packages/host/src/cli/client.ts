@@ -13,8 +13,8 @@
 import { readFileSync } from 'node:fs';
 import type { ControlTarget } from '../control/client.js';
 import { actsOnPage, ControlFailure, sendControl } from '../control/client.js';
-import { controlStatePath, readControlState, StateFileError } from '../control/state-file.js';
-import { errnoText } from '../shared/errors.js';
+import { controlStatePaths, readControlState, StateFileError } from '../control/state-file.js';
+import { errnoText, grantHint } from '../shared/errors.js';
 import { stringifySafe } from '../shared/terminal-text.js';
 import { CLIENT_FLAGS, readClientArgs } from './args.js';
 import type { ClientArgs, Command, CommandIo, Env } from './command.js';
@@ -43,11 +43,16 @@ export function resolveTarget(args: ClientArgs, env: Env): ControlTarget {
   const givenToken = args.token ?? env.TOOLWIRE_CONTROL_TOKEN;
   let state: ReturnType<typeof readControlState>;
   if (given === undefined || givenToken === undefined) {
-    try {
-      state = readControlState(controlStatePath(env));
-    } catch (error) {
-      if (error instanceof StateFileError) throw new CliFailure(EXIT.noHost, error.message);
-      throw error;
+    // The usual place first (its distrust is an error), then the other conventional one (an
+    // untrusted file there is passed over: it was never ours to read first).
+    for (const [index, path] of controlStatePaths(env).entries()) {
+      try {
+        state = readControlState(path);
+      } catch (error) {
+        if (!(error instanceof StateFileError)) throw error;
+        if (index === 0) throw new CliFailure(EXIT.noHost, error.message);
+      }
+      if (state) break;
     }
   }
   const url = given ?? state?.controlUrl;
@@ -120,7 +125,8 @@ function cliFailureOf(failure: ControlFailure, target: ControlTarget, path: stri
     );
   }
   const code = String(answer?.error?.code ?? status);
-  const message = `${code}: ${answer?.error?.message ?? 'the host failed'}`;
+  const hint = grantHint(code, answer?.error?.details);
+  const message = `${code}: ${answer?.error?.message ?? 'the host failed'}${hint ? ` (${hint})` : ''}`;
   if (code === 'session_not_connected') return new CliFailure(EXIT.noHost, message, answer);
   if (status === 400 || status === 409) return new CliFailure(EXIT.usage, message, answer);
   return new CliFailure(EXIT.failed, message, answer);
@@ -166,6 +172,9 @@ export interface ClientCommandSpec {
   summary: readonly string[];
   /** Its options beside CLIENT_FLAGS. */
   options?: readonly string[];
+  /** Its `--help`: examples, and lines after the summary. */
+  examples: readonly string[];
+  notes?: readonly string[];
   /** Its one positional argument: its name in messages, and the ClientArgs field it fills. */
   positional?: { label: string; field: 'toolId' | 'file' | 'session' };
   /** Prints its answer; resolves with the exit code. Throw CliFailure to fail. */
@@ -180,14 +189,23 @@ export function clientCommand(spec: ClientCommandSpec): Command {
     synopsis: spec.synopsis,
     summary: spec.summary,
     group: 'client',
+    help: {
+      // Its own options, then the shared ones (--token is the control API's secret here).
+      options: [
+        ...(spec.options ?? []).map((name) => (name === 'page' ? 'pair-page' : name)),
+        ...CLIENT_FLAGS.map((name) => (name === 'token' ? 'control-token' : name)),
+      ],
+      examples: spec.examples,
+      ...(spec.notes ? { notes: spec.notes } : {}),
+    },
     options: () => options,
     parse(extra, values) {
       const positional = spec.positional;
       if (positional && extra.length === 0) {
-        throw new UsageError(`toolwire ${spec.name} needs ${positional.label}.`);
+        throw new UsageError(`${positional.label} is missing`);
       }
       const unexpected = extra[positional ? 1 : 0];
-      if (unexpected !== undefined) throw new UsageError(`Unexpected argument "${unexpected}".`);
+      if (unexpected !== undefined) throw new UsageError(`unexpected argument "${unexpected}"`);
       const client = readClientArgs(values);
       if (positional) client[positional.field] = extra[0] as string;
       return { command: spec.name, options: {}, quiet: false, client };

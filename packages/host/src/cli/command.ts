@@ -22,8 +22,18 @@ export interface CommandIo {
   onSignal?: (handler: () => void) => void;
 }
 
-/** A command line that does not fit: printed with a pointer to --help, exit 2. */
-export class UsageError extends Error {}
+/**
+ * A command line that does not fit: printed as one line with a pointer to the help of the
+ * command it is about (`command`, when known), exit 2.
+ */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The option values node:util parseArgs read (args.ts OPTIONS). */
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
@@ -49,11 +59,15 @@ export interface ClientArgs {
 export interface ParsedCommand {
   /** A command's name, or `help` / `version` (-h, -v). */
   command: string;
+  /** `help`: the command whose help was asked for (`toolwire call --help`). */
+  topic?: string;
   options: HostOptions;
   page?: string;
   quiet: boolean;
   controlPort?: number;
   client?: ClientArgs;
+  /** `mcp` given host options: run a host of its own even when one is running. */
+  ownHost?: boolean;
   /** `mcp --attach`: the running host to use (resolved like the client commands'). */
   attach?: ClientArgs;
 }
@@ -66,10 +80,24 @@ export interface Command {
   readonly summary: readonly string[];
   /** The help's option list it takes its options from. */
   readonly group: 'host' | 'client';
+  /** Its own `--help`: the options it lists (names in OPTIONS), examples, further lines. */
+  readonly help: CommandHelp;
   /** The options it accepts (names in OPTIONS); `values` decides for `mcp --attach`. */
   options(values: OptionValues): readonly string[];
   /** Its arguments, read (UsageError when they do not fit). */
   parse(extra: string[], values: OptionValues, env: Env): ParsedCommand;
   /** Runs it; resolves with the exit code. */
   run(parsed: ParsedCommand, io: CommandIo): Promise<number>;
+}
+
+/** What `toolwire COMMAND --help` prints beside the synopsis and summary. */
+interface CommandHelp {
+  /** The options to describe, in order (every one `options()` may accept, aliases aside). */
+  readonly options: readonly string[];
+  /** Command lines to copy, each with a comment after `#` when useful. */
+  readonly examples: readonly string[];
+  /** Paragraph lines after the summary (what it prints, what it needs). */
+  readonly notes?: readonly string[];
+  /** Its exit codes, when they differ from the client commands' (help.ts CLIENT_EXIT). */
+  readonly exitCodes?: readonly string[];
 }

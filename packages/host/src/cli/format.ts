@@ -53,6 +53,25 @@ export function sessionLine(session: Record<string, Loose>): string {
   );
 }
 
+/**
+ * "2 tools above the host's grant (read): notes.add (write), ...; restart the host with
+ * --max-tool-policy write to call them" or nothing (issue 15: a refused grant names the way out).
+ */
+export function ungrantedLine(
+  session: Record<string, Loose>,
+  tools: readonly Record<string, Loose>[],
+): string | undefined {
+  const above = tools.filter((tool) => tool.granted === false);
+  if (above.length === 0) return undefined;
+  const needed = above.some((tool) => tool.policy === 'critical') ? 'critical' : 'write';
+  const shown = above.slice(0, 8).map((tool) => `${tool.id} (${tool.policy})`);
+  if (above.length > shown.length) shown.push(`${above.length - shown.length} more`);
+  const count = `${above.length} tool${above.length === 1 ? '' : 's'}`;
+  return escapeLine(
+    `${count} above the host's grant (${session.grant}): ${shown.join(', ')}; restart the host with --max-tool-policy ${needed} to call ${above.length === 1 ? 'it' : 'them'}`,
+  );
+}
+
 /** "2 tools hidden by the page's guard (read-only): cart.add (write), ..." or nothing. */
 export function hiddenLine(session: Record<string, Loose>): string | undefined {
   const hidden = Array.isArray(session.hidden) ? (session.hidden as Loose[]) : [];

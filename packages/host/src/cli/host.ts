@@ -19,7 +19,7 @@ import type { Host } from '../server/host.js';
 import { createHost } from '../server/host.js';
 import { redactUrl } from '../shared/token.js';
 import { VERSION } from '../shared/version.js';
-import { HOST_FLAGS, readHostOptions } from './args.js';
+import { DEFAULT_PORT, HIDDEN_ALIASES, HOST_FLAGS, readHostOptions } from './args.js';
 import type { Command, CommandIo, ParsedCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { printLine } from './format.js';
@@ -33,21 +33,36 @@ export interface StartedHost {
   close(): Promise<void>;
 }
 
+/** Why the host could not start, as one line; a port in use names the ways out. */
+function startFailure(parsed: ParsedCommand, error: unknown): string {
+  const { code } = error as NodeJS.ErrnoException;
+  if (code !== 'EADDRINUSE') return `could not start the host: ${(error as Error).message}`;
+  const port = parsed.options.port ?? DEFAULT_PORT;
+  return parsed.command === 'mcp'
+    ? `port ${port} is in use (by a toolwire host?): --attach serves the running host's tools, --port N (0 = any free port) runs this one elsewhere`
+    : `port ${port} is in use (by a toolwire host? toolwire sessions asks it): --port N (0 = any free port) runs this one elsewhere`;
+}
+
 /** The host of `parsed` with its banner; with `control`, the control API too. Or an exit code. */
 export async function startHost(
   parsed: ParsedCommand,
   io: CommandIo,
-  options: { control: boolean },
+  options: { control: boolean | 'optional' },
 ): Promise<StartedHost | number> {
   // Every line, the host's and the MCP bridge's log lines included (they quote pages' URLs and
   // titles), is escaped on its way out.
   const print = (line: string) => printLine(io.stderr, line);
   const log = parsed.quiet ? undefined : (line: string) => print(`toolwire: ${redactUrl(line)}`);
   let host: Host;
+  // The banner below says where the host listens and whom it allows, once: the host's own
+  // lines about that (logged while it starts listening) would say it a second time.
+  let listening = false;
+  const hostLog = log && ((line: string) => listening && log(line));
   try {
-    host = await createHost({ ...parsed.options, ...(log ? { log } : {}) });
+    host = await createHost({ ...parsed.options, ...(hostLog ? { log: hostLog } : {}) });
+    listening = true;
   } catch (error) {
-    print(`toolwire: could not start the host: ${(error as Error).message}`);
+    print(`toolwire ${parsed.command}: ${startFailure(parsed, error)}`);
     return EXIT.failed;
   }
   let control: ControlServer | undefined;
@@ -56,9 +71,13 @@ export async function startHost(
     try {
       control = await publishControl(host, { port: parsed.controlPort ?? 0, statePath });
     } catch (error) {
-      print(`toolwire: could not start the control API: ${(error as Error).message}`);
-      await host.close();
-      return EXIT.failed;
+      if (options.control === 'optional') {
+        print(`toolwire: no control API for the toolwire commands: ${(error as Error).message}`);
+      } else {
+        print(`toolwire: could not start the control API: ${(error as Error).message}`);
+        await host.close();
+        return EXIT.failed;
+      }
     }
   }
   print(`toolwire ${parsed.command} ${VERSION}: ${redactUrl(host.url)}, grant ${host.grant}`);
@@ -111,7 +130,7 @@ export function untilStopped(io: CommandIo, options: { stdin?: boolean } = {}): 
 
 /** `host` and `mcp` take no positional arguments. */
 export function noArguments(extra: string[]): void {
-  if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}".`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
 }
 
 export const host: Command = {
@@ -122,6 +141,23 @@ export const host: Command = {
     'control API (127.0.0.1, a secret of its own) the commands below use.',
   ],
   group: 'host',
+  help: {
+    options: HOST_FLAGS.filter((name) => !HIDDEN_ALIASES.includes(name)),
+    notes: [
+      '',
+      'Its lines go to stderr: the page token once (the connect line), the pairing link',
+      '(--page), then who connects. It runs until Ctrl-C (SIGINT) or SIGTERM.',
+    ],
+    examples: [
+      "toolwire host --page http://localhost:5173/app/   # prints that page's pairing link",
+      'toolwire host --max-tool-policy write --allow-origin http://localhost:5173',
+      'toolwire host --port 0 --quiet                    # any free port, only the connect lines',
+    ],
+    exitCodes: [
+      '0 stopped (SIGINT, SIGTERM), 1 could not start (e.g. the port is in use),',
+      '2 usage.',
+    ],
+  },
   options: () => HOST_FLAGS,
   parse(extra, values, env) {
     noArguments(extra);

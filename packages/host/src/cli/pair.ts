@@ -11,6 +11,14 @@ export const pair = clientCommand({
     "--page, the #toolwire=... fragment to add to any allowed page's address.",
   ],
   options: ['page'],
+  notes: [
+    '',
+    'Open the link in the browser tab: the page asks the person there before it connects.',
+  ],
+  examples: [
+    'toolwire pair --page http://localhost:5173/app/',
+    'toolwire pair --json                             # {link, fragment, expiresAt}',
+  ],
   async run({ args, io, control, out, json }) {
     const answer = await control('/v1/pair', args.page ? { page: args.page } : {});
     if (args.json) {

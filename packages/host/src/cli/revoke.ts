@@ -8,6 +8,7 @@ export const revoke = clientCommand({
   synopsis: 'revoke SESSION',
   summary: ["End a paired tab's session; its credential no longer reconnects it."],
   positional: { label: 'SESSION', field: 'session' },
+  examples: ['toolwire revoke 1a2b3c4d   # an id or a unique prefix, from toolwire sessions'],
   async run({ args, control, out, json }) {
     const answer = await control('/v1/revoke', { session: args.session });
     if (args.json) json({ revoked: answer.session });

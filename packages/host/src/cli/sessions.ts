@@ -8,6 +8,7 @@ export const sessions = clientCommand({
   name: 'sessions',
   synopsis: 'sessions',
   summary: ['List the connected pages.'],
+  examples: ['toolwire sessions', 'toolwire sessions --json'],
   async run({ args, control, out, json }) {
     const answer = await control('/v1/sessions');
     if (args.json) {

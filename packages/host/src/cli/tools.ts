@@ -3,13 +3,18 @@ import { escapeLine, stringifySafe } from '../shared/terminal-text.js';
 import { clientCommand } from './client.js';
 import { EXIT } from './command.js';
 import type { Loose } from './format.js';
-import { clip, formatTable, hiddenLine, sessionLine } from './format.js';
+import { clip, formatTable, hiddenLine, sessionLine, ungrantedLine } from './format.js';
 
 export const tools = clientCommand({
   name: 'tools',
   synopsis: 'tools',
   summary: ["List a page's tools (policy, grant and availability marked)."],
   options: ['session', 'detail', 'query'],
+  examples: [
+    'toolwire tools',
+    'toolwire tools --query "add note"              # the page\'s own catalog search',
+    'toolwire tools --detail full --session 1a2b     # schemas too, from one of several pages',
+  ],
   async run({ args, session, control, out, json }) {
     const answer = await control('/v1/tools', {
       ...session,
@@ -42,6 +47,8 @@ export const tools = clientCommand({
         ]),
       ),
     );
+    const ungranted = ungrantedLine(answer.session, answer.tools);
+    if (ungranted) out(`${ungranted}\n`);
     if (hidden) out(`${hidden}\n`);
     if (args.detail === 'full') {
       for (const tool of answer.tools) {

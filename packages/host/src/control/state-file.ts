@@ -5,7 +5,8 @@
  * 1. `{pid, controlUrl, port, token}` (the token is the control secret), written 0600 by the
  *    host and removed when that host exits.
  * 2. `$TOOLWIRE_STATE`, else `$XDG_RUNTIME_DIR/toolwire-host.json`, else a private directory,
- *    `$TMPDIR/toolwire-<uid>`, which must be ours, mode 0700, and not a link.
+ *    `$TMPDIR/toolwire-<uid>`, which must be ours, mode 0700, and not a link. Readers also look
+ *    at the other of those two places (controlStatePaths), for an environment without XDG.
  * 3. It is trusted only when it is a regular file of ours, mode 0600, read through a descriptor
  *    opened without following links; anything else is refused with one line (StateFileError).
  */
@@ -69,6 +70,25 @@ export function controlStatePath(env: Record<string, string | undefined> = proce
   if (env.TOOLWIRE_STATE) return env.TOOLWIRE_STATE;
   if (env.XDG_RUNTIME_DIR) return join(env.XDG_RUNTIME_DIR, 'toolwire-host.json');
   return join(privateStateDir(env), 'toolwire-host.json');
+}
+
+/**
+ * Where a running host's state file may be, `controlStatePath(env)` first. A program an MCP
+ * client launches often gets a pared-down environment (no XDG_RUNTIME_DIR, no TMPDIR), so the
+ * host a terminal started may have written its file at the other conventional place: the
+ * private temp directory, or the systemd runtime directory `/run/user/<uid>` (issue 15).
+ * `$TOOLWIRE_STATE` names the one place.
+ */
+export function controlStatePaths(env: Record<string, string | undefined> = process.env): string[] {
+  const first = controlStatePath(env);
+  if (env.TOOLWIRE_STATE) return [first];
+  const uid = currentUid();
+  const others = env.XDG_RUNTIME_DIR
+    ? [join(privateStateDir(env), 'toolwire-host.json')]
+    : uid === undefined
+      ? []
+      : [join('/run/user', String(uid), 'toolwire-host.json')];
+  return [...new Set([first, ...others])];
 }
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;

@@ -17,14 +17,19 @@
  * 5. `notifications/tools/list_changed` follows every change of the listed set, once the client
  *    has sent `notifications/initialized`.
  * 6. Nothing but JSON-RPC is written to `output`; diagnostics go to `log`.
+ * 7. When the source can pair, `toolwire_pair` (pair-tool.ts) is listed first and its name is
+ *    reserved: a client's user pairs a page without reading stderr (issue 15). The server's
+ *    `instructions` say so.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue, ResultPayload } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import { Host } from '../server/host.js';
+import { grantHint } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
 import { hostToolSource } from './host-source.js';
+import { PAIR_TOOL, PAIR_TOOL_NAME, pairResult, pairTarget } from './pair-tool.js';
 import type { McpSourceTool, McpToolSource } from './source.js';
 import { withheldError, withheldSummary } from './source.js';
 
@@ -142,7 +147,8 @@ function errorContent(error: unknown): Record<string, unknown> {
           String((error as Error)?.message ?? error),
         );
   const details: JsonValue | null = coded.details;
-  const text = `${coded.code}: ${coded.message}${details === null ? '' : `\n${JSON.stringify(details)}`}`;
+  const hint = grantHint(coded.code, details);
+  const text = `${coded.code}: ${coded.message}${hint ? ` (${hint})` : ''}${details === null ? '' : `\n${JSON.stringify(details)}`}`;
   return {
     content: [{ type: 'text', text }],
     isError: true,
@@ -155,6 +161,7 @@ export function createMcpBridge(
   options: McpBridgeOptions,
 ): McpBridge {
   const source = hostOrSource instanceof Host ? hostToolSource(hostOrSource) : hostOrSource;
+  const pairs = source.pair !== undefined;
   const log = options.log ?? (() => {});
   let names = new Map<string, McpSourceTool>();
   let listedSignature = '';
@@ -168,10 +175,12 @@ export function createMcpBridge(
     const entries = (await source.tools(refresh)).sort((a, b) => a.connectedAt - b.connectedAt);
     for (const entry of entries) byId.set(entry.tool.id, entry);
     const next = new Map<string, McpSourceTool>();
+    // The bridge's own tool keeps its name: a page's `toolwire.pair` becomes `toolwire_pair_2`.
+    const taken = (name: string) => next.has(name) || (pairs && name === PAIR_TOOL_NAME);
     for (const id of [...byId.keys()].sort()) {
       const base = mcpToolName(id);
       let name = base;
-      for (let n = 2; next.has(name); n++) name = `${base.slice(0, 60)}_${n}`;
+      for (let n = 2; taken(name); n++) name = `${base.slice(0, 60)}_${n}`;
       next.set(name, byId.get(id) as McpSourceTool);
     }
     return next;
@@ -191,12 +200,28 @@ export function createMcpBridge(
     if (withheld.length > 0 && told !== toldWithheld) log(`mcp: ${withheldSummary(withheld)}`);
     toldWithheld = told;
     return {
-      tools: [...names].map(([name, entry]) => mcpToolDefinition(name, entry)),
+      tools: [
+        ...(pairs ? [PAIR_TOOL] : []),
+        ...[...names].map(([name, entry]) => mcpToolDefinition(name, entry)),
+      ],
       // MCP allows _meta on a result: clients that show it see why a page's tool is missing.
       ...(withheld.length > 0
         ? { _meta: { 'toolwire/withheld': withheld, 'toolwire/note': withheldSummary(withheld) } }
         : {}),
     };
+  };
+
+  /** `toolwire_pair` (requirement 7). */
+  const pair = async (args: unknown): Promise<Record<string, unknown>> => {
+    const page = pairTarget(args);
+    if (typeof page !== 'string') return errorContent(page);
+    try {
+      const pairing = await (source.pair as NonNullable<McpToolSource['pair']>)(page);
+      log(`mcp: the client asked for a pairing link for ${pairing.origin}`);
+      return pairResult(pairing);
+    } catch (error) {
+      return errorContent(error);
+    }
   };
 
   const start = async () => {
@@ -210,8 +235,9 @@ export function createMcpBridge(
       { name: options.serverName ?? 'toolwire', version: options.serverVersion ?? VERSION },
       {
         capabilities: { tools: { listChanged: true } },
-        instructions:
-          'Tools of the web pages connected to this toolwire host. The list changes as pages connect, reload and register tools.',
+        instructions: pairs
+          ? "Tools of the web pages connected to this toolwire host. The list changes as pages connect, reload and register tools. To connect a page, call toolwire_pair with the page's URL and show the user the link it returns: they open it in their browser and click Connect in the page."
+          : 'Tools of the web pages connected to this toolwire host. The list changes as pages connect, reload and register tools.',
       },
     );
     server.oninitialized = () => {
@@ -223,6 +249,7 @@ export function createMcpBridge(
     server.setRequestHandler(ListToolsRequestSchema, listTools as any);
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
+      if (pairs && name === PAIR_TOOL_NAME) return pair(request.params.arguments);
       // A client may call without listing first, or after the page reloaded: look again then.
       let target = names.get(name);
       if (!target) target = (await collect(false)).get(name);

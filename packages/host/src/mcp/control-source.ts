@@ -121,6 +121,14 @@ export function controlToolSource(
       );
       return answer.result as ResultPayload;
     },
+    async pair(page) {
+      const answer = await controlRequest(target, '/v1/pair', { page });
+      return {
+        link: String(answer.link),
+        origin: String(answer.origin),
+        expiresAt: String(answer.expiresAt),
+      };
+    },
     onChange(listener) {
       listeners.add(listener);
       if (!following) {

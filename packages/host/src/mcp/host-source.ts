@@ -67,6 +67,14 @@ export function hostToolSource(host: Host): McpToolSource {
       }
       return session.call(entry.tool.id, args, { signal });
     },
+    async pair(page) {
+      const link = host.pairingLink(page);
+      return {
+        link: link.url,
+        origin: new URL(link.url).origin,
+        expiresAt: new Date(link.expiresAt).toISOString(),
+      };
+    },
     onChange(listener) {
       const off = [host.on('catalog', listener), host.on('sessionclose', listener)];
       return () => {

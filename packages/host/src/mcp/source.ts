@@ -30,6 +30,16 @@ export interface McpWithheldTool {
   limit: string;
 }
 
+/** A new pairing link (`toolwire_pair`, pair-tool.ts). */
+export interface McpPairing {
+  /** The page's address with `#toolwire=<the host's address ?pair=CODE>`. */
+  link: string;
+  /** The only origin that may redeem the code. */
+  origin: string;
+  /** ISO 8601. */
+  expiresAt: string;
+}
+
 /** Where the bridge finds tools: the host in this process, or a running one's control API. */
 export interface McpToolSource {
   /** The granted tools of every open session; `refresh` brings catalogs up to date first. */
@@ -41,6 +51,8 @@ export interface McpToolSource {
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<ResultPayload>;
+  /** A single-use pairing link for `page` (an absolute http(s) URL) from the host. */
+  pair?(page: string): Promise<McpPairing>;
   /** Calls `listener` when a session or a catalog may have changed. */
   onChange(listener: () => void): () => void;
   close?(): void;

@@ -31,3 +31,15 @@ export function hostError(
 export function errnoText(error: unknown): string {
   return (error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? String(error);
 }
+
+/**
+ * The way out of a refusal by the host's grant (issue 15): the host's own
+ * `tool_policy_not_granted`, or the page's `tool_execution_denied` naming the grant it applied
+ * (`details.maxToolPolicy`). Undefined for any other error.
+ */
+export function grantHint(code: string, details: unknown): string | undefined {
+  if (code !== 'tool_policy_not_granted' && code !== 'tool_execution_denied') return undefined;
+  const { policy, maxToolPolicy } = (details ?? {}) as Record<string, unknown>;
+  if (typeof policy !== 'string' || typeof maxToolPolicy !== 'string') return undefined;
+  return `restart the host with --max-tool-policy ${policy} to allow it`;
+}

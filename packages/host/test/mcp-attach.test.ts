@@ -1,0 +1,164 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cli, hostInProcess, mcpInProcess, tempDir } from './cli-helpers.js';
+import { FakePage, tool, until } from './helpers.js';
+
+// Issue 15 item 4: `toolwire mcp` attaches to a running host (found through its state file)
+// and otherwise runs its own; a port in use is one line naming --attach and --port. Real
+// sockets: hosts, control APIs, `ws` pages and a squatter on a port.
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const stateEnv = () => ({ TOOLWIRE_STATE: join(tempDir('toolwire-mcp-attach-'), 'host.json') });
+
+function mcp(argv: string[], env: Record<string, string>) {
+  const client = mcpInProcess(argv, env);
+  cleanups.push(() => client.stop());
+  return client;
+}
+
+async function runningHost(env: Record<string, string>, extra: string[] = []) {
+  const host = await hostInProcess(env, extra);
+  cleanups.push(() => host.stop());
+  const page = await FakePage.connect(host.url, { tools: [tool('demo.echo')] });
+  cleanups.push(() => page.socket.terminate());
+  return host;
+}
+
+const names = async (client: ReturnType<typeof mcp>): Promise<string[]> =>
+  (await client.rpc('tools/list')).result.tools.map((entry: { name: string }) => entry.name);
+
+/** A port something else listens on. */
+async function squat(): Promise<number> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  return (server.address() as { port: number }).port;
+}
+
+describe('toolwire mcp: attach or a host of its own', () => {
+  it("attaches to the running host when there is one: that host's pages, no second host", async () => {
+    const env = stateEnv();
+    await runningHost(env);
+    const state = readFileSync(env.TOOLWIRE_STATE, 'utf8');
+    const client = mcp([], env);
+    await client.open();
+    await until(() => client.err().includes('attached to the host at http://127.0.0.1:'));
+    expect(client.err()).not.toContain('connect a page'); // no host banner: none was started
+    expect(await names(client)).toEqual(['toolwire_pair', 'demo_echo']);
+    expect(readFileSync(env.TOOLWIRE_STATE, 'utf8')).toBe(state);
+    // --port only says where a host of its own would listen: it still attaches.
+    const withPort = mcp(['--port', '0', '-q'], env);
+    await withPort.open();
+    expect(await names(withPort)).toEqual(['toolwire_pair', 'demo_echo']);
+  });
+
+  it('without a running host it runs its own, and the toolwire commands reach it', async () => {
+    const env = stateEnv();
+    const client = mcp(['--port', '0'], env);
+    await client.open();
+    await until(() => client.err().includes('control API on'));
+    expect(client.err()).toMatch(/^toolwire mcp \S+: ws:\/\/127\.0\.0\.1:\d+\/toolwire/);
+    const url = /url: '([^']+)'/.exec(client.err())?.[1] as string;
+    expect((await cli(['sessions'], env)).out).toBe('no sessions: no page is connected\n');
+    const pair = await cli(['pair', '--page', 'http://shop.test/'], env);
+    expect(pair.code).toBe(0);
+    expect(decodeURIComponent(pair.out)).toContain(`ws://${new URL(url).host}/toolwire?pair=`);
+    expect(await client.stop()).toBe(0);
+    expect(existsSync(env.TOOLWIRE_STATE)).toBe(false); // gone with it
+  });
+
+  it('a stale state file (nothing answers) is no host: it runs its own', async () => {
+    const env = stateEnv();
+    const host = await hostInProcess(env);
+    const stale = readFileSync(env.TOOLWIRE_STATE, 'utf8');
+    await host.stop();
+    const { writeControlState } = await import('../src/internal.js');
+    writeControlState(env.TOOLWIRE_STATE, JSON.parse(stale)); // as after a SIGKILL
+    const client = mcp(['--port', '0'], env);
+    await client.open();
+    await until(() => client.err().includes('connect a page'));
+    expect(client.err()).not.toContain('attached');
+  });
+
+  it('host options ask for a host of its own: separate, and the running one keeps the state file', async () => {
+    const env = stateEnv();
+    await runningHost(env);
+    const state = readFileSync(env.TOOLWIRE_STATE, 'utf8');
+    const client = mcp(['--port', '0', '--max-tool-policy', 'write'], env);
+    await client.open();
+    await until(() => client.err().includes('connect a page'));
+    expect(client.err()).toContain('this one is separate');
+    expect(client.err()).toContain('grant write');
+    expect(client.err()).not.toContain('control API on');
+    expect(await names(client)).toEqual(['toolwire_pair']); // the other host's page is not here
+    expect(readFileSync(env.TOOLWIRE_STATE, 'utf8')).toBe(state);
+  });
+
+  it('--attach with no host running is exit 3, one line; it never starts a host', async () => {
+    const client = mcpInProcess(['--attach'], stateEnv());
+    expect(await client.exit).toBe(3);
+    expect(client.err()).toMatch(/^toolwire: no toolwire host is running[^\n]*\n$/);
+    // --host-url names the host to attach to: it implies --attach.
+    const named = mcpInProcess(['--host-url', 'http://127.0.0.1:9', '--token', 'x'], stateEnv());
+    expect(await named.exit).toBe(3);
+    expect(named.err()).toMatch(/^toolwire: no toolwire host answers at http:\/\/127\.0\.0\.1:9/);
+  });
+
+  it('a port in use is one line naming --attach and --port (mcp), --port (host)', async () => {
+    const port = await squat();
+    const env = stateEnv();
+    const client = mcpInProcess(['--port', String(port), '--allow-origin', 'http://a.test'], env);
+    expect(await client.exit).toBe(1);
+    expect(client.err()).toBe(
+      `toolwire mcp: port ${port} is in use (by a toolwire host?): --attach serves the running host's tools, --port N (0 = any free port) runs this one elsewhere\n`,
+    );
+    const host = await cli(['host', '--port', String(port)], env);
+    expect(host.code).toBe(1);
+    expect(host.err).toBe(
+      `toolwire host: port ${port} is in use (by a toolwire host? toolwire sessions asks it): --port N (0 = any free port) runs this one elsewhere\n`,
+    );
+    expect(existsSync(env.TOOLWIRE_STATE)).toBe(false);
+  });
+});
+
+describe('the state file, from an MCP client environment (no XDG_RUNTIME_DIR)', () => {
+  it('a host in the private temp directory is found from an environment with XDG_RUNTIME_DIR', async () => {
+    const temp = tempDir('toolwire-tmpdir-');
+    // The host: no XDG_RUNTIME_DIR, so $TMPDIR/toolwire-<uid>/toolwire-host.json.
+    await runningHost({ TMPDIR: temp });
+    // A reader whose usual place is $XDG_RUNTIME_DIR/toolwire-host.json (absent).
+    const env = { XDG_RUNTIME_DIR: tempDir('toolwire-xdg-'), TMPDIR: temp };
+    const sessions = await cli(['sessions', '--json'], env);
+    expect(sessions.code, sessions.err).toBe(0);
+    expect(JSON.parse(sessions.out).sessions).toHaveLength(1);
+    const client = mcp([], env);
+    await client.open();
+    await until(() => client.err().includes('attached to the host'));
+    expect(await names(client)).toEqual(['toolwire_pair', 'demo_echo']);
+  });
+
+  it('an untrusted file at the other place is passed over; at the usual place it is an error', async () => {
+    const { chmodSync, mkdirSync, writeFileSync } = await import('node:fs');
+    const temp = tempDir('toolwire-tmpdir-');
+    const dir = join(temp, `toolwire-${process.getuid?.() ?? 'user'}`);
+    mkdirSync(dir, { mode: 0o700 });
+    const planted = join(dir, 'toolwire-host.json');
+    writeFileSync(planted, '{"controlUrl":"http://127.0.0.1:9","token":"planted-secret"}');
+    chmodSync(planted, 0o644);
+    const other = await cli(['sessions'], {
+      XDG_RUNTIME_DIR: tempDir('toolwire-xdg-'),
+      TMPDIR: temp,
+    });
+    expect(other).toMatchObject({ code: 3 });
+    expect(other.err).toMatch(/^toolwire: no toolwire host is running/);
+    const usual = await cli(['sessions'], { TMPDIR: temp });
+    expect(usual).toMatchObject({ code: 3 });
+    expect(usual.err).toMatch(/^toolwire: refusing the state file .*: mode 0644, not 0600\n$/);
+  });
+});
