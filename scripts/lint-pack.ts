@@ -1,6 +1,6 @@
 /**
- * `pnpm lint:pack`: packs every publishable package (scripts/pack.ts; needs a build, so `pnpm
- * test` runs it after `pnpm build`, not inside the quick `pnpm lint`) and checks each tarball:
+ * `pnpm lint:pack` (the last step of `pnpm lint`; its script runs `pnpm build` first, since packing
+ * needs dist/): packs every publishable package (scripts/pack.ts) and checks each tarball:
  *
  * - publint --strict: the manifest against the files really shipped (exports, bin, types);
  * - are-the-types-wrong, profile `esm-only`: the packages are ES modules only (no `require`
