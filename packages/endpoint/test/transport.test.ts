@@ -16,6 +16,8 @@ interface HostEnd {
   /** Frames the page sent, decoded. */
   received: { type: string; replyTo?: string; payload?: unknown }[];
   closed: TransportCloseInfo | undefined;
+  /** accept() was called: the page owes this host its session.open. */
+  accepted: boolean;
   /** The connection opens (what a socket's `open` is to the page). */
   accept(): void;
   send(message: object): void;
@@ -47,7 +49,9 @@ function pairConnector(): { connector: Connector; hosts: HostEnd[] } {
       transport: host,
       received: [],
       closed: undefined,
+      accepted: false,
       accept() {
+        end.accepted = true;
         open = true;
         connection.onopen?.();
       },
@@ -102,6 +106,7 @@ afterEach(() => {
  */
 async function start(options: Partial<ConnectOptions> = {}) {
   const { connector, hosts } = pairConnector();
+  openHosts = hosts;
   const session = connect({
     url: 'ws://127.0.0.1:9/toolwire?token=t',
     tools: emptyTools(),
@@ -120,10 +125,30 @@ async function start(options: Partial<ConnectOptions> = {}) {
   return { session, hosts, closes };
 }
 
-/** Lets the pair's microtasks (deliveries, closes) and the session's promises run. */
-async function settle(): Promise<void> {
+/** The current test's hosts (start() sets them), for settle(). */
+let openHosts: HostEnd[] = [];
+
+/** Taken before any test fakes the timers: a real turn of the event loop. */
+const realSetTimeout = globalThis.setTimeout;
+const realTurn = () => new Promise<void>((resolve) => realSetTimeout(resolve, 1));
+
+/**
+ * Lets the pair's microtasks (deliveries, closes) and the session's promises run. The page's
+ * session.open waits on a SHA-256 digest (the catalog revision): real work off the main thread,
+ * which no fake clock advances. So first wait, in real time, until every accepted, unclosed
+ * host has its session.open (a loaded machine took longer than a fixed number of flushes).
+ */
+async function settle(hosts: HostEnd[] = openHosts): Promise<void> {
+  const owed = () => hosts.some((host) => host.accepted && !host.closed && !opened(host));
+  // Counted in real turns of at least 1 ms each (Date is faked): a few seconds at most.
+  for (let turns = 0; owed() && turns < 3000; turns++) {
+    await vi.advanceTimersByTimeAsync(0);
+    await realTurn();
+  }
   for (let i = 0; i < 20; i++) await vi.advanceTimersByTimeAsync(0);
 }
+
+const opened = (host: HostEnd) => host.received.some((message) => message.type === 'session.open');
 
 const types = (host: HostEnd | undefined) => host?.received.map((message) => message.type);
 
