@@ -182,3 +182,58 @@ test('an IIFE run inline in an about:blank frame loads its chunks from the base 
   expect(server.requested.slice(before)).toContain('/blank/polyfill-validator-ajv.js');
   expect(errors).toEqual([]);
 });
+
+// Issue 16, item 2: a schema that needs no validator (absent, `{}`, `{type: "object"}` with
+// unconstrained properties) fetches no validator chunk; a real schema still loads one and still
+// refuses bad input (packages/polyfill/src/validation/trivial.ts).
+test('trivial schemas fetch no validator chunk; a real schema still validates', async ({
+  page,
+}) => {
+  await page.goto(`${server.origin}/blank/`);
+  const before = server.requested.length;
+  const validators = () =>
+    server.requested.slice(before).filter((path) => path.includes('polyfill-validator-'));
+  const trivial = await page.evaluate(async () => {
+    const w = window as any;
+    const echo = (input: unknown) => input;
+    await w.toolManager.register({ name: 'none', execute: echo });
+    await w.toolManager.register({
+      name: 'empty',
+      inputSchema: {},
+      outputSchema: {},
+      execute: echo,
+    });
+    await w.toolManager.register({
+      name: 'object',
+      inputSchema: { type: 'object', properties: { a: { description: 'anything' } } },
+      outputSchema: { type: 'object' },
+      execute: echo,
+    });
+    const answers: unknown[] = [];
+    for (const name of ['none', 'empty', 'object']) {
+      answers.push(await w.tools.callTool(name, { a: 1 }, { encoding: 'json' }));
+      answers.push(await w.tools.callTool(name, { a: 2 }));
+    }
+    return answers;
+  });
+  expect(trivial).toEqual([{ a: 1 }, { a: 2 }, { a: 1 }, { a: 2 }, { a: 1 }, { a: 2 }]);
+  // Only the lowering (JSON results are lowered): no validator, none of its shared chunks.
+  const fetched = server.requested.slice(before).filter((path) => path !== '/favicon.ico');
+  expect(fetched).toEqual(['/blank/polyfill-lowering.js']);
+  const strict = await page.evaluate(async () => {
+    const w = window as any;
+    await w.toolManager.register({
+      name: 'strict',
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+      execute: (input: unknown) => input,
+    });
+    return {
+      good: await w.tools.callTool('strict', { a: 'x' }, { encoding: 'json' }),
+      bad: await w.tools
+        .callTool('strict', { a: 1 }, { encoding: 'json' })
+        .catch((error: Error) => error.name),
+    };
+  });
+  expect(strict).toEqual({ good: { a: 'x' }, bad: 'DataError' });
+  expect(validators()).toEqual(['/blank/polyfill-validator-ajv.js']);
+});
