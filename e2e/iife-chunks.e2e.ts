@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, type Page, test } from '@playwright/test';
+import { createHost } from '../packages/host/src/index.js';
 import { type StaticServer, serveFolder } from './support/static-server.js';
 
 // Issue 15, "one script tag that works": the built IIFEs served by a plain static server, as a
@@ -40,6 +41,15 @@ test.beforeAll(async () => {
     'blank',
     { 'index.html': page('polyfill.iife.js') },
     [...chunks, 'polyfill.iife.js'].map((file) => [join(dist('polyfill'), file), file]),
+  );
+  // The split endpoint with its chunks.
+  const endpointChunks = readdirSync(dist('endpoint')).filter((file) =>
+    /^polyfill-.*\.js$/.test(file),
+  );
+  folder(
+    'endpoint-split',
+    { 'index.html': page('endpoint.iife.js') },
+    [...endpointChunks, 'endpoint.iife.js'].map((file) => [join(dist('endpoint'), file), file]),
   );
   server = await serveFolder(root);
 });
@@ -181,4 +191,107 @@ test('an IIFE run inline in an about:blank frame loads its chunks from the base 
   });
   expect(server.requested.slice(before)).toContain('/blank/polyfill-validator-ajv.js');
   expect(errors).toEqual([]);
+});
+
+// Issue 16, item 2: a schema that needs no validator (absent, `{}`, `{type: "object"}` with
+// unconstrained properties) fetches no validator chunk; a real schema still loads one and still
+// refuses bad input (packages/polyfill/src/validation/trivial.ts).
+test('trivial schemas fetch no validator chunk; a real schema still validates', async ({
+  page,
+}) => {
+  await page.goto(`${server.origin}/blank/`);
+  const before = server.requested.length;
+  const validators = () =>
+    server.requested.slice(before).filter((path) => path.includes('polyfill-validator-'));
+  const trivial = await page.evaluate(async () => {
+    const w = window as any;
+    const echo = (input: unknown) => input;
+    await w.toolManager.register({ name: 'none', execute: echo });
+    await w.toolManager.register({
+      name: 'empty',
+      inputSchema: {},
+      outputSchema: {},
+      execute: echo,
+    });
+    await w.toolManager.register({
+      name: 'object',
+      inputSchema: { type: 'object', properties: { a: { description: 'anything' } } },
+      outputSchema: { type: 'object' },
+      execute: echo,
+    });
+    const answers: unknown[] = [];
+    for (const name of ['none', 'empty', 'object']) {
+      answers.push(await w.tools.callTool(name, { a: 1 }, { encoding: 'json' }));
+      answers.push(await w.tools.callTool(name, { a: 2 }));
+    }
+    return answers;
+  });
+  expect(trivial).toEqual([{ a: 1 }, { a: 2 }, { a: 1 }, { a: 2 }, { a: 1 }, { a: 2 }]);
+  // Only the lowering (JSON results are lowered): no validator, none of its shared chunks.
+  const fetched = server.requested.slice(before).filter((path) => path !== '/favicon.ico');
+  expect(fetched).toEqual(['/blank/polyfill-lowering.js']);
+  const strict = await page.evaluate(async () => {
+    const w = window as any;
+    await w.toolManager.register({
+      name: 'strict',
+      inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+      execute: (input: unknown) => input,
+    });
+    return {
+      good: await w.tools.callTool('strict', { a: 'x' }, { encoding: 'json' }),
+      bad: await w.tools
+        .callTool('strict', { a: 1 }, { encoding: 'json' })
+        .catch((error: Error) => error.name),
+    };
+  });
+  expect(strict).toEqual({ good: { a: 'x' }, bad: 'DataError' });
+  expect(validators()).toEqual(['/blank/polyfill-validator-ajv.js']);
+});
+
+test('an endpoint page serves a host a tool with a trivial schema, with no validator chunk', async ({
+  page,
+}) => {
+  const host = await createHost({ origins: [server.origin], maxToolPolicy: 'write' });
+  try {
+    await page.goto(`${server.origin}/endpoint-split/`);
+    const before = server.requested.length;
+    const validators = () =>
+      server.requested.slice(before).filter((path) => path.includes('polyfill-validator-'));
+    const connected = host.waitForSession({ timeoutMs: 10_000 });
+    await page.evaluate(async (url) => {
+      const w = window as any;
+      const echo = (input: unknown) => input;
+      await w.toolManager.register({
+        name: 'free',
+        naturalLanguageProperties: { description: 'Takes anything.' },
+        execute: echo,
+      });
+      await w.toolManager.register({
+        name: 'object',
+        naturalLanguageProperties: {
+          description: 'Takes an object.',
+          inputSchema: { type: 'object' },
+        },
+        execute: echo,
+      });
+      await w.toolManager.register({
+        name: 'strict',
+        naturalLanguageProperties: {
+          description: 'Takes a string.',
+          inputSchema: { type: 'object', properties: { a: { type: 'string' } } },
+        },
+        execute: echo,
+      });
+      w.toolwire.connect({ url, guard: 'full-access' });
+    }, host.url);
+    const session = await connected;
+    expect((await session.call('free', { a: 1 })).result).toEqual({ a: 1 });
+    expect((await session.call('object', { a: 2 })).result).toEqual({ a: 2 });
+    expect(validators()).toEqual([]);
+    const refused = await session.call('strict', { a: 1 }).catch((error) => error.code);
+    expect(refused).toBe('tool_arguments_schema_invalid');
+    expect(validators()).toEqual(['/endpoint-split/polyfill-validator-ajv.js']);
+  } finally {
+    await host.close();
+  }
 });

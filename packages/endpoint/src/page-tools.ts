@@ -27,7 +27,7 @@ import type {
   SelfValidation,
   ValidationIssue,
 } from '@toolwire/protocol';
-import { schemaFailure, toolFailure } from '@toolwire/protocol';
+import { schemaFailure, toolFailure, toolHints } from '@toolwire/protocol';
 
 type Expand = (schema: object) => object;
 
@@ -277,6 +277,8 @@ function toBridgeTool(
       keywords: info.keywords,
       prerequisiteToolIds: info.prerequisites,
       origin: handle.origin,
+      // toolwire extension: the hints MCP clients read that the policy does not carry.
+      annotations: toolHints(handle.annotations),
     },
     availability: () => info.availability() as AvailabilityInput,
     // The polyfill checks input and output against these schemas on every callTool (the

@@ -22,10 +22,14 @@ function mcp(argv: string[], env: Record<string, string>) {
   return client;
 }
 
-async function runningHost(env: Record<string, string>, extra: string[] = []) {
+async function runningHost(
+  env: Record<string, string>,
+  extra: string[] = [],
+  tools = [tool('demo.echo')],
+) {
   const host = await hostInProcess(env, extra);
   cleanups.push(() => host.stop());
-  const page = await FakePage.connect(host.url, { tools: [tool('demo.echo')] });
+  const page = await FakePage.connect(host.url, { tools });
   cleanups.push(() => page.socket.terminate());
   return host;
 }
@@ -56,6 +60,44 @@ describe('toolwire mcp: attach or a host of its own', () => {
     const withPort = mcp(['--port', '0', '-q'], env);
     await withPort.open();
     expect(await names(withPort)).toEqual(['toolwire_pair', 'demo_echo']);
+  });
+
+  it('attached, the page hints are annotations and a declared image is image content', async () => {
+    // Issue 16 item 9 through the control API (its `full` tools carry `annotations`).
+    const env = stateEnv();
+    const image = {
+      type: 'object',
+      properties: {
+        mimeType: { const: 'image/png' },
+        data: { type: 'string', contentEncoding: 'base64', contentMediaType: 'image/png' },
+        width: { type: 'integer', minimum: 1 },
+        height: { type: 'integer', minimum: 1 },
+      },
+      required: ['mimeType', 'data', 'width', 'height'],
+      additionalProperties: false,
+    };
+    const pixel = { mimeType: 'image/png', data: 'iVBORw0KGgo=', width: 1, height: 1 };
+    await runningHost(
+      env,
+      [],
+      [
+        tool('demo.shot', () => pixel, {
+          resultSchema: image,
+          annotations: { idempotentHint: true, openWorldHint: false },
+        }),
+      ],
+    );
+    const client = mcp([], env);
+    await client.open();
+    const listed = (await client.rpc('tools/list')).result.tools;
+    expect(listed[1]).toMatchObject({
+      name: 'demo_shot',
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    });
+    const shot = await client.rpc('tools/call', { name: 'demo_shot', arguments: {} });
+    expect(shot.result.content).toEqual([
+      { type: 'image', data: pixel.data, mimeType: 'image/png' },
+    ]);
   });
 
   it('without a running host it runs its own, and the toolwire commands reach it', async () => {

@@ -159,13 +159,13 @@ describe('the MCP bridge', () => {
     expect(badArgs.error.code).toBeLessThan(0);
   });
 
-  it('returns an image-shaped result as image content', async () => {
+  it('returns an image-shaped result as text unless its schema declares an image', async () => {
+    // More in mcp-content.test.ts.
     const { host, rpc } = await start();
-    await page(host, [tool('ui.shot', () => ({ mimeType: 'image/png', data: 'iVBORw0K' }))]);
-    const shot = await rpc('tools/call', { name: 'ui_shot' });
-    expect(shot.result.content).toEqual([
-      { type: 'image', data: 'iVBORw0K', mimeType: 'image/png' },
-    ]);
+    const shot = { mimeType: 'image/png', data: 'iVBORw0K', width: 1, height: 1 };
+    await page(host, [tool('ui.shot', () => shot)]);
+    const answer = await rpc('tools/call', { name: 'ui_shot' });
+    expect(answer.result.content).toEqual([{ type: 'text', text: JSON.stringify(shot) }]);
   });
 
   it('tells the client when the list changes, once initialized', async () => {

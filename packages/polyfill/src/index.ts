@@ -28,5 +28,6 @@ export { ToolManager } from './tool-manager.js';
 export { Tools } from './tools.js';
 export type * from './types.js';
 export { canEval, loadValidator } from './validation/load.js';
+export { trivialCheck } from './validation/trivial.js';
 export type { SchemaValidator, ValidationIssue } from './validation/types.js';
 export type { ToolWireInfo } from './wire/info.js';

@@ -20,6 +20,7 @@ import type { StandardOutcome } from './standard-schema.js';
 import { validateStandard } from './standard-schema.js';
 import type { CallEncoding, JsonSchema } from './types.js';
 import { loadValidator } from './validation/load.js';
+import { trivialCheck } from './validation/trivial.js';
 import type { ValidationIssue } from './validation/types.js';
 import { isWireJson } from './wire/result.js';
 
@@ -160,10 +161,14 @@ async function check(
   mode: CallEncoding,
   which: 'input' | 'output',
 ): Promise<void> {
+  const checked = mode === 'json' ? schema : original;
+  // A schema any value (or any object) satisfies loads no validator (validation/trivial.ts); a
+  // value it refuses goes to the engine, for the engine's own words.
+  if (trivialCheck(checked)?.(value) === null) return;
   const validator = await loadValidator();
   let issues: ValidationIssue[] | null;
   try {
-    issues = validator.compile(mode === 'json' ? schema : original, mode)(value);
+    issues = validator.compile(checked, mode)(value);
   } catch (error) {
     // The schema passed registration's checks but the validator cannot compile it.
     throw domException(

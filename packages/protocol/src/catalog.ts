@@ -10,7 +10,13 @@
  */
 import type { Guard } from './guard.js';
 import { isToolPolicy, isVisible } from './guard.js';
-import type { JsonSchema, RuntimeState, StaticDefinition, ToolPolicy } from './messages.js';
+import type {
+  JsonSchema,
+  RuntimeState,
+  StaticDefinition,
+  ToolHints,
+  ToolPolicy,
+} from './messages.js';
 import { CATALOG_SCHEMA, isPlainObject } from './messages.js';
 import { revisionOfJson } from './revision.js';
 
@@ -44,6 +50,8 @@ export interface BridgeToolDefinition {
    * tools carry the widget's). Sent after the standard keys, only when set.
    */
   origin?: string;
+  /** toolwire extension: idempotentHint and openWorldHint, as the page set them; sent last. */
+  annotations?: ToolHints;
 }
 
 export interface ToolContext {
@@ -152,7 +160,19 @@ export function toStaticDefinition(definition: BridgeToolDefinition): StaticDefi
   // The toolwire extension goes last, so a definition without it hashes as docs/wire.md's vectors do.
   if (typeof definition.origin === 'string' && definition.origin !== '')
     result.origin = definition.origin;
+  const hints = toolHints(definition.annotations);
+  if (hints) result.annotations = hints;
   return result;
+}
+
+/** The booleans among `idempotentHint` and `openWorldHint`, in that order; undefined if none. */
+export function toolHints(value: unknown): ToolHints | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const hints: ToolHints = {};
+  for (const key of ['idempotentHint', 'openWorldHint'] as const) {
+    if (typeof value[key] === 'boolean') hints[key] = value[key];
+  }
+  return Object.keys(hints).length > 0 ? hints : undefined;
 }
 
 function compareOrdinal(a: string, b: string): number {
@@ -222,6 +242,7 @@ function fingerprintOf(definition: BridgeToolDefinition): unknown[] {
     definition.prerequisiteToolIds,
     definition.argumentEncoding,
     definition.origin,
+    definition.annotations,
   ];
 }
 

@@ -15,7 +15,7 @@ export type {
   ToolContext,
   ToolSource,
 } from './catalog.js';
-export { toStaticDefinition } from './catalog.js';
+export { toolHints, toStaticDefinition } from './catalog.js';
 export type { DecodedResponse, RequestOptions, ToolClient, ToolClientOptions } from './client.js';
 export { createToolClient, DEFAULT_TIMEOUT_MS } from './client.js';
 export type {

@@ -111,6 +111,17 @@ export interface StaticDefinition {
   argumentEncoding?: 'flattened-string';
   /** toolwire extension: the origin of the document that registered the tool. */
   origin?: string;
+  /** toolwire extension: the tool's behaviour hints that its policy does not carry. */
+  annotations?: ToolHints;
+}
+
+/**
+ * toolwire extension (docs/wire.md "Tool entry by detail"): the page's `idempotentHint` and
+ * `openWorldHint`, only those it set. `readOnlyHint` and `destructiveHint` are the policy.
+ */
+export interface ToolHints {
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }
 
 export interface IndexEntry {

@@ -264,6 +264,38 @@ describe('golden fixtures: tool.query -> tool.catalog', () => {
     );
   });
 
+  // toolwire extension: the page's idempotentHint and openWorldHint, last, only the booleans it
+  // set; the index carries none (issue 16, item 9).
+  const hintedTools = [
+    tool('demo.set', () => ({}), {
+      name: 'Set',
+      policy: 'write',
+      origin: 'https://app.example',
+      annotations: { idempotentHint: true, openWorldHint: false },
+    }),
+    tool('demo.fetch', () => ({}), {
+      name: 'Fetch',
+      annotations: { openWorldHint: true, readOnlyHint: true, idempotentHint: 'yes' } as never,
+    }),
+    tool('demo.ping', () => ({}), { name: 'Ping', annotations: {} }),
+  ];
+
+  it('full listing with annotations', async () => {
+    await golden(
+      'catalog-annotations-full',
+      sampleBridge(hintedTools),
+      envelope('tool.query', 'q-annotations-full', {}),
+    );
+  });
+
+  it('index listing with annotations carries none', async () => {
+    await golden(
+      'catalog-annotations-index',
+      sampleBridge(hintedTools),
+      envelope('tool.query', 'q-annotations-index', { detail: 'index' }),
+    );
+  });
+
   it('discovery disabled', async () => {
     const bridge = createToolBridge({
       validator: createAjvProvider(),

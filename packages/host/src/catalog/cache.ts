@@ -9,7 +9,8 @@
  * 4. An index and the definitions fetched for it must carry one revision; when the page changed
  *    in between, the refresh starts over (at most MAX_ATTEMPTS times).
  * 5. Everything the page sends is checked: malformed entries are dropped, never trusted. A tool's
- *    `origin` (toolwire extension) is kept only as a canonical origin (`new URL(o).origin === o`).
+ *    `origin` (toolwire extension) is kept only as a canonical origin (`new URL(o).origin === o`),
+ *    and `annotations` (toolwire extension) only as its two boolean hints.
  */
 import type {
   CatalogListingPayload,
@@ -18,12 +19,14 @@ import type {
   IndexEntry,
   QueryPayload,
   RuntimeState,
+  ToolHints,
 } from '@toolwire/protocol';
 import {
   isPlainObject,
   isUnchangedCatalog,
   parsePolicy,
   ToolProtocolError,
+  toolHints,
 } from '@toolwire/protocol';
 
 /**
@@ -43,6 +46,11 @@ const MAX_ATTEMPTS = 3;
 
 /** An index entry as read from the page (the wire's IndexEntry, `executable` aside). */
 type IndexRow = Omit<IndexEntry, 'executable'>;
+/** What a definitions query adds to an index row. */
+type Definition = Pick<
+  HostTool,
+  'argumentsSchema' | 'resultSchema' | 'argumentEncoding' | 'annotations'
+>;
 
 function invalid(message: string): ToolProtocolError {
   return new ToolProtocolError('tool_response_invalid', message);
@@ -99,6 +107,12 @@ function readIndexRow(value: unknown): IndexRow | undefined {
   const runtime = readRuntime(value.runtime);
   if (runtime) row.runtime = runtime;
   return row;
+}
+
+/** The toolwire extension `annotations`: only its two boolean hints are kept. */
+function hintsOf(value: unknown): { annotations?: ToolHints } {
+  const annotations = toolHints(value);
+  return annotations ? { annotations } : {};
 }
 
 function asListing(payload: CatalogPayload): CatalogListingPayload {
@@ -196,18 +210,13 @@ export class CatalogCache {
     query: CatalogQuery,
     rows: Map<string, IndexRow>,
     revision: string,
-  ): Promise<
-    Map<string, Pick<HostTool, 'argumentsSchema' | 'resultSchema' | 'argumentEncoding'>> | undefined
-  > {
+  ): Promise<Map<string, Definition> | undefined> {
     const needed: string[] = [];
     for (const row of rows.values()) {
       if (this.#tools.get(row.id)?.definitionRevision !== row.definitionRevision)
         needed.push(row.id);
     }
-    const found = new Map<
-      string,
-      Pick<HostTool, 'argumentsSchema' | 'resultSchema' | 'argumentEncoding'>
-    >();
+    const found = new Map<string, Definition>();
     for (let start = 0; start < needed.length; start += MAX_LISTING) {
       const ids = needed.slice(start, start + MAX_LISTING);
       const answer = await query({ detail: 'definitions', ids, limit: MAX_LISTING });
@@ -225,6 +234,7 @@ export class CatalogCache {
           ...(value.argumentEncoding === 'flattened-string'
             ? { argumentEncoding: 'flattened-string' as const }
             : {}),
+          ...hintsOf(value.annotations),
         });
       }
       for (const id of ids) if (!found.has(id)) return undefined;
@@ -235,10 +245,7 @@ export class CatalogCache {
   #commit(
     listing: CatalogListingPayload,
     rows: Map<string, IndexRow>,
-    definitions: Map<
-      string,
-      Pick<HostTool, 'argumentsSchema' | 'resultSchema' | 'argumentEncoding'>
-    >,
+    definitions: Map<string, Definition>,
   ): CatalogChange {
     const tools = new Map<string, HostTool>();
     for (const row of rows.values()) {
@@ -249,6 +256,7 @@ export class CatalogCache {
           argumentsSchema: previous.argumentsSchema,
           resultSchema: previous.resultSchema,
           ...(previous.argumentEncoding ? { argumentEncoding: previous.argumentEncoding } : {}),
+          ...(previous.annotations ? { annotations: previous.annotations } : {}),
         });
       if (!definition) continue; // unreachable: every new id was fetched
       const { runtime, ...index } = row;

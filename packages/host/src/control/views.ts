@@ -81,6 +81,7 @@ export function summarizeTool(
     entry.argumentsSchema = tool.argumentsSchema;
     entry.resultSchema = tool.resultSchema;
     if (tool.argumentEncoding) entry.argumentEncoding = tool.argumentEncoding;
+    if (tool.annotations) entry.annotations = tool.annotations;
   }
   return entry;
 }

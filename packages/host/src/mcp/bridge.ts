@@ -11,7 +11,10 @@
  *    that connected last wins; a name clash after the rewrite gets a numeric suffix.
  * 3. `tools/call` runs through HostSession.call (grant, catalog check, one retry on
  *    `tool_not_found`). Tool failures are results with `isError: true` and the wire code in the
- *    text; an unknown name is JSON-RPC error -32602, as MCP says.
+ *    text; an unknown name is JSON-RPC error -32602, as MCP says. Images and Blobs that the tool
+ *    declares become image and resource content (content.ts).
+ * 8. Annotations: `readOnlyHint`/`destructiveHint` from the policy, `idempotentHint` and
+ *    `openWorldHint` as the page set them, `title` from the wire's `name` (the page's title).
  * 4. `notifications/cancelled` stops waiting for the call (the wire has no cancel yet, so the
  *    page finishes it and its answer is dropped); as MCP says, nothing answers it then.
  * 5. `notifications/tools/list_changed` follows every change of the listed set, once the client
@@ -22,12 +25,13 @@
  *    `instructions` say so.
  */
 import type { Readable, Writable } from 'node:stream';
-import type { JsonValue, ResultPayload } from '@toolwire/protocol';
+import type { JsonValue } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import { Host } from '../server/host.js';
 import { grantHint } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
+import { binaryKindOf, resultContent } from './content.js';
 import { hostToolSource } from './host-source.js';
 import { PAIR_TOOL, PAIR_TOOL_NAME, pairResult, pairTarget } from './pair-tool.js';
 import type { McpSourceTool, McpToolSource } from './source.js';
@@ -101,11 +105,16 @@ function mcpToolDefinition(name: string, entry0: McpSourceTool): Record<string, 
     description,
     inputSchema: inputSchemaOf(tool),
   };
-  if (tool.resultSchema.type === 'object') entry.outputSchema = tool.resultSchema;
+  // A whole image or Blob is a content block, not structured content (content.ts 2).
+  if (tool.resultSchema.type === 'object' && !binaryKindOf(tool.resultSchema)) {
+    entry.outputSchema = tool.resultSchema;
+  }
   entry.annotations = {
     title,
     readOnlyHint: tool.policy === 'read',
     destructiveHint: tool.policy === 'critical',
+    // The page's own hints, when it set them (docs/wire.md, the toolwire `annotations`).
+    ...tool.annotations,
   };
   entry._meta = {
     'toolwire/toolId': tool.id,
@@ -115,27 +124,6 @@ function mcpToolDefinition(name: string, entry0: McpSourceTool): Record<string, 
     ...(tool.origin !== undefined ? { 'toolwire/origin': tool.origin } : {}),
   };
   return entry;
-}
-
-function isImage(value: unknown): value is { mimeType: string; data: string } {
-  return (
-    isPlainObject(value) &&
-    typeof value.mimeType === 'string' &&
-    value.mimeType.startsWith('image/') &&
-    typeof value.data === 'string'
-  );
-}
-
-function resultContent(result: ResultPayload, declaredOutput: boolean): Record<string, unknown> {
-  const value = result.result;
-  const content: Record<string, unknown>[] = [];
-  if (result.message) content.push({ type: 'text', text: result.message });
-  if (isImage(value)) content.push({ type: 'image', data: value.data, mimeType: value.mimeType });
-  else
-    content.push({ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) });
-  const answer: Record<string, unknown> = { content, isError: false };
-  if (declaredOutput && isPlainObject(value)) answer.structuredContent = value;
-  return answer;
 }
 
 function errorContent(error: unknown): Record<string, unknown> {
@@ -265,7 +253,10 @@ export function createMcpBridge(
       }
       try {
         const result = await source.call(target, args ?? {}, extra.signal);
-        return resultContent(result, target.tool.resultSchema.type === 'object');
+        return resultContent(result, target.tool.resultSchema, {
+          sessionId: target.sessionId,
+          toolId: target.tool.id,
+        });
       } catch (error) {
         return errorContent(error);
       }
