@@ -117,12 +117,12 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
     super();
     this.#registry = registry;
     this.#hooks = hooks;
-    // Our own registrations queue their toolchange themselves (registerTool); the other
-    // layers' agent-exposed tools get one each here.
+    // Our own registrations queue their toolchange themselves (registerTool). The other
+    // layers' agent-exposed changes of one turn make one toolchange, as before: a form tool
+    // that changes is replaced (an unregistration and a registration) and fires once.
     registry.onChange((change) => {
-      if (!change.agent) return;
-      for (const entry of change.entries)
-        if (entry.agentExposed && entry.layer !== 'modelContext') this.#queueToolchange();
+      if (change.entries.some((entry) => entry.agentExposed && entry.layer !== 'modelContext'))
+        this.#queueToolchange();
     });
   }
 
