@@ -15,8 +15,8 @@
  *    registrations that carry naturalLanguageProperties (their `webType` schemas expanded).
  * 5. Timing: the checks reject at once; otherwise each promise settles in a queued task
  *    ("queue a global task on the webmcp task source"), never in the caller's microtasks. Each
- *    registration and unregistration of an agent-exposed tool fires one `toolchange`, in a task,
- *    and registerTool resolves in a task queued after it (spec "notify documents of a tool
+ *    registerTool registration and unregistration fires one `toolchange`, in a task, and
+ *    registerTool resolves in a task queued after it (spec "notify documents of a tool
  *    change"). A caller's abort rejects at once, as the spec's abort steps do.
  * 6. executeTool checks the input against inputSchema before the tool runs, as the tentative
  *    WPT executeTool-input-validation expects: a DataError whose message is the JSON of
