@@ -14,6 +14,7 @@ interface ToolSpec {
   agent?: boolean;
   spec?: boolean;
   specExposedTo?: string[];
+  inputSchema?: object;
 }
 interface FrameSpec {
   id: string;
@@ -458,6 +459,40 @@ test.describe('document.modelContext across frames (the spec)', () => {
       tool: 'm1.exposed',
       echo: { a: 1 },
     });
+  });
+
+  test('input that fails a cross-origin tool inputSchema is the spec DataError, and the tool does not run', async ({
+    page,
+  }) => {
+    const inputSchema = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] };
+    await open(page, {
+      id: 'top',
+      frames: [
+        {
+          id: 'mv',
+          origin: 'cross',
+          allow: 'tools',
+          tools: [{ name: 'mv.checked', spec: true, specExposedTo: [TOP], inputSchema }],
+        },
+      ],
+    });
+    await settle(page, 'mv');
+    await expect.poll(() => names(page, mc([CROSS]))).toEqual(['mv.checked']);
+    const outcome = await page.evaluate(async (cross) => {
+      const mc = (document as any).modelContext;
+      const [tool] = await mc.getTools({ fromOrigins: [cross] });
+      const failure = await mc.executeTool(tool, { n: 'one' }).then(
+        () => null,
+        (e: DOMException) => ({ name: e.name, message: JSON.parse(e.message) }),
+      );
+      return { failure, result: JSON.parse(await mc.executeTool(tool, { n: 1 })).echo };
+    }, CROSS);
+    expect(outcome).toEqual({
+      failure: { name: 'DataError', message: { path: '/n', reason: 'type', schemaPath: '/type' } },
+      result: { n: 1 },
+    });
+    const child = await waitFrame(page, 'mv');
+    expect(await child.evaluate(() => (window as any).frameLog.length)).toBe(1);
   });
 
   test('a cross-origin frame without allow gets NotAllowedError and is skipped', async ({

@@ -13,6 +13,8 @@ export interface ToolSpec {
   /** Register through document.modelContext instead of toolManager. */
   spec?: boolean;
   specExposedTo?: string[];
+  /** The modelContext tool's inputSchema. */
+  inputSchema?: object;
 }
 
 export interface FrameSpec {
@@ -60,7 +62,12 @@ export async function runNode(spec: FrameSpec): Promise<void> {
     };
     if (tool.spec) {
       await (document as any).modelContext.registerTool(
-        { name: tool.name, description: `${tool.name} in ${spec.id}`, execute },
+        {
+          name: tool.name,
+          description: `${tool.name} in ${spec.id}`,
+          ...(tool.inputSchema ? { inputSchema: tool.inputSchema } : {}),
+          execute,
+        },
         {
           signal: controller.signal,
           ...(tool.specExposedTo ? { exposedTo: tool.specExposedTo } : {}),

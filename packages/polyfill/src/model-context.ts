@@ -1,6 +1,7 @@
 /**
- * `document.modelContext`, faithful to the current WebMCP spec (webmachinelearning/webmcp
- * index.bs: "registerTool", "getTools", "executeTool", "Events"), over the shared registry.
+ * `document.modelContext`, faithful to the current WebMCP spec (its sections "registerTool",
+ * "getTools", "executeTool", "notify documents of a tool change", "Events"), over the shared
+ * registry (docs/browser-api.md "When the promises settle").
  *
  * 1. registerTool checks, in the spec's order: allowed to use `tools` (NotAllowedError),
  *    duplicate name, name syntax, empty description (InvalidStateError), inputSchema
@@ -12,20 +13,33 @@
  *    rejects with the caller's reason.
  * 4. The tools it lists are the agent-exposed ones: its own registrations, and toolManager
  *    registrations that carry naturalLanguageProperties (their `webType` schemas expanded).
+ * 5. Timing: the checks reject at once; otherwise each promise settles in a queued task
+ *    ("queue a global task on the webmcp task source"), never in the caller's microtasks. Each
+ *    registerTool registration and unregistration fires one `toolchange`, in a task, and
+ *    registerTool resolves in a task queued after it (spec "notify documents of a tool
+ *    change"). A caller's abort rejects at once, as the spec's abort steps do.
+ * 6. executeTool checks the input against inputSchema before the tool runs, as the tentative
+ *    WPT executeTool-input-validation expects: a DataError whose message is the JSON of
+ *    `{path, reason, schemaPath}`, the reason being the failing keyword and the schema path
+ *    that keyword's place in the schema that holds it (`/required`, `/enum`).
  */
 import { expanded, namesWebTypes } from './agent-schema.js';
+import { dataError } from './errors.js';
 import type { FramesGate } from './frames/gate.js';
 import type { ToolDescriptor } from './frames/messages.js';
 import { abortReason, domException } from './lib/dom.js';
 import { loadLowering, usesWebTypes } from './lib/lowering.js';
 import { isValidToolName } from './lib/names.js';
 import { trustworthyOrigin } from './lib/origins.js';
+import { inTask, queueGlobalTask } from './lib/tasks.js';
 import { policyFromAnnotations } from './policy.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
 import { normalizeExposedTo } from './tool-manager.js';
 import type { Tools } from './tools.js';
 import type { JsonSchema } from './types.js';
+import { loadValidator } from './validation/load.js';
+import type { SchemaValidator, ValidationIssue } from './validation/types.js';
 
 export interface ModelContextToolAnnotations {
   readOnlyHint?: boolean;
@@ -103,8 +117,19 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
     super();
     this.#registry = registry;
     this.#hooks = hooks;
+    // Our own registrations queue their toolchange themselves (registerTool). The other
+    // layers' agent-exposed changes of one turn make one toolchange, as before: a form tool
+    // that changes is replaced (an unregistration and a registration) and fires once.
     registry.onChange((change) => {
-      if (change.agent) this.dispatchEvent(new Event('toolchange'));
+      if (change.entries.some((entry) => entry.agentExposed && entry.layer !== 'modelContext'))
+        this.#queueToolchange();
+    });
+  }
+
+  /** Spec "notify documents of a tool change": fire `toolchange` in a queued task. */
+  #queueToolchange(): void {
+    queueGlobalTask(() => {
+      if (this.#hooks.permission() === true) this.dispatchEvent(new Event('toolchange'));
     });
   }
 
@@ -168,8 +193,20 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
           execute.call(tool, input as object, { signal: context.signal }),
         events: this,
       });
-      signal?.addEventListener('abort', () => this.#registry.remove(entry), { once: true });
-      return Promise.resolve(undefined);
+      // Spec "registerTool": the change is notified, then a task resolves the promise; the
+      // signal's abort steps unregister and reject (a no-op once resolved).
+      this.#queueToolchange();
+      return new Promise((resolve, reject) => {
+        signal?.addEventListener(
+          'abort',
+          () => {
+            if (this.#registry.remove(entry)) this.#queueToolchange();
+            reject(abortReason(signal));
+          },
+          { once: true },
+        );
+        queueGlobalTask(() => resolve(undefined));
+      });
     } catch (error) {
       return Promise.reject(error);
     }
@@ -195,9 +232,11 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       const tools = await Promise.all(
         found.map((descriptor) => this.#fromDescriptor(descriptor, frames)),
       );
-      return tools
-        .filter((tool): tool is RegisteredTool => tool !== undefined)
-        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return inTask(
+        tools
+          .filter((tool): tool is RegisteredTool => tool !== undefined)
+          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+      );
     }
     const caller = this.#registry.origin;
     const entries = this.#registry.list(
@@ -207,7 +246,8 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
     );
     const out: RegisteredTool[] = [];
     for (const entry of entries) out.push(await this.#registeredTool(entry));
-    return out;
+    // Spec "getTools": the list is resolved in a queued task.
+    return inTask(out);
   }
 
   async #registeredTool(entry: RegistryEntry): Promise<RegisteredTool> {
@@ -293,12 +333,15 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       if (options.signal?.aborted) throw abortReason(options.signal);
       const frames = this.#hooks.frames;
       if (frames && tool.window !== this.#hooks.window) {
-        return this.#executeElsewhere(
-          frames,
-          tool.window,
-          String(tool.name),
-          origin,
-          inputText,
+        return settleInTask(
+          this.#executeElsewhere(
+            frames,
+            tool.window,
+            String(tool.name),
+            origin,
+            inputText,
+            options.signal,
+          ),
           options.signal,
         );
       }
@@ -309,16 +352,17 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
         !entry.agentExposed ||
         !ToolRegistry.isExposedTo(entry, this.#registry.origin)
       ) {
-        return Promise.reject(
-          domException('UnknownError', `No tool named "${String(tool.name)}" can be executed.`),
+        return settleInTask(
+          Promise.reject(
+            domException('UnknownError', `No tool named "${String(tool.name)}" can be executed.`),
+          ),
+          options.signal,
         );
       }
       // The input crosses to the target as JSON, as it would between documents.
-      return this.runFor(
-        entry,
-        JSON.parse(inputText) as unknown,
+      return settleInTask(
+        this.runFor(entry, JSON.parse(inputText) as unknown, options.signal, this.#registry.origin),
         options.signal,
-        this.#registry.origin,
       );
     } catch (error) {
       return Promise.reject(error);
@@ -338,6 +382,8 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       return String(await frames.callSpec(window, name, origin, JSON.parse(inputText), signal));
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
+      // The target's input check (requirement 6) crosses frames as it is.
+      if ((error as Error | null)?.name === 'DataError') throw error;
       throw domException('UnknownError', 'Tool was executed but the invocation failed.');
     }
   }
@@ -354,10 +400,18 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       if (entry.layer === 'toolManager') {
         result = await this.#hooks.tools.runFor(entry, input, 'json', signal, caller);
       } else {
+        const loading =
+          entry.layer === 'modelContext' && entry.inputSchema
+            ? checkInput(entry.inputSchema, input)
+            : undefined;
+        if (loading) await loading;
         result = await this.#registry.execute(entry, input, { signal, caller: { origin: caller } });
       }
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
+      // The input failed inputSchema (ours, or toolManager's check): the spec's DataError.
+      if (error instanceof DOMException && error.name === 'DataError')
+        throw specDataError((error as DOMException & { errors?: ValidationIssue[] }).errors ?? []);
       const reason = error instanceof ToolFailure ? error.error : error;
       if (reason !== undefined && typeof console !== 'undefined') {
         console.warn(
@@ -418,6 +472,71 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
     this.#handlers.set(type, { handler, listener });
     this.addEventListener(type, listener);
   }
+}
+
+/**
+ * Settles in a queued task what `work` settles with (spec "executeTool": the completion steps
+ * queue a task). The caller's abort rejects at once with its reason, as the abort steps do.
+ */
+function settleInTask<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal) {
+      if (signal.aborted) {
+        work.catch(() => {});
+        reject(abortReason(signal));
+        return;
+      }
+      signal.addEventListener('abort', () => reject(abortReason(signal)), { once: true });
+    }
+    work.then(
+      (value) => queueGlobalTask(() => resolve(value)),
+      (error) => {
+        if (signal?.aborted && error === signal.reason) reject(error);
+        else queueGlobalTask(() => reject(error));
+      },
+    );
+  });
+}
+
+let validator: SchemaValidator | undefined;
+
+/**
+ * Requirement 6: throws the spec's DataError when `input` fails `schema`. Synchronous once the
+ * validator is loaded, so the tool still starts in the executeTool call, as without a schema.
+ */
+function checkInput(schema: object, input: unknown): Promise<void> | undefined {
+  if (!validator)
+    return loadValidator().then((loaded) => {
+      validator = loaded;
+      checkInput(schema, input);
+    });
+  let issues: ValidationIssue[] | null;
+  try {
+    issues = validator.compile(schema, 'json')(input);
+  } catch {
+    // A schema the engine cannot compile goes unchecked: the spec checks none at registration.
+    return undefined;
+  }
+  if (issues) throw specDataError(issues);
+  return undefined;
+}
+
+/**
+ * The tentative WPT's form of a failure: the keyword as the reason, and the keyword's place in
+ * the schema that holds it as the schema path (ajv's `#/properties/color/enum` gives `enum`
+ * and `/enum`). `window.tools.callTool` keeps the validator's own words (run.ts).
+ */
+function specDataError(issues: readonly ValidationIssue[]): DOMException {
+  return dataError(
+    issues.map((issue) => {
+      const keyword = (issue.schemaPath.split('/').pop() ?? '')
+        .replace(/~1/g, '/')
+        .replace(/~0/g, '~');
+      return keyword && keyword !== '#'
+        ? { path: issue.path, reason: keyword, schemaPath: `/${keyword}` }
+        : issue;
+    }),
+  );
 }
 
 function specAnnotations(annotations: object): Required<ModelContextToolAnnotations> {

@@ -7,8 +7,9 @@
  *    (or every origin for '*'). Frames (issue 5) ask the same question with their origin.
  * 3. Changes are coalesced: listeners hear once per microtask checkpoint, never from a
  *    macrotask, so `await register()` in a loop is not clamped by timers (docs/performance.md).
- * 4. Execution (spec "executeTool"): `toolactivated` fires at the owner before `execute` runs;
- *    each execution has its own AbortController; a caller abort rejects the caller with the
+ * 4. Execution (spec "executeTool"): `toolactivated` fires at the owner once `execute` has
+ *    started (as WPT executeTool-abort and Chromium order it; the spec's "imperative execute
+ *    steps" fire it just before); each execution has its own AbortController; a caller abort rejects the caller with the
  *    caller's reason at once, then, in a later task, aborts the tool's signal with a default
  *    AbortError and fires `toolcancel`. Unregistering does not cancel a running execution.
  */
@@ -69,6 +70,8 @@ export interface RegistryChange {
   agent: boolean;
   /** The union of the changed tools' exposedTo lists (frames tell exactly those origins). */
   exposedTo: Set<string>;
+  /** Each registration that came or went, in order (modelContext fires one toolchange each). */
+  entries: RegistryEntry[];
 }
 
 /**
@@ -165,9 +168,14 @@ export class ToolRegistry {
     if (this.#pending) {
       this.#pending.agent ||= entry.agentExposed;
       for (const origin of entry.exposedTo) this.#pending.exposedTo.add(origin);
+      this.#pending.entries.push(entry);
       return;
     }
-    this.#pending = { agent: entry.agentExposed, exposedTo: new Set(entry.exposedTo) };
+    this.#pending = {
+      agent: entry.agentExposed,
+      exposedTo: new Set(entry.exposedTo),
+      entries: [entry],
+    };
     queueMicrotask(() => {
       const change = this.#pending as RegistryChange;
       this.#pending = null;
@@ -218,10 +226,6 @@ export class ToolRegistry {
         else if ((value as { [CALLER_ERROR]?: boolean } | null)?.[CALLER_ERROR]) reject(value);
         else reject(new ToolFailure(value));
       };
-      if (!entry.selfActivating)
-        entry.events.dispatchEvent(
-          new ToolActivatedEvent('toolactivated', { toolName: entry.name }),
-        );
       let returned: unknown;
       let threw = false;
       let then: unknown;
@@ -231,6 +235,11 @@ export class ToolRegistry {
         threw = true;
         returned = error;
       }
+      // After execute has started (requirement 4), before its outcome is looked at.
+      if (!entry.selfActivating)
+        entry.events.dispatchEvent(
+          new ToolActivatedEvent('toolactivated', { toolName: entry.name }),
+        );
       if (!threw && returned !== null) then = (returned as PromiseLike<unknown> | undefined)?.then;
       // Aborted meanwhile (by a toolactivated listener, or by execute): as the listener would
       // have, the caller gets the reason and the tool's signal aborts in a later task.

@@ -144,6 +144,21 @@ describe('tools.callTool', () => {
     expect(events).toEqual(['activated:hang', 'rejected', 'cancel:hang']);
   });
 
+  it('fires toolactivated once execute has started (WPT executeTool-abort, Chromium)', async () => {
+    const { toolManager, tools } = freshInstall();
+    const order: string[] = [];
+    toolManager.addEventListener('toolactivated', () => order.push('toolactivated'));
+    await toolManager.register({
+      name: 'starts',
+      execute: () => {
+        order.push('execute');
+        return 1;
+      },
+    });
+    await tools.callTool('starts', {});
+    expect(order).toEqual(['execute', 'toolactivated']);
+  });
+
   it('agentOnly lists only tools with naturalLanguageProperties', async () => {
     const { toolManager, tools } = freshInstall();
     await toolManager.register({ name: 'internal', execute: () => 1 });

@@ -35,8 +35,8 @@ export interface ContractCase {
 
 /** Where native Chromium 156 is known to differ from the spec (and so from the polyfill). */
 export const NATIVE_DIFFERENCES: Readonly<Record<string, string>> = {
-  'executeTool: toolactivated fires before execute runs':
-    'Chromium 156 dispatches toolactivated in a task queued after execute() has started; the spec fires it before calling execute.',
+  'executeTool: input that fails inputSchema is a DataError naming the keyword, and execute does not run':
+    'Chromium 156 does not check the input against inputSchema: it runs the tool; the tentative WPT executeTool-input-validation expects a DataError.',
   'executeTool: a result of undefined is an UnknownError':
     'Chromium 156 resolves with the string "undefined"; the spec JSON-serializes the result, which throws for undefined.',
   ...DECLARATIVE_NATIVE_DIFFERENCES,
@@ -48,6 +48,31 @@ const tool = (name: string, extra: Record<string, unknown> = {}) => ({
   execute: async (input: unknown) => input,
   ...extra,
 });
+
+/** Drains this many microtask turns: a promise settled in one of them is not task-timed. */
+async function microtasks(turns = 50): Promise<void> {
+  for (let i = 0; i < turns; i++) await Promise.resolve();
+}
+
+/**
+ * Has `promise` settled within the caller's microtasks? The spec settles these promises in a
+ * queued task, which cannot run while microtasks are still being drained.
+ */
+async function settlesInMicrotasks(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  promise.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  await microtasks();
+  const early = settled;
+  await promise.catch(() => {});
+  return early;
+}
 
 async function registerAndGet(env: ContractEnv, definition: object, options: object = {}) {
   await env.mc.registerTool(definition, { signal: env.signal, ...options });
@@ -239,7 +264,69 @@ export const CASES: ContractCase[] = [
       ok(called >= 1, 'handler called');
     },
   },
+  {
+    name: 'timing: registerTool settles in a task; each registration and unregistration fires its own toolchange first',
+    kind: 'spec',
+    async run(env) {
+      const log: string[] = [];
+      env.mc.addEventListener('toolchange', () => log.push('toolchange'));
+      const first = env.mc.registerTool(tool('t.one'), { signal: env.signal });
+      const second = env.mc.registerTool(tool('t.two'), { signal: env.signal });
+      first.then(() => log.push('resolved:one'));
+      second.then(() => log.push('resolved:two'));
+      await microtasks();
+      deepEqual(log, [], 'nothing within the caller microtasks');
+      await Promise.all([first, second]);
+      await sleep(20);
+      deepEqual(
+        log,
+        ['toolchange', 'resolved:one', 'toolchange', 'resolved:two'],
+        'one toolchange per registration, each before its promise',
+      );
+      const controller = new AbortController();
+      await env.mc.registerTool(tool('t.a'), { signal: controller.signal });
+      await env.mc.registerTool(tool('t.b'), { signal: controller.signal });
+      await sleep(20);
+      log.length = 0;
+      controller.abort();
+      await microtasks();
+      deepEqual(log, [], 'unregistering: no toolchange within the microtasks');
+      await sleep(20);
+      deepEqual(log, ['toolchange', 'toolchange'], 'one toolchange per unregistration');
+    },
+  },
+  {
+    name: 'registerTool: aborting the signal before the promise settles rejects it with the reason',
+    kind: 'spec',
+    async run(env) {
+      const controller = new AbortController();
+      const pending = env.mc.registerTool(tool('quick'), { signal: controller.signal });
+      controller.abort('changed my mind');
+      equal(await rejects(pending, 'aborted registration'), 'changed my mind', 'reason');
+      equal((await env.mc.getTools()).length, 0, 'not registered');
+    },
+  },
   // ---- getTools ------------------------------------------------------------------------------
+  {
+    name: 'timing: getTools and executeTool settle in a task, not in the caller microtasks',
+    kind: 'spec',
+    async run(env) {
+      const registered = await registerAndGet(env, tool('timed', { execute: () => 'now' }));
+      const failing = await registerAndGet(
+        env,
+        tool('timed.fails', {
+          execute: () => {
+            throw new Error('no');
+          },
+        }),
+      );
+      ok(!(await settlesInMicrotasks(env.mc.getTools())), 'getTools');
+      ok(!(await settlesInMicrotasks(env.mc.executeTool(registered, {}))), 'executeTool result');
+      ok(!(await settlesInMicrotasks(env.mc.executeTool(failing, {}))), 'executeTool failure');
+      const unknown = { ...registered, name: 'timed.missing' };
+      ok(!(await settlesInMicrotasks(env.mc.executeTool(unknown, {}))), 'executeTool unknown tool');
+    },
+  },
   {
     name: 'getTools: sorted by name in code-unit order',
     kind: 'spec',
@@ -376,18 +463,63 @@ export const CASES: ContractCase[] = [
     },
   },
   {
-    name: 'executeTool: the input is not validated against inputSchema (the spec leaves that to the tool)',
+    // As the tentative WPT executeTool-input-validation (required, enum, pattern, type, retry).
+    name: 'executeTool: input that fails inputSchema is a DataError naming the keyword, and execute does not run',
     kind: 'spec',
     async run(env) {
+      const ran: unknown[] = [];
       const registered = await registerAndGet(
         env,
-        tool('loose', { inputSchema: { type: 'object', properties: { a: { type: 'number' } } } }),
+        tool('checked', {
+          inputSchema: {
+            type: 'object',
+            properties: {
+              field: { type: 'string' },
+              color: { type: 'string', enum: ['red', 'green'] },
+              code: { type: 'string', pattern: '^[a-z]+$' },
+              age: { type: 'integer', minimum: 0, maximum: 120 },
+            },
+            required: ['field'],
+          },
+          execute: async (input: unknown) => {
+            ran.push(input);
+            return 'ran';
+          },
+        }),
       );
-      equal(
-        await env.mc.executeTool(registered, { a: 'not a number' }),
-        '{"a":"not a number"}',
-        'result',
-      );
+      const cases: [object, { path: string; reason: string; schemaPath?: string }][] = [
+        [{}, { path: '/field', reason: 'required', schemaPath: '/required' }],
+        [
+          { field: 'f', color: 'blue' },
+          { path: '/color', reason: 'enum', schemaPath: '/enum' },
+        ],
+        [
+          { field: 'f', code: 'ABC123' },
+          { path: '/code', reason: 'pattern', schemaPath: '/pattern' },
+        ],
+        [
+          { field: 'f', age: 'old' },
+          { path: '/age', reason: 'type' },
+        ],
+      ];
+      for (const [input, expected] of cases) {
+        const pending = env.mc.executeTool(registered, input);
+        ok(!(await settlesInMicrotasks(pending)), `${expected.reason}: settles in a task`);
+        const error = await rejectsWith(pending, 'DataError', expected.reason);
+        const message = JSON.parse(error.message);
+        deepEqual(
+          { path: message.path, reason: message.reason, schemaPath: message.schemaPath },
+          {
+            path: expected.path,
+            reason: expected.reason,
+            schemaPath: expected.schemaPath ?? message.schemaPath,
+          },
+          `${expected.reason}: message`,
+        );
+      }
+      deepEqual(ran, [], 'execute did not run');
+      equal(await env.mc.executeTool(registered, { field: 'f', age: 30 }), 'ran', 'retry');
+      equal(ran.length, 1, 'execute ran once the input was right');
     },
   },
   {
@@ -426,7 +558,8 @@ export const CASES: ContractCase[] = [
     },
   },
   {
-    name: 'executeTool: toolactivated fires before execute runs',
+    // WPT executeTool-abort and Chromium: the tool has started when toolactivated fires.
+    name: 'executeTool: toolactivated fires once execute has started',
     kind: 'spec',
     async run(env) {
       const order: string[] = [];
@@ -442,11 +575,11 @@ export const CASES: ContractCase[] = [
       );
       await env.mc.executeTool(registered, {});
       await sleep(20);
-      deepEqual(order, ['toolactivated', 'execute'], 'order');
+      deepEqual(order, ['execute', 'toolactivated'], 'order');
     },
   },
   {
-    name: 'executeTool: abort order is toolactivated, caller rejection, target AbortError, toolcancel',
+    name: 'executeTool: abort order is tool started, toolactivated, caller rejection, target AbortError, toolcancel',
     kind: 'spec',
     async run(env) {
       const order: string[] = [];
@@ -460,6 +593,7 @@ export const CASES: ContractCase[] = [
         tool('hang', {
           execute: (_: unknown, options: { signal: AbortSignal }) => {
             targetSignal = options.signal;
+            order.push('tool started');
             options.signal.addEventListener('abort', () =>
               order.push(`signal:${(options.signal.reason as DOMException).name}`),
             );
@@ -480,7 +614,7 @@ export const CASES: ContractCase[] = [
       ok(targetSignal?.reason !== reason, "the target never sees the caller's reason");
       deepEqual(
         order,
-        ['toolactivated', 'rejected', 'signal:AbortError', 'toolcancel:hang:true'],
+        ['tool started', 'toolactivated', 'rejected', 'signal:AbortError', 'toolcancel:hang:true'],
         'order',
       );
     },
