@@ -8,11 +8,15 @@
  *    constant time: 256 random bits per run, never the page token (`host.token` gets 401), and
  *    never sent to a page. A request with an `Origin` header is refused (browsers send one; the
  *    CLI never does), and so is a `Host` header that is not a loopback name (DNS rebinding):
- *    401/403, before any route runs.
+ *    401/403, before any route runs. The checks run on every request, kept-alive connection or
+ *    not, and a refused request closes its connection.
  * 3. `close()` stops accepting, lets in-flight answers go out (a host closing first fails its
  *    pending calls, and those answers must reach the CLI), then cuts what is left after
  *    CLOSE_GRACE_MS.
- * 4. `publishControl` also announces the API in the state file (state-file.ts) the CLI reads,
+ * 4. Connections are kept alive between requests (KEEP_ALIVE_MS, announced in `Keep-Alive`, so
+ *    the client drops an idle socket before this side does): `mcp --attach` pays a request per
+ *    call, not a connection (issue 16 part 1).
+ * 5. `publishControl` also announces the API in the state file (state-file.ts) the CLI reads,
  *    and removes it on close.
  */
 import { randomBytes } from 'node:crypto';
@@ -27,6 +31,8 @@ import { controlStatePath, removeControlState, writeControlState } from './state
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** How long `close()` lets in-flight answers finish before cutting their connections. */
 const CLOSE_GRACE_MS = 2000;
+/** How long an idle kept-alive connection stays open (requirement 4; Node's default is 5 s). */
+const KEEP_ALIVE_MS = 30_000;
 
 export interface ControlServer {
   readonly url: string;
@@ -111,7 +117,8 @@ export async function startControlServer(
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const reply = (status: number, body: object) => {
       // Closing: this answer is the connection's last, so close() need not wait for an idle one.
-      if (closing) response.setHeader('Connection', 'close');
+      // Refused: whoever sent it gets no connection to keep (requirement 2).
+      if (closing || status === 401 || status === 403) response.setHeader('Connection', 'close');
       send(response, status, body);
     };
     handle(request, url).then(
@@ -123,6 +130,7 @@ export async function startControlServer(
         }),
     );
   });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
