@@ -8,6 +8,7 @@ export type { ClientArgs, ParsedCommand } from './cli/command.js';
 export { COMMANDS } from './cli/commands.js';
 export { formatTable } from './cli/format.js';
 export { parseCommand } from './cli/run.js';
+export { controlChannel } from './control/channel.js';
 export type { ControlTarget } from './control/client.js';
 export { controlRequest } from './control/client.js';
 export { startControlServer } from './control/server.js';

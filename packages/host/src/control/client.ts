@@ -158,16 +158,10 @@ function exchange(
       } catch {
         answer = undefined;
       }
-      if (!isPlainObject(answer)) {
-        reject(
-          new ControlFailure('not-a-host', `${target.url} is not a toolwire host`, { status }),
-        );
-      } else if (answer.ok === true) {
-        resolve(answer);
-      } else {
-        const error = isPlainObject(answer.error) ? answer.error : {};
-        const message = typeof error.message === 'string' ? error.message : '';
-        reject(new ControlFailure('refused', message, { status, answer }));
+      try {
+        resolve(readAnswer(target, status, answer));
+      } catch (error) {
+        reject(error);
       }
     };
     try {
@@ -219,6 +213,17 @@ function exchange(
   });
 }
 
+/** The control API's JSON answer as resolved, or the ControlFailure it stands for (header 2). */
+export function readAnswer(target: ControlTarget, status: number, answer: unknown): ControlAnswer {
+  if (!isPlainObject(answer)) {
+    throw new ControlFailure('not-a-host', `${target.url} is not a toolwire host`, { status });
+  }
+  if (answer.ok === true) return answer;
+  const error = isPlainObject(answer.error) ? answer.error : {};
+  const message = typeof error.message === 'string' ? error.message : '';
+  throw new ControlFailure('refused', message, { status, answer });
+}
+
 /**
  * One control API request, its failures as ToolProtocolErrors (what the MCP bridge reports):
  * the host's own code when it answered; `session_not_connected` (retryable) when no host could
@@ -235,11 +240,12 @@ export async function controlRequest(
     return await sendControl(target, path, body, signal);
   } catch (error) {
     if (!(error instanceof ControlFailure)) throw error;
-    throw toolErrorOf(error, path);
+    throw controlToolError(error, path);
   }
 }
 
-function toolErrorOf(failure: ControlFailure, path: string): ToolProtocolError {
+/** A ControlFailure as the ToolProtocolError the MCP bridge reports (controlRequest). */
+export function controlToolError(failure: ControlFailure, path: string): ToolProtocolError {
   if (failure.kind === 'refused') {
     const { code, message, retryable, details } = failure.error;
     return new ToolProtocolError(code, message, { retryable, details });

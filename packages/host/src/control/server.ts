@@ -16,7 +16,10 @@
  * 4. Connections are kept alive between requests (KEEP_ALIVE_MS, announced in `Keep-Alive`, so
  *    the client drops an idle socket before this side does): `mcp --attach` pays a request per
  *    call, not a connection (issue 16 part 1).
- * 5. `publishControl` also announces the API in the state file (state-file.ts) the CLI reads,
+ * 5. `GET /v1/channel` upgrades to a WebSocket that carries requests and answers as JSON
+ *    messages, many in flight on one connection (channel-server.ts): what `mcp --attach` uses.
+ *    The upgrade passes the same checks as a request.
+ * 6. `publishControl` also announces the API in the state file (state-file.ts) the CLI reads,
  *    and removes it on close.
  */
 import { randomBytes } from 'node:crypto';
@@ -25,7 +28,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Host } from '../server/host.js';
 import { tokensEqual } from '../shared/token.js';
-import { ControlError, controlRoutes, errorBody } from './routes.js';
+import { serveChannels } from './channel-server.js';
+import { ControlError, controlRoutes, errorBody, readBody } from './routes.js';
 import { controlStatePath, removeControlState, writeControlState } from './state-file.js';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -95,8 +99,8 @@ export async function startControlServer(
   }
   const routes = controlRoutes(host);
 
-  /** Requirement 2, then the route. */
-  const handle = async (request: IncomingMessage, url: URL): Promise<[number, object]> => {
+  /** Requirement 2: who may ask, for a request or a channel's upgrade. */
+  const check = (request: IncomingMessage, url: URL): void => {
     const hostHeader = (request.headers.host ?? '').replace(/:\d+$/, '');
     if (!LOOPBACK_NAMES.has(hostHeader)) {
       throw new ControlError(403, 'forbidden', 'The control API answers loopback names only.');
@@ -109,7 +113,6 @@ export async function startControlServer(
     if (given === null || given === undefined || !tokensEqual(given, secret)) {
       throw new ControlError(401, 'unauthorized', 'Wrong or missing token.');
     }
-    return routes.handle(request, url);
   };
 
   let closing = false;
@@ -121,7 +124,10 @@ export async function startControlServer(
       if (closing || status === 401 || status === 403) response.setHeader('Connection', 'close');
       send(response, status, body);
     };
-    handle(request, url).then(
+    new Promise<[number, object]>((resolve) => {
+      check(request, url);
+      resolve(routes.handle(request.method ?? 'GET', url, () => readBody(request)));
+    }).then(
       ([status, body]) => reply(status, body),
       (error: unknown) =>
         reply(error instanceof ControlError ? error.status : 500, {
@@ -129,6 +135,11 @@ export async function startControlServer(
           error: errorBody(error),
         }),
     );
+  });
+  const channels = serveChannels(server, {
+    check,
+    handle: routes.handle,
+    closing: () => closing,
   });
   server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
@@ -148,6 +159,7 @@ export async function startControlServer(
       closed ??= new Promise<void>((resolve) => {
         closing = true;
         routes.close();
+        channels.close(CLOSE_GRACE_MS);
         // Stops accepting and drops idle connections; busy ones end after their answer.
         const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
         grace.unref?.();

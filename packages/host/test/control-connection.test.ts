@@ -1,16 +1,27 @@
 /**
- * The control API over kept-alive connections (issue 16 part 1): the client reuses one socket,
- * the server checks the secret on every request of a connection (a hostile peer on a socket
- * that already carried an honest request gets nothing), and a connection cut mid-call fails
- * that call at once with a coded error. Each hostile case follows the honest path on the same
+ * The control API's persistent connections (issue 16 part 1). Plain requests are kept alive:
+ * the client reuses one socket, the server checks the secret on every request of a connection
+ * (a hostile peer on a socket that already carried an honest request gets nothing), and a
+ * connection cut mid-call fails that call at once with a coded error. The channel
+ * (`mcp --attach`): many requests in flight on one WebSocket, the same checks at its upgrade,
+ * a cut failing what is in flight, plain requests to a host without it. Each hostile case follows the honest path on the same
  * kind of socket, so it cannot pass because nothing was sent.
  */
+
+import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { connect, createServer as createNetServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import { createHost } from '../src/index.js';
-import { controlRequest, startControlServer } from '../src/internal.js';
+import {
+  controlChannel,
+  controlRequest,
+  controlToolSource,
+  startControlServer,
+} from '../src/internal.js';
+import type { McpSourceTool } from '../src/mcp/source.js';
 import { cli } from './cli-helpers.js';
 import { FakePage, tool, until } from './helpers.js';
 
@@ -207,6 +218,111 @@ describe('the control API over kept-alive connections', () => {
       retryable: false,
     });
     expect(seen.filter((line) => line.startsWith('POST'))).toHaveLength(1); // sent once
+  });
+});
+
+describe('the control channel (mcp --attach)', () => {
+  it('carries requests in flight together over one connection', async () => {
+    const { target } = await controlledHost();
+    const proxy = await countingProxy(target.url);
+    const channel = controlChannel(proxy.target(target.token));
+    cleanup.push(() => channel.close());
+    const answers = await Promise.all(
+      Array.from({ length: 64 }, (_, n) =>
+        channel.request('/v1/call', { toolId: 'demo.echo', arguments: { n } }),
+      ),
+    );
+    answers.forEach((answer, n) => {
+      expect(answer).toMatchObject({ ok: true, result: { result: { n } } });
+    });
+    // The API's own refusals come back as they do over HTTP.
+    await expect(channel.request('/v1/call', { toolId: '' })).rejects.toMatchObject({
+      kind: 'refused',
+      status: 400,
+    });
+    expect(proxy.connections()).toBe(1);
+  });
+
+  it('refuses an upgrade without the secret, with a wrong one, or from a page', async () => {
+    const { target } = await controlledHost();
+    const upgrade = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const socket = new WebSocket(`${target.url.replace('http', 'ws')}/v1/channel`, {
+          headers,
+        });
+        socket.once('open', () => {
+          socket.close();
+          resolve(101);
+        });
+        socket.once('unexpected-response', (_, response) => resolve(response.statusCode ?? 0));
+        socket.once('error', reject);
+      });
+    const bearer = { Authorization: `Bearer ${target.token}` };
+    expect(await upgrade(bearer)).toBe(101); // the honest path
+    expect(await upgrade({})).toBe(401);
+    expect(await upgrade({ Authorization: 'Bearer wrong-secret-0123456789' })).toBe(401);
+    expect(await upgrade({ ...bearer, Origin: 'http://evil.example' })).toBe(403);
+    // A message that is not a control request closes the channel.
+    const socket = new WebSocket(`${target.url.replace('http', 'ws')}/v1/channel`, {
+      headers: bearer,
+    });
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send('{"type":"tool.call"}');
+    expect(await new Promise((resolve) => socket.once('close', resolve))).toBe(1008);
+  });
+
+  it('a channel cut mid-call fails the call at once (tool_transport_closed), then reopens', async () => {
+    const { host, target } = await controlledHost();
+    const slow = await FakePage.connect(host.url, {
+      tools: [tool('slow.tool')],
+      intercept: (message) => (message.type === 'tool.call' ? 'hold' : undefined),
+    });
+    cleanup.push(() => slow.socket.terminate());
+    const session = await host.waitForSession({
+      filter: (s) => s.catalog.get('slow.tool') !== undefined,
+    });
+    const proxy = await countingProxy(target.url);
+    const source = controlToolSource(proxy.target(target.token));
+    cleanup.push(() => source.close?.());
+    const entries = await source.tools(true);
+    const slowEntry = entries.find((entry) => entry.tool.id === 'slow.tool');
+    const echo = entries.find((entry) => entry.tool.id === 'demo.echo');
+    expect(slowEntry && echo).toBeTruthy();
+    expect(
+      await source.call(echo as McpSourceTool, { a: 1 }, new AbortController().signal),
+    ).toMatchObject({ result: { a: 1 } });
+    const outcome = source.call(slowEntry as McpSourceTool, {}, new AbortController().signal).then(
+      () => 'answered',
+      (error) => error,
+    );
+    await until(() => slow.received.some((frame) => frame.type === 'tool.call'));
+    expect(session.isOpen).toBe(true);
+    proxy.cut();
+    const error = await Promise.race([outcome, sleep(2000).then(() => 'still waiting')]);
+    expect(error).toMatchObject({ code: 'tool_transport_closed', retryable: false });
+    // The next request opens a new channel.
+    expect(
+      await source.call(echo as McpSourceTool, { b: 2 }, new AbortController().signal),
+    ).toMatchObject({ result: { b: 2 } });
+    expect(proxy.connections()).toBe(2);
+  });
+
+  it('a host without the channel is asked over plain requests', async () => {
+    const server = createHttpServer((_, response) => {
+      const body = JSON.stringify({ ok: true, sessions: [] });
+      response.writeHead(200, { 'Content-Type': 'application/json' });
+      response.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise((resolve) => server.close(resolve)));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const channel = controlChannel({ url, token: 'x' });
+    cleanup.push(() => channel.close());
+    expect(await channel.request('/v1/sessions')).toEqual({ ok: true, sessions: [] });
+    expect(await channel.request('/v1/sessions')).toEqual({ ok: true, sessions: [] });
+    // Nothing listens: unreachable, as over HTTP.
+    const gone = controlChannel({ url: 'http://127.0.0.1:1', token: 'x' });
+    await expect(gone.request('/v1/sessions')).rejects.toMatchObject({ kind: 'unreachable' });
   });
 });
 
