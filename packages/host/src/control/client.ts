@@ -2,8 +2,12 @@
  * The one client of the control API (server.ts), shared by the CLI's commands and by
  * `toolwire mcp --attach` (issue 13 part 9).
  *
- * 1. One HTTP exchange per request, over a connection of its own (no keep-alive pool that could
- *    silently resend a call on a fresh socket).
+ * 1. Requests share kept-alive connections (one pool per process: KEEP_ALIVE below), so a call
+ *    from `mcp --attach` costs a request on an open socket, not a TCP handshake (issue 16 part 1).
+ *    The server checks the secret on every request all the same (server.ts, requirement 2).
+ *    Node never resends a request by itself; this client resends one only when it acts on no
+ *    page and its reused socket broke before any answer (the host closed an idle connection as
+ *    we wrote): a call or batch is never sent twice.
  * 2. Whatever stops an answer becomes a ControlFailure whose `kind` says what is known:
  *    `unreachable` (no connection was made: the request never reached a host), `cut` (connected,
  *    then broken before a whole answer: the host may have acted on it), `not-a-host` (an answer
@@ -11,8 +15,8 @@
  * 3. Callers read a failure their own way: the CLI as exit codes (cli/client.ts: 3 no host,
  *    4 outcome unknown), the MCP bridge as ToolProtocolErrors (`controlRequest` below).
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { JsonValue } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import { errnoText } from '../shared/errors.js';
@@ -72,6 +76,15 @@ export class ControlFailure extends Error {
   }
 }
 
+/**
+ * Header 1: the pools. Idle sockets are unref'd (a finished CLI command exits at once) and are
+ * dropped a second before the server's announced `Keep-Alive: timeout` (Node's agent reads it).
+ */
+const KEEP_ALIVE = {
+  http: new HttpAgent({ keepAlive: true }),
+  https: new HttpsAgent({ keepAlive: true }),
+};
+
 /** Paths whose request may make a page run a tool: a cut there leaves the outcome unknown. */
 export function actsOnPage(path: string): boolean {
   return path === '/v1/call' || path === '/v1/batch';
@@ -81,11 +94,30 @@ export function actsOnPage(path: string): boolean {
  * One request to the control API: `body` makes it a POST. Resolves the `{ok: true}` answer;
  * rejects with a ControlFailure, or with the abort reason when `signal` aborts it.
  */
-export function sendControl(
+export async function sendControl(
   target: ControlTarget,
   path: string,
   body?: object,
   signal?: AbortSignal,
+): Promise<ControlAnswer> {
+  try {
+    return await exchange(target, path, body, signal);
+  } catch (error) {
+    // Header 1: a kept-alive socket the host had just closed; once, on a fresh one.
+    if (!(error instanceof StaleSocket)) throw error;
+    return exchange(target, path, body, signal, false);
+  }
+}
+
+/** A reused socket broke before any answer, on a request that acts on no page (header 1). */
+class StaleSocket extends Error {}
+
+function exchange(
+  target: ControlTarget,
+  path: string,
+  body: object | undefined,
+  signal: AbortSignal | undefined,
+  reuse = true,
 ): Promise<ControlAnswer> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -93,9 +125,15 @@ export function sendControl(
       return;
     }
     let connected = false;
+    let reused = false;
+    let answering = false;
     const broken = (error: unknown) => {
       if (signal?.aborted) {
         reject(signal.reason);
+        return;
+      }
+      if (reused && !answering && !actsOnPage(path)) {
+        reject(new StaleSocket());
         return;
       }
       const reason = errnoText(error);
@@ -120,16 +158,10 @@ export function sendControl(
       } catch {
         answer = undefined;
       }
-      if (!isPlainObject(answer)) {
-        reject(
-          new ControlFailure('not-a-host', `${target.url} is not a toolwire host`, { status }),
-        );
-      } else if (answer.ok === true) {
-        resolve(answer);
-      } else {
-        const error = isPlainObject(answer.error) ? answer.error : {};
-        const message = typeof error.message === 'string' ? error.message : '';
-        reject(new ControlFailure('refused', message, { status, answer }));
+      try {
+        resolve(readAnswer(target, status, answer));
+      } catch (error) {
+        reject(error);
       }
     };
     try {
@@ -140,7 +172,8 @@ export function sendControl(
         url,
         {
           method: text === undefined ? 'GET' : 'POST',
-          agent: false,
+          // A fresh connection when resending (header 1): the pool may hold more stale ones.
+          agent: reuse ? (url.protocol === 'https:' ? KEEP_ALIVE.https : KEEP_ALIVE.http) : false,
           headers: {
             Authorization: `Bearer ${target.token}`,
             ...(text === undefined
@@ -150,6 +183,7 @@ export function sendControl(
           ...(signal ? { signal } : {}),
         },
         (response) => {
+          answering = true;
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () =>
@@ -162,10 +196,14 @@ export function sendControl(
         },
       );
       request.on('socket', (socket) => {
+        reused = request.reusedSocket;
+        // A kept-alive socket is connected already: listen only on a new one (no listener
+        // piles up on a socket that many requests reuse).
         if (!socket.connecting) connected = true;
-        socket.once('connect', () => {
-          connected = true;
-        });
+        else
+          socket.once('connect', () => {
+            connected = true;
+          });
       });
       request.on('error', broken);
       request.end(text);
@@ -173,6 +211,17 @@ export function sendControl(
       broken(error); // an address no request can go to (TOOLWIRE_HOST is not checked early)
     }
   });
+}
+
+/** The control API's JSON answer as resolved, or the ControlFailure it stands for (header 2). */
+export function readAnswer(target: ControlTarget, status: number, answer: unknown): ControlAnswer {
+  if (!isPlainObject(answer)) {
+    throw new ControlFailure('not-a-host', `${target.url} is not a toolwire host`, { status });
+  }
+  if (answer.ok === true) return answer;
+  const error = isPlainObject(answer.error) ? answer.error : {};
+  const message = typeof error.message === 'string' ? error.message : '';
+  throw new ControlFailure('refused', message, { status, answer });
 }
 
 /**
@@ -191,11 +240,12 @@ export async function controlRequest(
     return await sendControl(target, path, body, signal);
   } catch (error) {
     if (!(error instanceof ControlFailure)) throw error;
-    throw toolErrorOf(error, path);
+    throw controlToolError(error, path);
   }
 }
 
-function toolErrorOf(failure: ControlFailure, path: string): ToolProtocolError {
+/** A ControlFailure as the ToolProtocolError the MCP bridge reports (controlRequest). */
+export function controlToolError(failure: ControlFailure, path: string): ToolProtocolError {
   if (failure.kind === 'refused') {
     const { code, message, retryable, details } = failure.error;
     return new ToolProtocolError(code, message, { retryable, details });

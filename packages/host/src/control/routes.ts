@@ -150,7 +150,7 @@ function pairing(host: Host, body: Record<string, unknown>): Record<string, unkn
   };
 }
 
-async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -177,8 +177,15 @@ async function fresh(session: HostSession): Promise<void> {
 }
 
 export interface ControlRoutes {
-  /** The answer to a request that passed server.ts's checks; a refusal throws ControlError. */
-  handle(request: IncomingMessage, url: URL): Promise<[number, object]>;
+  /**
+   * The answer to a request that passed server.ts's checks; a refusal throws ControlError.
+   * `body` reads the request's JSON object (an HTTP body, or a channel message's).
+   */
+  handle(
+    method: string,
+    url: URL,
+    body: () => Promise<Record<string, unknown>>,
+  ): Promise<[number, object]>;
   /** Stops following the host and ends every waiting long poll. */
   close(): void;
 }
@@ -211,8 +218,12 @@ export function controlRoutes(host: Host): ControlRoutes {
     });
   };
 
-  const handle = async (request: IncomingMessage, url: URL): Promise<[number, object]> => {
-    const route = `${request.method} ${url.pathname}`;
+  const handle = async (
+    method: string,
+    url: URL,
+    readJson: () => Promise<Record<string, unknown>>,
+  ): Promise<[number, object]> => {
+    const route = `${method} ${url.pathname}`;
     if (route === 'GET /v1/sessions') {
       // Bounded: a page that never answers its first tool.query shows as loading, not a stall.
       const sessions = host.sessions;
@@ -225,13 +236,13 @@ export function controlRoutes(host: Host): ControlRoutes {
       return [200, { ok: true, changes: await changesAfter(Number.isFinite(after) ? after : -1) }];
     }
     if (route === 'POST /v1/pair') {
-      const body = await readBody(request);
+      const body = await readJson();
       return [200, { ok: true, ...pairing(host, body) }];
     }
     if (!['POST /v1/tools', 'POST /v1/call', 'POST /v1/batch', 'POST /v1/revoke'].includes(route)) {
       throw new ControlError(404, 'not_found', `No ${route}.`);
     }
-    const body = await readBody(request);
+    const body = await readJson();
     if (route === 'POST /v1/revoke') {
       // Never "the newest": revoking names its session.
       if (typeof body.session !== 'string' || body.session === '') {

@@ -8,11 +8,18 @@
  *    constant time: 256 random bits per run, never the page token (`host.token` gets 401), and
  *    never sent to a page. A request with an `Origin` header is refused (browsers send one; the
  *    CLI never does), and so is a `Host` header that is not a loopback name (DNS rebinding):
- *    401/403, before any route runs.
+ *    401/403, before any route runs. The checks run on every request, kept-alive connection or
+ *    not, and a refused request closes its connection.
  * 3. `close()` stops accepting, lets in-flight answers go out (a host closing first fails its
  *    pending calls, and those answers must reach the CLI), then cuts what is left after
  *    CLOSE_GRACE_MS.
- * 4. `publishControl` also announces the API in the state file (state-file.ts) the CLI reads,
+ * 4. Connections are kept alive between requests (KEEP_ALIVE_MS, announced in `Keep-Alive`, so
+ *    the client drops an idle socket before this side does): `mcp --attach` pays a request per
+ *    call, not a connection (issue 16 part 1).
+ * 5. `GET /v1/channel` upgrades to a WebSocket that carries requests and answers as JSON
+ *    messages, many in flight on one connection (channel-server.ts): what `mcp --attach` uses.
+ *    The upgrade passes the same checks as a request.
+ * 6. `publishControl` also announces the API in the state file (state-file.ts) the CLI reads,
  *    and removes it on close.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,12 +28,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Host } from '../server/host.js';
 import { tokensEqual } from '../shared/token.js';
-import { ControlError, controlRoutes, errorBody } from './routes.js';
+import { serveChannels } from './channel-server.js';
+import { ControlError, controlRoutes, errorBody, readBody } from './routes.js';
 import { controlStatePath, removeControlState, writeControlState } from './state-file.js';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** How long `close()` lets in-flight answers finish before cutting their connections. */
 const CLOSE_GRACE_MS = 2000;
+/** How long an idle kept-alive connection stays open (requirement 4; Node's default is 5 s). */
+const KEEP_ALIVE_MS = 30_000;
 
 export interface ControlServer {
   readonly url: string;
@@ -89,8 +99,8 @@ export async function startControlServer(
   }
   const routes = controlRoutes(host);
 
-  /** Requirement 2, then the route. */
-  const handle = async (request: IncomingMessage, url: URL): Promise<[number, object]> => {
+  /** Requirement 2: who may ask, for a request or a channel's upgrade. */
+  const check = (request: IncomingMessage, url: URL): void => {
     const hostHeader = (request.headers.host ?? '').replace(/:\d+$/, '');
     if (!LOOPBACK_NAMES.has(hostHeader)) {
       throw new ControlError(403, 'forbidden', 'The control API answers loopback names only.');
@@ -103,7 +113,6 @@ export async function startControlServer(
     if (given === null || given === undefined || !tokensEqual(given, secret)) {
       throw new ControlError(401, 'unauthorized', 'Wrong or missing token.');
     }
-    return routes.handle(request, url);
   };
 
   let closing = false;
@@ -111,10 +120,14 @@ export async function startControlServer(
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const reply = (status: number, body: object) => {
       // Closing: this answer is the connection's last, so close() need not wait for an idle one.
-      if (closing) response.setHeader('Connection', 'close');
+      // Refused: whoever sent it gets no connection to keep (requirement 2).
+      if (closing || status === 401 || status === 403) response.setHeader('Connection', 'close');
       send(response, status, body);
     };
-    handle(request, url).then(
+    new Promise<[number, object]>((resolve) => {
+      check(request, url);
+      resolve(routes.handle(request.method ?? 'GET', url, () => readBody(request)));
+    }).then(
       ([status, body]) => reply(status, body),
       (error: unknown) =>
         reply(error instanceof ControlError ? error.status : 500, {
@@ -123,6 +136,12 @@ export async function startControlServer(
         }),
     );
   });
+  const channels = serveChannels(server, {
+    check,
+    handle: routes.handle,
+    closing: () => closing,
+  });
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {
@@ -140,6 +159,7 @@ export async function startControlServer(
       closed ??= new Promise<void>((resolve) => {
         closing = true;
         routes.close();
+        channels.close(CLOSE_GRACE_MS);
         // Stops accepting and drops idle connections; busy ones end after their answer.
         const grace = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
         grace.unref?.();

@@ -1,6 +1,8 @@
 /**
  * `toolwire mcp --attach`: the MCP bridge's tools from a running `toolwire host`, through its
- * control API (control/client.ts) instead of a host of its own.
+ * control API instead of a host of its own: over the API's channel (control/channel.ts), one
+ * WebSocket for every request in flight, so a call costs about what it costs the host's own
+ * bridge (issue 16 part 1).
  *
  * - The listing asks `GET /v1/sessions`, then `POST /v1/tools {detail: "full"}` per session;
  *   tools above the grant are not offered (as with a host in this process).
@@ -12,8 +14,9 @@
  */
 import type { ResultPayload } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
-import type { ControlTarget } from '../control/client.js';
-import { controlRequest } from '../control/client.js';
+import { controlChannel } from '../control/channel.js';
+import type { ControlAnswer, ControlTarget } from '../control/client.js';
+import { ControlFailure, controlToolError } from '../control/client.js';
 import { escapeLine } from '../shared/terminal-text.js';
 import type { McpSourceTool, McpToolSource, McpWithheldTool } from './source.js';
 import { withheldTools } from './source.js';
@@ -24,18 +27,23 @@ export function controlToolSource(
 ): McpToolSource {
   const listeners = new Set<() => void>();
   const stop = new AbortController();
+  const channel = controlChannel(target);
+  /** One request over the channel, its failures as ToolProtocolErrors (as controlRequest). */
+  const ask = async (path: string, body?: object, signal?: AbortSignal): Promise<ControlAnswer> => {
+    try {
+      return await channel.request(path, body, signal);
+    } catch (error) {
+      if (!(error instanceof ControlFailure)) throw error;
+      throw controlToolError(error, path);
+    }
+  };
   let following = false;
 
   const follow = async () => {
     let after = -1;
     while (!stop.signal.aborted) {
       try {
-        const answer = await controlRequest(
-          target,
-          `/v1/changes?after=${after}`,
-          undefined,
-          stop.signal,
-        );
+        const answer = await ask(`/v1/changes?after=${after}`, undefined, stop.signal);
         const changes = Number(answer.changes);
         if (changes !== after && after !== -1) for (const listener of listeners) listener();
         after = changes;
@@ -51,13 +59,13 @@ export function controlToolSource(
   return {
     withheld: () => withheld,
     async tools() {
-      const { sessions } = (await controlRequest(target, '/v1/sessions')) as {
+      const { sessions } = (await ask('/v1/sessions')) as {
         sessions: { id: string; connectedAt: string; page: { url: string } | null }[];
       };
       const lists = await Promise.all(
         sessions.map(async (session) => {
           try {
-            const answer = await controlRequest(target, '/v1/tools', {
+            const answer = await ask('/v1/tools', {
               session: session.id,
               detail: 'full',
             });
@@ -113,8 +121,7 @@ export function controlToolSource(
       return entries;
     },
     async call(entry, args, signal) {
-      const answer = await controlRequest(
-        target,
+      const answer = await ask(
         '/v1/call',
         { session: entry.sessionId, toolId: entry.tool.id, arguments: args },
         signal,
@@ -122,7 +129,7 @@ export function controlToolSource(
       return answer.result as ResultPayload;
     },
     async pair(page) {
-      const answer = await controlRequest(target, '/v1/pair', { page });
+      const answer = await ask('/v1/pair', { page });
       return {
         link: String(answer.link),
         origin: String(answer.origin),
@@ -139,6 +146,7 @@ export function controlToolSource(
     },
     close() {
       stop.abort();
+      channel.close();
     },
   };
 }

@@ -1,0 +1,157 @@
+/**
+ * The client end of the control API's channel (channel-server.ts): what `toolwire mcp --attach`
+ * asks through, many requests in flight on one WebSocket (issue 16 part 1). The one-shot CLI
+ * commands keep plain requests (client.ts): for one request a channel costs an upgrade more.
+ *
+ * 1. Opened on the first request, with the control secret; reopened on the next request after
+ *    it closes.
+ * 2. Answers read as client.ts reads an HTTP answer: `{ok: true}` resolves, anything else is
+ *    the same ControlFailure.
+ * 3. Failures keep client.ts's kinds: no connection is `unreachable`; a channel that closes with
+ *    requests in flight fails each of them at once as `cut` (a call's outcome is unknown).
+ *    Nothing is resent.
+ * 4. A host that answers the upgrade with anything but a channel (one older than the channel, a
+ *    refusal) is asked over plain requests from then on, which say why it refused.
+ */
+import { WebSocket } from 'ws';
+import { errnoText } from '../shared/errors.js';
+import type { ControlAnswer, ControlTarget } from './client.js';
+import { ControlFailure, readAnswer, sendControl } from './client.js';
+
+/** Far above the API's own 16 MiB request limit: answers (a batch's results) may be larger. */
+const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
+export interface ControlChannel {
+  /** As sendControl: the `{ok: true}` answer, or a ControlFailure, or the abort reason. */
+  request(path: string, body?: object, signal?: AbortSignal): Promise<ControlAnswer>;
+  close(): void;
+}
+
+interface Pending {
+  resolve(answer: ControlAnswer): void;
+  reject(error: unknown): void;
+}
+
+export function controlChannel(target: ControlTarget): ControlChannel {
+  /** The open channel; null when the host has none (requirement 4). */
+  let channel: Promise<{ socket: WebSocket; pending: Map<number, Pending> } | null> | undefined;
+  let nextId = 0;
+  let closed = false;
+
+  const open = () => {
+    const url = new URL('/v1/channel', target.url);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    const pending = new Map<number, Pending>();
+    const opening = new Promise<{ socket: WebSocket; pending: Map<number, Pending> } | null>(
+      (resolve, reject) => {
+        const socket = new WebSocket(url, {
+          headers: { Authorization: `Bearer ${target.token}` },
+          perMessageDeflate: false,
+          maxPayload: MAX_ANSWER_BYTES,
+        });
+        let opened = false;
+        socket.once('open', () => {
+          opened = true;
+          resolve({ socket, pending });
+        });
+        socket.once('unexpected-response', (request, response) => {
+          response.resume();
+          request.destroy();
+          resolve(null); // requirement 4
+        });
+        socket.on('error', (error) => {
+          if (!opened) {
+            reject(
+              new ControlFailure('unreachable', `no toolwire host answers at ${target.url}`, {
+                reason: errnoText(error),
+              }),
+            );
+          }
+        });
+        socket.on('message', (data) => {
+          let message: { id?: unknown; status?: unknown; answer?: unknown } = {};
+          try {
+            message = JSON.parse(data.toString());
+          } catch {}
+          const waiting = pending.get(message.id as number);
+          if (!waiting) return;
+          pending.delete(message.id as number);
+          try {
+            waiting.resolve(readAnswer(target, Number(message.status), message.answer));
+          } catch (error) {
+            waiting.reject(error);
+          }
+        });
+        socket.once('close', (code, why) => {
+          if (channel === opening) channel = undefined; // requirement 1: the next one reopens
+          const reason = why.toString() || `closed ${code}`;
+          for (const waiting of pending.values()) {
+            waiting.reject(
+              new ControlFailure(
+                'cut',
+                `the host at ${target.url} closed the connection (${reason})`,
+                { reason },
+              ),
+            );
+          }
+          pending.clear();
+        });
+      },
+    );
+    opening.catch(() => {
+      if (channel === opening) channel = undefined;
+    });
+    return opening;
+  };
+
+  return {
+    async request(path, body, signal) {
+      if (signal?.aborted) throw signal.reason;
+      if (closed) throw new ControlFailure('unreachable', 'the control channel is closed');
+      channel ??= open();
+      const open_ = await channel;
+      if (open_ === null) return sendControl(target, path, body, signal);
+      const { socket, pending } = open_;
+      const id = ++nextId;
+      return new Promise<ControlAnswer>((resolve, reject) => {
+        const abort = () => {
+          pending.delete(id); // the answer, if it comes, is dropped
+          reject(signal?.reason);
+        };
+        signal?.addEventListener('abort', abort, { once: true });
+        const settle = () => signal?.removeEventListener('abort', abort);
+        pending.set(id, {
+          resolve: (answer) => {
+            settle();
+            resolve(answer);
+          },
+          reject: (error) => {
+            settle();
+            reject(error);
+          },
+        });
+        const message = JSON.stringify({
+          id,
+          method: body === undefined ? 'GET' : 'POST',
+          path,
+          ...(body === undefined ? {} : { body }),
+        });
+        socket.send(message, (error) => {
+          if (!error || !pending.has(id)) return;
+          pending.delete(id);
+          settle();
+          // Not written: the host cannot have acted on it, but the channel is broken.
+          reject(
+            new ControlFailure('cut', `the host at ${target.url} closed the connection`, {
+              reason: errnoText(error),
+            }),
+          );
+        });
+      });
+    },
+    close() {
+      closed = true;
+      void channel?.then((open_) => open_?.socket.close(1000, 'done')).catch(() => undefined);
+    },
+  };
+}
