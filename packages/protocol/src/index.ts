@@ -50,6 +50,7 @@ export {
   parsePolicy,
   resolveGuard,
 } from './guard.js';
+export { MAX_CURSOR_LENGTH } from './cursor.js';
 export { DEFAULT_MAX_DEPTH } from './json.js';
 export * from './messages.js';
 export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';
