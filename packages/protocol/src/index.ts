@@ -37,6 +37,7 @@ export {
   parseFrame,
   payloadTooLarge,
 } from './codec.js';
+export { MAX_CURSOR_LENGTH } from './cursor.js';
 export type { ToolErrorCode } from './errors.js';
 export { defaultRetryable, errorPayload, TOOL_ERROR_CODES, ToolProtocolError } from './errors.js';
 export type { BridgeResponse } from './frame.js';
@@ -50,7 +51,6 @@ export {
   parsePolicy,
   resolveGuard,
 } from './guard.js';
-export { MAX_CURSOR_LENGTH } from './cursor.js';
 export { DEFAULT_MAX_DEPTH } from './json.js';
 export * from './messages.js';
 export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';

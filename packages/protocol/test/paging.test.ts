@@ -150,12 +150,12 @@ describe('hostile and stale cursors', () => {
       {},
       ['tw1.1.x'],
       'garbage',
-      'tw1.-1.' + key,
-      'tw1.01.' + key,
-      'tw1.0.' + key, // the first page is "", not a cursor
-      'tw1.1100.' + key, // past the end
-      'tw1.99999999999.' + key,
-      'tw1.1000.' + key.toUpperCase(),
+      `tw1.-1.${key}`,
+      `tw1.01.${key}`,
+      `tw1.0.${key}`, // the first page is "", not a cursor
+      `tw1.1100.${key}`, // past the end
+      `tw1.99999999999.${key}`,
+      `tw1.1000.${key.toUpperCase()}`,
       `${honest} `,
       `tw1.1000.${key}.extra`,
       `${'A'.repeat(MAX_CURSOR_LENGTH + 1)}<script>`,
