@@ -49,7 +49,7 @@ export type CatalogQuery = (payload: QueryPayload) => Promise<CatalogPayload>;
 const MAX_LISTING = 1000;
 const MAX_ATTEMPTS = 3;
 /** Index pages read per refresh: 100,000 tools, far past any page, short of a page that never ends. */
-export const MAX_PAGES = 100;
+const MAX_PAGES = 100;
 
 /** The refresh must start over: the page's catalog moved while its pages were read. */
 const MOVED = Symbol('moved');
