@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
 import { CLI, HostProcess, toolwire } from './support/cli.js';
@@ -5,12 +8,15 @@ import { CLI, HostProcess, toolwire } from './support/cli.js';
 // Issue 16 part 7, Done-when 2: no listing cap. A page with 5,000 tools of its own (plus the 4
 // built-in ui.* tools) in real Chromium, connected to the built `toolwire host` process, is
 // listed whole by `toolwire tools --json` (a process) and by an MCP client (the SDK's Client over
-// stdio, `toolwire mcp --attach`). Before paging, both stopped at 1,000.
+// stdio, `toolwire mcp --attach`), and by an MCP client of `toolwire mcp` with a host of its own.
+// Before paging, all three stopped at 1,000.
 
 const ORIGIN = `http://localhost:${E2E_PORT}`;
 const COUNT = 5000;
 const TOTAL = COUNT + 4;
 const bulk = (i: number) => `bulk.t${String(i).padStart(5, '0')}`;
+const PAGE = `${ORIGIN}/e2e/pages/many/page.html`;
+const dir = mkdtempSync(join(tmpdir(), 'toolwire-paging-e2e-'));
 
 let host: HostProcess | undefined;
 
@@ -26,7 +32,7 @@ test('a 5,000-tool page lists completely through toolwire tools and MCP', async 
   const timings: Record<string, number> = {};
 
   let started = Date.now();
-  await page.goto(`${ORIGIN}/e2e/pages/many/page.html#toolwire=${encodeURIComponent(url)}`);
+  await page.goto(`${PAGE}#toolwire=${encodeURIComponent(url)}`);
   await expect
     .poll(() => host?.stderr, { timeout: 60_000 })
     .toMatch(new RegExp(`catalog tools, ${TOTAL} tools\\n`));
@@ -84,4 +90,45 @@ test('a 5,000-tool page lists completely through toolwire tools and MCP', async 
     await client.close();
   }
   console.log(`5,000-tool listing timings (ms): ${JSON.stringify(timings)}`);
+});
+
+test('`toolwire mcp` with a host of its own lists a 5,000-tool page whole to the SDK client', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, 'mcp', '--port', '0', '--allow-origin', ORIGIN],
+    env: { PATH: process.env.PATH ?? '', TOOLWIRE_STATE: join(dir, 'own-host.json') },
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk;
+  });
+  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
+  await client.connect(transport);
+  try {
+    await expect.poll(() => /url: '([^']+)'/.exec(stderr)?.[1]).toBeTruthy();
+    const url = /url: '([^']+)'/.exec(stderr)?.[1] as string;
+    await page.goto(`${PAGE}#toolwire=${encodeURIComponent(url)}`);
+    await expect
+      .poll(() => stderr, { timeout: 60_000 })
+      .toMatch(new RegExp(`catalog tools, ${TOTAL} tools\\n`));
+    const started = Date.now();
+    const answer = await client.listTools();
+    const ms = Date.now() - started;
+    expect(answer.nextCursor).toBeUndefined();
+    const names = new Set(answer.tools.map((tool) => tool.name));
+    for (let i = 0; i < COUNT; i++) {
+      const name = bulk(i).replace('.', '_');
+      expect(names.has(name), name).toBe(true);
+    }
+    const last = await client.callTool({ name: 'bulk_t04999', arguments: { n: 1 } });
+    expect(last.isError).toBe(false);
+    console.log(`5,000-tool MCP tools/list, own host (ms): ${ms}`);
+  } finally {
+    await client.close();
+  }
 });
