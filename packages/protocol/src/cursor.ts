@@ -13,7 +13,7 @@
 import type { CatalogState } from './catalog.js';
 import { ToolProtocolError } from './errors.js';
 
-/** Far above an honest cursor's 76 characters, far below anything that costs to look at. */
+/** Far above an honest cursor's (under 80 characters), far below anything that costs to look at. */
 export const MAX_CURSOR_LENGTH = 128;
 
 const CURSOR = /^tw1\.(0|[1-9][0-9]{0,8})\.([0-9a-f]{64})$/;
