@@ -30,7 +30,7 @@ export function toolwire(args: string[], env: Record<string, string>, cli = CLI)
     execFile(
       process.execPath,
       [cli, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 25_000 },
+      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 25_000, maxBuffer: 64 << 20 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, out: stdout, err: stderr });

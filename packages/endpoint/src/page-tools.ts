@@ -10,10 +10,13 @@
  * - Schemas: `webType` expanded to plain JSON Schema; no inputSchema means `{type: "object"}`.
  * - `origin` (a toolwire extension of the definition): the document that registered the tool, so
  *   the host and MCP clients can tell a widget's tools from the page's.
- * - One wire listing carries at most 1,000 tools, sorted by id: the top document's own tools
- *   always get in, and frames' tools share what the page and the built-ins leave, split fairly by
- *   origin (a widget with 1,000 tools cannot crowd out the app, or a smaller widget). What is
- *   left out is named in one console warning per origin.
+ * - Every tool is listed: listings page past 1,000 (docs/wire.md "Paging"). Which come first is
+ *   still fair (issue 16 part 7): one listing page carries at most 1,000 tools, and the first
+ *   page holds the top document's own tools and the built-ins, then frames' tools sharing what
+ *   is left, split fairly by origin (a widget with 1,000 tools cannot crowd out the app, or a
+ *   smaller widget). Later pages split the rest the same way, a page's worth at a time
+ *   (`listingRank`), so a host that reads only the first page, as hosts without paging do, gets
+ *   what it got when the listing was cut there.
  * - Calls go through `tools.callTool(..., {encoding: 'json'})`: arguments lifted, results
  *   lowered; the polyfill's errors become wire codes.
  */
@@ -31,11 +34,8 @@ import { schemaFailure, toolFailure, toolHints } from '@toolwire/protocol';
 
 type Expand = (schema: object) => object;
 
-/** docs/wire.md clamps a listing's `limit` to 1..1000: the most tools a host can read in one. */
+/** docs/wire.md clamps a listing's `limit` to 1..1000: the most tools one listing page holds. */
 export const MAX_WIRE_TOOLS = 1000;
-
-/** Per page (its Tools object): origins already warned about, so a refresh loop warns once. */
-const warned = new WeakMap<object, Set<string>>();
 
 export interface PageToolsOptions {
   tools: Tools;
@@ -188,39 +188,37 @@ export function fairShares(counts: ReadonlyMap<string, number>, room: number): M
   return shares;
 }
 
-/** Frames' tools that fit beside the page's own and the built-ins, in listing order. */
-function fitFrames(options: PageToolsOptions, own: number, framed: Listed[]): Listed[] {
-  const room = Math.max(0, MAX_WIRE_TOOLS - options.reserved.size - own);
-  if (framed.length <= room) return framed;
-  const counts = new Map<string, number>();
-  for (const { handle } of framed) counts.set(handle.origin, (counts.get(handle.origin) ?? 0) + 1);
-  const shares = fairShares(counts, room);
-  const kept: Listed[] = [];
-  const taken = new Map<string, number>();
+/**
+ * The listing rank of each frame tool: the first page's room (what the page's own tools and the
+ * built-ins leave) split fairly by origin is rank 0, the next 1,000 split the same way rank 1,
+ * and so on. Empty when every frame tool fits in the first page (no ranks: listed by id alone).
+ */
+function rankFrames(options: PageToolsOptions, own: number, framed: Listed[]): Map<Listed, number> {
+  const ranks = new Map<Listed, number>();
+  let room = Math.max(0, MAX_WIRE_TOOLS - options.reserved.size - own);
+  if (framed.length <= room) return ranks;
+  const byOrigin = new Map<string, Listed[]>();
   for (const listed of framed) {
-    const origin = listed.handle.origin;
-    const count = taken.get(origin) ?? 0;
-    if (count >= (shares.get(origin) ?? 0)) continue;
-    taken.set(origin, count + 1);
-    kept.push(listed);
+    const list = byOrigin.get(listed.handle.origin);
+    if (list) list.push(listed);
+    else byOrigin.set(listed.handle.origin, [listed]);
   }
-  let seen = warned.get(options.tools);
-  if (!seen) {
-    seen = new Set();
-    warned.set(options.tools, seen);
+  // Each origin's tools in listing order; `next` is how many of them have a rank.
+  const next = new Map<string, number>();
+  for (let rank = 0; ranks.size < framed.length; rank++, room = MAX_WIRE_TOOLS) {
+    const counts = new Map<string, number>();
+    for (const [origin, list] of byOrigin) {
+      const left = list.length - (next.get(origin) ?? 0);
+      if (left > 0) counts.set(origin, left);
+    }
+    for (const [origin, share] of fairShares(counts, room)) {
+      const list = byOrigin.get(origin) ?? [];
+      const from = next.get(origin) ?? 0;
+      for (let i = from; i < from + share; i++) ranks.set(list[i] as Listed, rank);
+      next.set(origin, from + share);
+    }
   }
-  const left = [...counts]
-    .filter(([origin, count]) => count > (shares.get(origin) ?? 0) && !seen.has(origin))
-    .map(([origin, count]) => {
-      seen.add(origin);
-      return `${count - (shares.get(origin) ?? 0)} of ${count} from ${origin}`;
-    });
-  if (left.length > 0) {
-    console.warn(
-      `toolwire: a wire listing holds ${MAX_WIRE_TOOLS} tools, and the page's own ${own} and ${options.reserved.size} built-in tools come first; frames' tools left out: ${left.join('; ')}.`,
-    );
-  }
-  return kept;
+  return ranks;
 }
 
 /** Reads the page's agent tools now and maps them; call again when `toolchange` fires. */
@@ -236,11 +234,13 @@ export async function readPageTools(options: PageToolsOptions): Promise<BridgeTo
   const taken = new Set(options.reserved);
   const out: BridgeTool[] = [];
   // Then frames' tools of the page's origin, then the others: the earlier keeps a shared name.
-  const fitted = fitFrames(options, own.length, framed).sort(
+  const ranks = rankFrames(options, own.length, framed);
+  const frames = framed.sort(
     (a, b) =>
       Number(b.handle.origin === options.origin) - Number(a.handle.origin === options.origin),
   );
-  for (const { handle, info } of [...own, ...fitted]) {
+  for (const listed of [...own, ...frames]) {
+    const { handle, info } = listed;
     let id = handle.name;
     if (taken.has(id)) {
       const base = `${handle.name}@${hostOf(handle.origin)}`;
@@ -248,7 +248,10 @@ export async function readPageTools(options: PageToolsOptions): Promise<BridgeTo
       for (let n = 2; taken.has(id); n++) id = `${base}#${n}`;
     }
     taken.add(id);
-    out.push(toBridgeTool(options, handle, id, info));
+    const tool = toBridgeTool(options, handle, id, info);
+    const rank = ranks.get(listed);
+    if (rank) tool.listingRank = rank;
+    out.push(tool);
   }
   return out;
 }

@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fairShares, MAX_WIRE_TOOLS, readPageTools } from '../src/page-tools.js';
 import { pageValidator } from '../src/validator.js';
 
-// The page's wire listing (issue 13, part 8): every tool carries its origin; the top document's
-// own tools always get in; frames' tools share what is left of one listing, fairly by origin.
+// The page's wire listing (issue 13, part 8; issue 16 part 7): every tool carries its origin and
+// every tool is listed; the first listing page holds the top document's own tools, and frames'
+// tools share what is left of it, fairly by origin (listingRank orders the later pages).
 // The Tools object is a stand-in holding handles the way the polyfill's getTools() returns
 // them (frames cannot be built outside a browser; e2e/host.e2e.ts runs the real thing).
 
@@ -96,40 +97,55 @@ describe('readPageTools', () => {
     expect(warn).not.toHaveBeenCalled();
   });
 
-  it("a widget with 1,000 tools cannot crowd out the page's own, and is warned about once", async () => {
+  it("a widget with 1,000 tools cannot crowd out the page's own from the first page; nothing is dropped", async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const specs = [...many('widget', WIDGET, 1000), ...many('app', APP, 5, true)];
-    const tools = fakeTools(specs);
-    for (let round = 0; round < 3; round++) {
-      const list = await read(specs, tools);
-      expect(list).toHaveLength(MAX_WIRE_TOOLS - BUILTINS.size);
-      expect(ids(list).filter((id) => id.startsWith('app.'))).toHaveLength(5);
-      // The widget's first tools in listing order.
-      expect(
-        ids(list)
-          .filter((id) => id.startsWith('widget.'))
-          .at(-1),
-      ).toBe('widget.t0991');
-    }
-    expect(warn).toHaveBeenCalledTimes(1);
-    expect(warn.mock.calls[0]?.[0]).toBe(
-      `toolwire: a wire listing holds 1000 tools, and the page's own 5 and 3 built-in tools come first; frames' tools left out: 8 of 1000 from ${WIDGET}.`,
+    const list = await read(specs);
+    expect(list).toHaveLength(1005);
+    const first = list.filter((tool) => (tool.listingRank ?? 0) === 0);
+    expect(first).toHaveLength(MAX_WIRE_TOOLS - BUILTINS.size);
+    expect(ids(first).filter((id) => id.startsWith('app.'))).toHaveLength(5);
+    // The widget's first tools in listing order; its last 8 come on the next page.
+    expect(
+      ids(first)
+        .filter((id) => id.startsWith('widget.'))
+        .at(-1),
+    ).toBe('widget.t0991');
+    expect(list.filter((tool) => tool.listingRank === 1).map((tool) => tool.definition.id)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `widget.t0${992 + i}`),
     );
+    expect(warn).not.toHaveBeenCalled();
   });
 
-  it('frames share what is left fairly: a small widget keeps all its tools beside a big one', async () => {
-    vi.spyOn(console, 'warn').mockImplementation(() => {});
+  it('frames share the first page fairly: a small widget keeps all its tools beside a big one', async () => {
     const list = await read([
       ...many('widget', WIDGET, 1000),
       ...many('small', SMALL, 12),
       ...many('app', APP, 100, true),
     ]);
-    const count = (prefix: string) => ids(list).filter((id) => id.startsWith(prefix)).length;
+    const first = ids(list.filter((tool) => (tool.listingRank ?? 0) === 0));
+    const count = (prefix: string) => first.filter((id) => id.startsWith(prefix)).length;
     expect([count('app.'), count('small.'), count('widget.')]).toEqual([100, 12, 885]);
+    expect(list).toHaveLength(1112);
   });
 
-  it('the whole catalog, built-ins included, fits in one listing the host reads', async () => {
-    vi.spyOn(console, 'warn').mockImplementation(() => {});
+  it('later pages are split fairly too, a page at a time', async () => {
+    const list = await read([
+      ...many('widget', WIDGET, 2500),
+      ...many('other', SMALL, 2500),
+      ...many('app', APP, 3000, true),
+    ]);
+    const rankOf = (prefix: string, rank: number) =>
+      list.filter((t) => t.definition.id.startsWith(prefix) && (t.listingRank ?? 0) === rank)
+        .length;
+    // The page's own 3,000 and the built-ins fill page 0; then 500 of each widget per page.
+    expect([rankOf('app.', 0), rankOf('widget.', 0), rankOf('other.', 0)]).toEqual([3000, 0, 0]);
+    for (const rank of [1, 2, 3, 4, 5]) {
+      expect([rankOf('widget.', rank), rankOf('other.', rank)]).toEqual([500, 500]);
+    }
+  });
+
+  it('the whole catalog, built-ins included, lists through the bridge: first page as before, then the rest', async () => {
     const page = await read([...many('widget', WIDGET, 1000), ...many('app', APP, 5, true)]);
     const builtins: BridgeTool[] = [...BUILTINS].map((id) => ({
       definition: {
@@ -148,20 +164,33 @@ describe('readPageTools', () => {
       tools: () => [...builtins, ...page],
       guard: 'read-only',
     });
-    const response = await bridge.handle({
-      type: 'tool.query',
-      id: 'q',
-      payload: { detail: 'index', limit: 1000 },
-    });
-    const payload = decodePayload(response?.envelope.payload) as {
+    type Listing = {
       tools: { id: string; origin?: string }[];
       totalCount: number;
+      nextCursor?: string;
     };
-    expect(payload.totalCount).toBe(MAX_WIRE_TOOLS);
+    const ask = async (payload: object) =>
+      decodePayload(
+        (await bridge.handle({ type: 'tool.query', id: 'q', payload }))?.envelope.payload,
+      ) as Listing;
+    // A host without paging: the first 1,000, as when the listing was cut there.
+    const payload = await ask({ detail: 'index', limit: 1000 });
+    expect(payload.totalCount).toBe(1008);
+    expect(payload.nextCursor).toBeUndefined();
     const listed = payload.tools.map((tool) => tool.id);
+    expect(listed).toHaveLength(1000);
     for (const id of [...BUILTINS, 'app.t0000', 'app.t0004']) expect(listed).toContain(id);
+    expect(listed).not.toContain('widget.t0992');
     expect(payload.tools.find((tool) => tool.id === 'app.t0000')?.origin).toBe(APP);
     expect(payload.tools.find((tool) => tool.id === 'widget.t0000')?.origin).toBe(WIDGET);
+    // A paging host gets the rest.
+    const first = await ask({ detail: 'index', cursor: '' });
+    expect(first.tools.map((tool) => tool.id)).toEqual(listed);
+    const rest = await ask({ detail: 'index', cursor: first.nextCursor });
+    expect(rest.tools.map((tool) => tool.id)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `widget.t0${992 + i}`),
+    );
+    expect(rest.nextCursor).toBeUndefined();
   });
 });
 

@@ -136,4 +136,25 @@ describe("the host's catalog converges", () => {
     expect(ids(session)).toEqual([...names].sort());
     expect(session.catalog.revision).toBe((await page.revisions()).revision);
   });
+
+  it('a page past 1,000 tools that changes between two index pages: the host starts over and holds all', async () => {
+    const names = Array.from({ length: 2500 }, (_, i) => `bulk.t${String(i).padStart(4, '0')}`);
+    const { page, session } = await connect(make(names));
+    // Honest path: all 2,500 through three index pages.
+    expect(ids(session)).toEqual(names);
+    // The next refresh reads a first page, then the page registers one more tool before the
+    // second: that page's cursor is stale, and the refresh reads the index again.
+    const pages: string[] = [];
+    page.after = (message) => {
+      if (message.type !== 'tool.query' || message.payload?.detail !== 'index') return;
+      pages.push(message.payload.cursor === '' ? 'first' : 'next');
+      if (pages.length === 1) page.set(make([...names, 'bulk.t9999', 'bulk.zlate']));
+    };
+    page.set(make([...names, 'bulk.t9999']));
+    await page.push();
+    await until(() => session.catalog.get('bulk.zlate') !== undefined);
+    expect(ids(session)).toEqual([...names, 'bulk.t9999', 'bulk.zlate']);
+    expect(pages.slice(0, 3)).toEqual(['first', 'next', 'first']);
+    expect(session.catalog.revision).toBe((await page.revisions()).revision);
+  });
 });

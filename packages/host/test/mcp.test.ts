@@ -99,6 +99,22 @@ describe('the MCP bridge', () => {
     expect(result.tools[1]).not.toHaveProperty('outputSchema');
   });
 
+  it('lists a 2,500-tool page whole in one tools/list, and refuses a cursor (-32602)', async () => {
+    const { host, rpc } = await start();
+    const ids = Array.from({ length: 2500 }, (_, i) => `bulk.t${String(i).padStart(4, '0')}`);
+    await page(
+      host,
+      ids.map((id) => tool(id)),
+    );
+    const { result } = await rpc('tools/list');
+    expect(result.tools).toHaveLength(2501);
+    expect(result.tools.slice(1).map((t: any) => t._meta['toolwire/toolId'])).toEqual(ids);
+    expect(result).not.toHaveProperty('nextCursor');
+    const paged = await rpc('tools/list', { cursor: 'anything' });
+    expect(paged.error).toMatchObject({ code: -32602 });
+    expect(paged).not.toHaveProperty('result');
+  });
+
   it("shows a frame's tool as the frame's: _meta, title and description", async () => {
     const { host, rpc } = await start();
     // FakePage says its URL is http://fake.test/.

@@ -85,6 +85,7 @@ describe('catalog refreshes', () => {
     expect(sent[0].payload).toEqual({
       detail: 'index',
       limit: 1000,
+      cursor: '',
       ifRevision: session.catalog.revision,
       ifAvailabilityRevision: session.catalog.availabilityRevision,
     });
@@ -237,7 +238,7 @@ describe('calls', () => {
     expect(result.result).toEqual({ n: 1 });
     const sent = page.received.slice(before);
     expect(sent.map((m) => m.type)).toEqual(['tool.call', 'tool.query', 'tool.call']);
-    expect(sent[1].payload).toEqual({ detail: 'index', limit: 1000 });
+    expect(sent[1].payload).toEqual({ detail: 'index', limit: 1000, cursor: '' });
     expect(sent[2].id).not.toBe(sent[0].id);
   });
 

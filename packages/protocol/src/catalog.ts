@@ -76,6 +76,12 @@ export interface BridgeTool {
    * reports `tool_result_schema_invalid`. Serializability is always the bridge's to check.
    */
   validates?: SelfValidation;
+  /**
+   * toolwire: where the tool comes in a listing (docs/wire.md "Paging"): listings go by
+   * `listingRank` (default 0), then by id. Not part of the definition, so never hashed; a page
+   * uses it to decide which tools a host that reads only the first 1,000 gets.
+   */
+  listingRank?: number;
 }
 
 export interface SelfValidation {
@@ -97,6 +103,13 @@ export interface CatalogState {
   byId: Map<string, CatalogTool>;
   /** Visible tools sorted by id (ordinal). */
   visible: CatalogTool[];
+  /** Visible tools in listing order: by `listingRank`, then id (`visible` itself when unranked). */
+  listed: CatalogTool[];
+  /**
+   * What a paging cursor is bound to (64 hex): the revision's hash when the listing goes by id,
+   * else a hash of the revision and the listing order (docs/wire.md "Paging").
+   */
+  listingKey: string;
   /** Visible tools that have an availability() check, in the same order. */
   checked: CatalogTool[];
   revision: string;
@@ -344,20 +357,38 @@ export async function buildCatalogState(
       definitionRevision: entry.record.revision,
     })),
   });
-  const [revision, allAvailableRevision] = await Promise.all([
+  const ranked = visible.some((entry) => rankOf(entry) !== 0);
+  const listed = ranked
+    ? [...visible].sort(
+        (a, b) => rankOf(a) - rankOf(b) || compareOrdinal(a.definition.id, b.definition.id),
+      )
+    : visible;
+  const [revision, allAvailableRevision, orderKey] = await Promise.all([
     revisionOfJson(revisionJson),
     revisionOfJson(availabilityJson(visible, new Map())),
+    // Ranks are the page's to set (by registration order, say), which the revision does not
+    // cover: a cursor must not resume in a listing that was reordered under it.
+    ranked
+      ? revisionOfJson(`${revisionJson}${JSON.stringify(listed.map((e) => e.definition.id))}`)
+      : undefined,
   ]);
   return {
     guard,
     byId,
     visible,
+    listed,
+    listingKey: (orderKey ?? revision).slice('sha256:'.length),
     checked: visible.filter((entry) => typeof entry.tool.availability === 'function'),
     revision,
     categories,
     allAvailableRevision,
     availabilityRevisions: new Map(),
   };
+}
+
+function rankOf(entry: CatalogTool): number {
+  const rank = entry.tool.listingRank;
+  return typeof rank === 'number' && Number.isFinite(rank) ? rank : 0;
 }
 
 function availabilityJson(visible: CatalogTool[], unavailable: Map<string, RuntimeState>): string {

@@ -34,6 +34,10 @@ export const TOOL_ERROR_CODES = {
   tool_payload_decode_failed: { retryable: false, local: false },
   tool_payload_too_large: { retryable: false, local: false },
   tool_payload_too_deep: { retryable: false, local: false },
+  // toolwire: a paging cursor that is not one this page could have made (docs/wire.md "Paging").
+  tool_cursor_invalid: { retryable: false, local: false },
+  // toolwire: the catalog changed since the cursor was made: list again from the first page.
+  tool_cursor_stale: { retryable: true, local: false },
   // Host side, local only (createToolClient).
   tool_request_duplicate_id: { retryable: false, local: true },
   tool_timeout: { retryable: true, local: true },

@@ -37,6 +37,7 @@ export {
   parseFrame,
   payloadTooLarge,
 } from './codec.js';
+export { MAX_CURSOR_LENGTH } from './cursor.js';
 export type { ToolErrorCode } from './errors.js';
 export { defaultRetryable, errorPayload, TOOL_ERROR_CODES, ToolProtocolError } from './errors.js';
 export type { BridgeResponse } from './frame.js';

@@ -58,6 +58,11 @@ export interface QueryPayload {
   executableOnly?: boolean;
   limit?: number;
   maxResults?: number;
+  /**
+   * toolwire: paging (docs/wire.md "Paging"). `""` asks for the first page of a paged listing,
+   * a listing's `nextCursor` for the next one; absent, the listing is not paged.
+   */
+  cursor?: string;
 }
 
 export interface AfterRequest {
@@ -172,6 +177,8 @@ export interface CatalogListingPayload {
   evaluatedAtUtc?: string;
   totalCount?: number;
   categories?: Record<string, number>;
+  /** toolwire: in a paged listing, the cursor of the next page; absent on the last. */
+  nextCursor?: string;
 }
 
 export type CatalogPayload =

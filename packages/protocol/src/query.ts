@@ -7,9 +7,15 @@
  *    serialization; `totalCount` and `categories` count all visible tools.
  * 3. Search: every term must appear in the tool's id, name, description, category, keywords
  *    or prerequisites, compared lower-cased with punctuation as spaces.
+ * 4. Paging (toolwire, docs/wire.md "Paging"): a query with a `cursor` is paged. `""` is the
+ *    first page (the unchanged answers still apply); a cursor from `nextCursor` resumes the
+ *    listing order where the last page stopped, and is never answered "unchanged". A listing
+ *    carries `nextCursor` only when the query was paged and more tools match. Without a cursor
+ *    the answer is exactly the unpaged one.
  */
 import type { CatalogState, CatalogTool } from './catalog.js';
 import { cleanStrings, evaluateAvailability } from './catalog.js';
+import { encodeCursor, readCursor } from './cursor.js';
 import { isExecutable, parsePolicy } from './guard.js';
 import type {
   CatalogDetail,
@@ -48,8 +54,11 @@ export async function answerQuery(
   const detail = parseDetail(payload.detail);
   const ifRevision = nonBlank(payload.ifRevision);
   const ifAvailabilityRevision = nonBlank(payload.ifAvailabilityRevision);
+  // Requirement 4: the cursor is checked before anything else is read from the state.
+  const paged = payload.cursor !== undefined && payload.cursor !== null;
+  const start = paged && payload.cursor !== '' ? readCursor(state, payload.cursor) : 0;
 
-  if (ifRevision === state.revision && detail !== 'definitions') {
+  if (ifRevision === state.revision && detail !== 'definitions' && start === 0) {
     if (ifAvailabilityRevision === undefined) {
       return { schema: CATALOG_SCHEMA, revision: state.revision, unchanged: true };
     }
@@ -80,8 +89,10 @@ export async function answerQuery(
   const limit = clampLimit(payload.limit) ?? clampLimit(payload.maxResults) ?? 1000;
 
   const tools: CatalogEntry[] = [];
-  for (const entry of state.visible) {
-    if (tools.length >= limit) break;
+  const { listed } = state;
+  let nextCursor: string | undefined;
+  for (let index = start; index < listed.length; index++) {
+    const entry = listed[index] as CatalogTool;
     const { definition } = entry;
     if (ids && ids.size > 0 && !ids.has(definition.id)) continue;
     if (policy && definition.policy !== policy) continue;
@@ -89,11 +100,24 @@ export async function answerQuery(
     const runtime = availability?.unavailable.get(definition.id);
     const executable = runtime === undefined && isExecutable(state.guard, definition.policy);
     if (executableOnly && !executable) continue;
+    if (tools.length >= limit) {
+      // One more tool matches: a paged listing says where the next page starts.
+      if (paged) nextCursor = encodeCursor(state, index);
+      break;
+    }
     tools.push(toEntry(entry, detail, runtime, executable));
   }
 
   if (detail === 'definitions') {
-    return { schema: CATALOG_SCHEMA, revision: state.revision, tools, count: tools.length, detail };
+    const listing: CatalogPayload = {
+      schema: CATALOG_SCHEMA,
+      revision: state.revision,
+      tools,
+      count: tools.length,
+      detail,
+    };
+    if (nextCursor) listing.nextCursor = nextCursor;
+    return listing;
   }
   const listing: CatalogPayload = {
     schema: CATALOG_SCHEMA,
@@ -106,6 +130,7 @@ export async function answerQuery(
   listing.evaluatedAtUtc = availability?.evaluatedAtUtc ?? new Date().toISOString();
   listing.totalCount = state.visible.length;
   listing.categories = state.categories;
+  if (nextCursor) listing.nextCursor = nextCursor;
   return listing;
 }
 

@@ -176,6 +176,47 @@ describe('golden fixtures: tool.query -> tool.catalog', () => {
     );
   });
 
+  // toolwire paging (docs/wire.md "Paging"): the first page, the next, and the two refusals.
+  it('paged: the first page carries nextCursor', async () => {
+    await golden(
+      'catalog-paged-first',
+      sampleBridge(),
+      envelope('tool.query', 'q-page-1', { detail: 'index', limit: 1, cursor: '' }),
+    );
+  });
+
+  it('paged: the page a cursor resumes, the last one, has none', async () => {
+    const bridge = sampleBridge();
+    const first = (
+      await bridge.handle(envelope('tool.query', 'q-0', { detail: 'index', limit: 1, cursor: '' }))
+    )?.envelope as unknown as { payload: { nextCursor: string } };
+    await golden(
+      'catalog-paged-next',
+      bridge,
+      envelope('tool.query', 'q-page-2', {
+        detail: 'index',
+        limit: 1,
+        cursor: first.payload.nextCursor,
+      }),
+    );
+  });
+
+  it('paged: a cursor of another listing is stale', async () => {
+    await golden(
+      'error-cursor-stale',
+      sampleBridge(),
+      envelope('tool.query', 'q-stale', { detail: 'index', cursor: `tw1.1.${'0'.repeat(64)}` }),
+    );
+  });
+
+  it('paged: a cursor this page could not have made is invalid', async () => {
+    await golden(
+      'error-cursor-invalid',
+      sampleBridge(),
+      envelope('tool.query', 'q-forged', { detail: 'index', cursor: '../../etc/passwd' }),
+    );
+  });
+
   it('unchanged: exactly three keys', async () => {
     const bridge = sampleBridge();
     const first = (await bridge.handle(envelope('tool.query', 'q-0', { detail: 'index' })))

@@ -11,6 +11,13 @@
  * 5. Everything the page sends is checked: malformed entries are dropped, never trusted. A tool's
  *    `origin` (toolwire extension) is kept only as a canonical origin (`new URL(o).origin === o`),
  *    and `annotations` (toolwire extension) only as its two boolean hints.
+ * 6. The index is paged (docs/wire.md "Paging", issue 16 part 7): the first query sends
+ *    `cursor: ""`, and every `nextCursor` is followed, so a page past 1,000 tools is read whole.
+ *    A page that does not page answers without `nextCursor`, and its first 1,000 are the
+ *    catalog, as before. Every page must carry the first one's revision, and a
+ *    `tool_cursor_stale` refusal starts the refresh over, like a definitions mismatch. At most
+ *    MAX_PAGES pages are read; a cursor longer than MAX_CURSOR_LENGTH or a page that makes no
+ *    progress is a bad answer.
  */
 import type {
   CatalogListingPayload,
@@ -24,6 +31,7 @@ import type {
 import {
   isPlainObject,
   isUnchangedCatalog,
+  MAX_CURSOR_LENGTH,
   parsePolicy,
   ToolProtocolError,
   toolHints,
@@ -43,6 +51,11 @@ export type CatalogQuery = (payload: QueryPayload) => Promise<CatalogPayload>;
 /** docs/wire.md clamps `limit` to 1..1000: the most one listing can carry. */
 const MAX_LISTING = 1000;
 const MAX_ATTEMPTS = 3;
+/** Index pages read per refresh: 100,000 tools, far past any page, short of a page that never ends. */
+const MAX_PAGES = 100;
+
+/** The refresh must start over: the page's catalog moved while its pages were read. */
+const MOVED = Symbol('moved');
 
 /** An index entry as read from the page (the wire's IndexEntry, `executable` aside). */
 type IndexRow = Omit<IndexEntry, 'executable'>;
@@ -150,7 +163,10 @@ export class CatalogCache {
     return this.#evaluatedAtUtc;
   }
 
-  /** Visible tools on the page; more than `list().length` when the index was cut at 1000. */
+  /**
+   * Visible tools on the page; more than `list().length` when the page did not page past its
+   * first 1,000 (an SDK without paging) or listed more than MAX_PAGES pages.
+   */
   get totalCount(): number {
     return this.#totalCount;
   }
@@ -180,7 +196,7 @@ export class CatalogCache {
   async refresh(query: CatalogQuery, options: { force?: boolean } = {}): Promise<CatalogChange> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const conditional = options.force !== true && this.#revision !== null;
-      const request: QueryPayload = { detail: 'index', limit: MAX_LISTING };
+      const request: QueryPayload = { detail: 'index', limit: MAX_LISTING, cursor: '' };
       if (conditional) {
         request.ifRevision = this.#revision as string;
         if (this.#availabilityRevision) request.ifAvailabilityRevision = this.#availabilityRevision;
@@ -194,15 +210,51 @@ export class CatalogCache {
       }
       const listing = asListing(answer);
       const rows = new Map<string, IndexRow>();
-      for (const value of listing.tools) {
-        const row = readIndexRow(value);
-        if (row && !rows.has(row.id)) rows.set(row.id, row);
-      }
+      const read = (page: CatalogListingPayload) => {
+        for (const value of page.tools) {
+          const row = readIndexRow(value);
+          if (row && !rows.has(row.id)) rows.set(row.id, row);
+        }
+      };
+      read(listing);
+      const paged = await this.#readPages(query, listing, read);
+      if (paged === MOVED) continue; // the page changed while we read it: start over
       const definitions = await this.#fetchDefinitions(query, rows, listing.revision);
       if (!definitions) continue; // the page changed while we asked: start over
       return this.#commit(listing, rows, definitions);
     }
     throw invalid(`The catalog kept changing during ${MAX_ATTEMPTS} refreshes in a row.`);
+  }
+
+  /** Follows `nextCursor` from the first index page (requirement 6). */
+  async #readPages(
+    query: CatalogQuery,
+    first: CatalogListingPayload,
+    read: (page: CatalogListingPayload) => void,
+  ): Promise<typeof MOVED | undefined> {
+    let cursor = first.nextCursor;
+    for (let pages = 1; cursor !== undefined && cursor !== null && pages < MAX_PAGES; pages++) {
+      if (typeof cursor !== 'string' || cursor === '' || cursor.length > MAX_CURSOR_LENGTH) {
+        throw invalid('The tool.catalog nextCursor is not a cursor.');
+      }
+      let answer: CatalogPayload;
+      try {
+        answer = await query({ detail: 'index', limit: MAX_LISTING, cursor });
+      } catch (error) {
+        if (error instanceof ToolProtocolError && error.code === 'tool_cursor_stale') return MOVED;
+        throw error;
+      }
+      if (isUnchangedCatalog(answer))
+        throw invalid('The page answered "unchanged" to a query with a cursor.');
+      const page = asListing(answer);
+      if (page.revision !== first.revision) return MOVED;
+      if (page.tools.length === 0 && page.nextCursor !== undefined) {
+        throw invalid('The page sent an empty page with a nextCursor.');
+      }
+      read(page);
+      cursor = page.nextCursor;
+    }
+    return undefined;
   }
 
   /** Definitions for new or changed ids; undefined when the page's revision moved meanwhile. */

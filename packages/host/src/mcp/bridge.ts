@@ -23,6 +23,10 @@
  * 7. When the source can pair, `toolwire_pair` (pair-tool.ts) is listed first and its name is
  *    reserved: a client's user pairs a page without reading stderr (issue 15). The server's
  *    `instructions` say so.
+ * 8. `tools/list` is one page, never `nextCursor`, however many tools the pages list (issue 16
+ *    part 7): MCP clients that do not follow cursors still see every tool, and stdio has no
+ *    frame limit to page around. A request with a cursor gets -32602, as MCP says of a cursor
+ *    the server did not make.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue } from '@toolwire/protocol';
@@ -233,8 +237,16 @@ export function createMcpBridge(
       scheduleListChanged();
     };
     server.onerror = (error) => log(`mcp: ${error.message}`);
-    // biome-ignore lint/suspicious/noExplicitAny: the SDK's zod-inferred result types are stricter than the JSON Schema objects we pass through.
-    server.setRequestHandler(ListToolsRequestSchema, listTools as any);
+    server.setRequestHandler(ListToolsRequestSchema, async (request) => {
+      if (request.params?.cursor !== undefined) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          'toolwire lists every tool in one tools/list page; there is no cursor to follow.',
+        );
+      }
+      // biome-ignore lint/suspicious/noExplicitAny: the SDK's zod-inferred result types are stricter than the JSON Schema objects we pass through.
+      return (await listTools()) as any;
+    });
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
       if (pairs && name === PAIR_TOOL_NAME) return pair(request.params.arguments);

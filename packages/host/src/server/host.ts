@@ -388,7 +388,7 @@ export class Host extends Emitter<HostEvents> {
     session.on('catalog', (change) => {
       const count = session.tools().length;
       const total = session.catalog.totalCount;
-      const cut = total > count ? ` (of ${total}: one index lists at most 1000)` : '';
+      const cut = total > count ? ` (of ${total}: the page did not list the others)` : '';
       this.#log(`session ${tag}: catalog ${change}, ${count} tools${cut}`);
       this.emit('catalog', { session, change });
     });
