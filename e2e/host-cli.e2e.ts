@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
-import { CLI, HostProcess, toolwire } from './support/cli.js';
+import { HostProcess, toolwire } from './support/cli.js';
+import { launchMcp } from './support/mcp.js';
 import { clickConnect } from './support/pairing.js';
 
 // The built `toolwire` bin as processes: `toolwire host` spawned, a real page in Chromium
@@ -229,15 +230,7 @@ test('toolwire mcp --attach: the SDK client lists and calls a page tool of the r
 }) => {
   host = new PageHost(['--allow-origin', ORIGIN]);
   await host.connect(page);
-  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', '--attach'],
-    env: { PATH: process.env.PATH ?? '', ...host.env },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
-  await client.connect(transport);
+  const { client } = await launchMcp(['--attach'], host.env);
   try {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toContain('demo_echo');
@@ -259,15 +252,7 @@ test('an MCP client pairs a page with toolwire_pair, stderr unread (the built bi
   page,
 }) => {
   const env = { TOOLWIRE_STATE: join(dir, 'mcp-pair.json') };
-  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', '--port', '0'],
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
-  await client.connect(transport);
+  const { client } = await launchMcp(['--port', '0'], env, { stderr: 'ignore' });
   try {
     expect(client.getInstructions()).toContain('toolwire_pair');
     const pairTool = (await client.listTools()).tools.find((t) => t.name === 'toolwire_pair');
@@ -303,28 +288,17 @@ test('toolwire mcp with no options attaches to the running toolwire host (proces
 }) => {
   host = new PageHost(['--allow-origin', ORIGIN]);
   await host.connect(page);
-  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp'],
-    env: { PATH: process.env.PATH ?? '', ...host.env },
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
-  await client.connect(transport);
+  const mcp = await launchMcp([], host.env);
+  const { client } = mcp;
   try {
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toEqual(expect.arrayContaining(['toolwire_pair', 'demo_echo']));
     const echo = await client.callTool({ name: 'demo_echo', arguments: { text: 'auto' } });
     expect(echo).toMatchObject({ isError: false, structuredContent: { text: 'auto' } });
-    expect(stderr).toMatch(
+    expect(mcp.stderr()).toMatch(
       /^toolwire mcp \S+: attached to the host at http:\/\/127\.0\.0\.1:\d+\n/,
     );
-    expect(stderr).not.toContain('connect a page'); // no second host
+    expect(mcp.stderr()).not.toContain('connect a page'); // no second host
   } finally {
     await client.close();
   }

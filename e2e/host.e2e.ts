@@ -8,6 +8,7 @@ import { expect, type Page, test } from '@playwright/test';
 import type { Host, HostOptions, HostSession } from '../packages/host/src/index.js';
 import { createHost } from '../packages/host/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
+import { launchMcp } from './support/mcp.js';
 import { openPaired, withConnectUrl } from './support/pairing.js';
 
 // The toolwire host against real pages: @toolwire/host in Node, the endpoint in Debian's
@@ -318,32 +319,25 @@ test('`toolwire mcp` (the built bin) serves a real page to an MCP client over st
 test('the SDK client over stdio: tools/list shows the page tools, tools/call runs one in the page', async ({
   page,
 }) => {
-  const { Client, StdioClientTransport, ToolListChangedNotificationSchema } = await import(
-    '../packages/host/test/mcp-client.js'
-  );
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', '--port', '0', '--allow-origin', ORIGIN],
-    env: { PATH: process.env.PATH ?? '', TOOLWIRE_STATE: freshState() },
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
+  const { ToolListChangedNotificationSchema } = await import('../packages/host/test/mcp-client.js');
   let changed = 0;
-  client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-    changed++;
-  });
-  await client.connect(transport);
+  const mcp = await launchMcp(
+    ['--port', '0', '--allow-origin', ORIGIN],
+    { TOOLWIRE_STATE: freshState() },
+    {
+      beforeConnect: (client) =>
+        client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+          changed++;
+        }),
+    },
+  );
+  const { client } = mcp;
   try {
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true } });
     expect(client.getServerVersion()).toMatchObject({ name: 'toolwire' });
     // Only the bridge's own toolwire_pair before a page connects.
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolwire_pair']);
-    await expect.poll(() => /url: '([^']+)'/.exec(stderr)?.[1]).toBeTruthy();
-    const url = /url: '([^']+)'/.exec(stderr)?.[1] as string;
+    const url = await mcp.hostUrl();
     await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
     await expect.poll(() => changed).toBeGreaterThanOrEqual(1);
     const { tools } = await client.listTools();

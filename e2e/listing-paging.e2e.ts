@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
-import { CLI, HostProcess, toolwire } from './support/cli.js';
+import { HostProcess, toolwire } from './support/cli.js';
+import { launchMcp } from './support/mcp.js';
 
 // Issue 16 part 7, Done-when 2: no listing cap. A page with 5,000 tools of its own (plus the 4
 // built-in ui.* tools) in real Chromium, connected to the built `toolwire host` process, is
@@ -59,15 +60,7 @@ test('a 5,000-tool page lists completely through toolwire tools and MCP', async 
   expect(table.out.split('\n').filter((line) => line.startsWith('bulk.t'))).toHaveLength(COUNT);
 
   // An MCP client: one tools/list holds every tool; a tool far past the old cap runs.
-  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', '--attach'],
-    env: { PATH: process.env.PATH ?? '', ...host.env },
-    stderr: 'pipe',
-  });
-  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
-  await client.connect(transport);
+  const { client } = await launchMcp(['--attach'], host.env);
   try {
     started = Date.now();
     const answer = await client.listTools();
@@ -96,25 +89,15 @@ test('`toolwire mcp` with a host of its own lists a 5,000-tool page whole to the
   page,
 }) => {
   test.setTimeout(120_000);
-  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', '--port', '0', '--allow-origin', ORIGIN],
-    env: { PATH: process.env.PATH ?? '', TOOLWIRE_STATE: join(dir, 'own-host.json') },
-    stderr: 'pipe',
+  const mcp = await launchMcp(['--port', '0', '--allow-origin', ORIGIN], {
+    TOOLWIRE_STATE: join(dir, 'own-host.json'),
   });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
-  await client.connect(transport);
+  const { client } = mcp;
   try {
-    await expect.poll(() => /url: '([^']+)'/.exec(stderr)?.[1]).toBeTruthy();
-    const url = /url: '([^']+)'/.exec(stderr)?.[1] as string;
+    const url = await mcp.hostUrl();
     await page.goto(`${PAGE}#toolwire=${encodeURIComponent(url)}`);
     await expect
-      .poll(() => stderr, { timeout: 60_000 })
+      .poll(() => mcp.stderr(), { timeout: 60_000 })
       .toMatch(new RegExp(`catalog tools, ${TOTAL} tools\\n`));
     const started = Date.now();
     const answer = await client.listTools();

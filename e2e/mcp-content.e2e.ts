@@ -1,9 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
+import { launchMcp } from './support/mcp.js';
 
 // Issue 16, item 9, end to end: the SDK's MCP client over stdio against the built `toolwire mcp`,
 // a real page in Chromium whose tools answer an ImageData, a Blob, an ImageBitmap inside an
@@ -11,7 +11,6 @@ import { E2E_PORT } from '../playwright.config.js';
 
 const ORIGIN = `http://localhost:${E2E_PORT}`;
 const PAGE = '/e2e/pages/host/media.html';
-const CLI = fileURLToPath(new URL('../packages/host/dist/cli.js', import.meta.url));
 
 /** Width, height and the colour type of a PNG, from its IHDR. */
 function pngHeader(base64: string) {
@@ -24,23 +23,13 @@ function pngHeader(base64: string) {
 test('images reach an MCP client as image content, a Blob as an embedded resource', async ({
   page,
 }) => {
-  const { Client, StdioClientTransport } = await import('../packages/host/test/mcp-client.js');
   const state = join(mkdtempSync(join(tmpdir(), 'toolwire-mcp-content-')), 'state.json');
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'mcp', '--port', '0', '--allow-origin', ORIGIN],
-    env: { PATH: process.env.PATH ?? '', TOOLWIRE_STATE: state },
-    stderr: 'pipe',
+  const mcp = await launchMcp(['--port', '0', '--allow-origin', ORIGIN], {
+    TOOLWIRE_STATE: state,
   });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk;
-  });
-  const client = new Client({ name: 'toolwire-e2e', version: '0.0.0' });
-  await client.connect(transport);
+  const { client } = mcp;
   try {
-    await expect.poll(() => /url: '([^']+)'/.exec(stderr)?.[1]).toBeTruthy();
-    const url = /url: '([^']+)'/.exec(stderr)?.[1] as string;
+    const url = await mcp.hostUrl();
     await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
     await expect
       .poll(async () => (await client.listTools()).tools.some((t) => t.name === 'media_set'))
