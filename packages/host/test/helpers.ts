@@ -2,6 +2,8 @@
  * A page stand-in for host tests: a real `ws` client in Node that sends `session.open` and
  * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
  */
+import { createInterface } from 'node:readline';
+import { PassThrough } from 'node:stream';
 import type {
   BridgeTool,
   BridgeToolDefinition,
@@ -13,6 +15,8 @@ import type {
 import { catalogChanged, createToolBridge, sessionOpen } from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
+import type { Host, McpBridge } from '../src/index.js';
+import { createMcpBridge } from '../src/index.js';
 
 export function tool(
   id: string,
@@ -182,4 +186,35 @@ export async function until(condition: () => boolean, timeoutMs = 3000): Promise
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * An MCP client over in-memory stdio against `createMcpBridge(host)`: `rpc` sends a request and
+ * resolves with its response, `notify` sends a notification, `messages` holds all the bridge
+ * wrote (responses and notifications), `input` takes raw lines. The caller closes the bridge.
+ */
+export async function mcpOverMemory(host: Host): Promise<{
+  bridge: McpBridge;
+  input: PassThrough;
+  messages: any[];
+  rpc(method: string, params?: object): Promise<any>;
+  notify(method: string, params?: object): void;
+}> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const bridge = createMcpBridge(host, { input, output });
+  await bridge.ready;
+  const messages: any[] = [];
+  createInterface({ input: output }).on('line', (line) => messages.push(JSON.parse(line)));
+  let nextId = 1;
+  const rpc = async (method: string, params?: object): Promise<any> => {
+    const id = nextId++;
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    await until(() => messages.some((m) => m.id === id));
+    return messages.find((m) => m.id === id);
+  };
+  const notify = (method: string, params?: object) => {
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
+  };
+  return { bridge, input, messages, rpc, notify };
 }

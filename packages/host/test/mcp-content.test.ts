@@ -1,10 +1,8 @@
-import { createInterface } from 'node:readline';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Host, McpBridge } from '../src/index.js';
-import { createHost, createMcpBridge } from '../src/index.js';
+import { createHost } from '../src/index.js';
 import { binaryKindOf, resultContent } from '../src/mcp/content.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, mcpOverMemory, tool } from './helpers.js';
 
 // Issue 16, item 9: images and Blobs as MCP content, the page's hints as MCP annotations.
 // The schemas are what the page's expandSchema makes of {webType: "ImageData"}, "Blob" and
@@ -53,19 +51,9 @@ afterEach(async () => {
 
 async function start(tools: ReturnType<typeof tool>[]) {
   host = await createHost({ origins: ['*'], maxToolPolicy: 'write' });
-  const input = new PassThrough();
-  const output = new PassThrough();
-  bridge = createMcpBridge(host, { input, output });
-  await bridge.ready;
-  const messages: any[] = [];
-  createInterface({ input: output }).on('line', (line) => messages.push(JSON.parse(line)));
-  let nextId = 1;
-  const rpc = async (method: string, params?: object): Promise<any> => {
-    const id = nextId++;
-    input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    await until(() => messages.some((m) => m.id === id));
-    return messages.find((m) => m.id === id);
-  };
+  const client = await mcpOverMemory(host);
+  bridge = client.bridge;
+  const { rpc } = client;
   const connected = await FakePage.connect(host.url, { tools });
   pages.push(connected);
   await host.waitForSession({ filter: (s) => s.info?.key === connected.key });

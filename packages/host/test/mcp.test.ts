@@ -1,10 +1,8 @@
-import { createInterface } from 'node:readline';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Host, HostOptions, McpBridge } from '../src/index.js';
-import { createHost, createMcpBridge } from '../src/index.js';
+import { createHost } from '../src/index.js';
 import { MCP_PROTOCOL_VERSIONS, mcpToolName } from '../src/internal.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, mcpOverMemory, tool, until } from './helpers.js';
 
 let host: Host | undefined;
 let bridge: McpBridge | undefined;
@@ -17,25 +15,12 @@ afterEach(async () => {
   host = bridge = undefined;
 });
 
-/** An MCP client over in-memory stdio: send requests, read responses and notifications. */
+/** A host and an MCP client over in-memory stdio against its bridge (helpers.ts). */
 async function start(options: HostOptions = {}) {
   host = await createHost({ origins: ['*'], ...options });
-  const input = new PassThrough();
-  const output = new PassThrough();
-  bridge = createMcpBridge(host, { input, output });
-  await bridge.ready;
-  const messages: any[] = [];
-  createInterface({ input: output }).on('line', (line) => messages.push(JSON.parse(line)));
-  let nextId = 1;
-  const rpc = async (method: string, params?: object): Promise<any> => {
-    const id = nextId++;
-    input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    await until(() => messages.some((m) => m.id === id));
-    return messages.find((m) => m.id === id);
-  };
-  const notify = (method: string, params?: object) =>
-    input.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
-  return { host, input, messages, rpc, notify };
+  const client = await mcpOverMemory(host);
+  bridge = client.bridge;
+  return { host, ...client };
 }
 
 async function page(h: Host, tools = [tool('demo.echo')], key?: string) {
