@@ -205,7 +205,7 @@ export class Listing {
       listable(tool, caller, agentOnly, fromOrigins),
     );
     const fresh: FromChild = {
-      token: Array.isArray(found) ? 0 : token,
+      token: Array.isArray(found) || answer?.tools === undefined ? 0 : token,
       version: this.#nextId++,
       index,
       raw,
