@@ -40,6 +40,8 @@ export class Tools extends EventTarget implements HandleOwner {
   #remote = new Map<string, RemoteTools>();
   /** The frames' last listing (the subtree cache hands back the same array while unchanged) and its handles. */
   #framesMemo: { listing: readonly ToolDescriptor[]; handles: Tool[] }[] = [];
+  /** The last merged listing with frames (and no native tools), sorted. */
+  #sorted: { own: Tool[]; fromFrames: Tool[]; sorted: Tool[] } | undefined;
 
   #handlesFor(listing: readonly ToolDescriptor[]): Tool[] {
     const frames = this.#hooks.frames;
@@ -69,7 +71,19 @@ export class Tools extends EventTarget implements HandleOwner {
       : [];
     const native = this.#hooks.native ? await this.#hooks.native.tools(this) : [];
     if (native.length === 0 && fromFrames.length === 0) return own;
-    return [...own, ...fromFrames, ...native].sort(compareTools);
+    if (native.length > 0) return [...own, ...fromFrames, ...native].sort(compareTools);
+    // The frames' handles are the same array while their listing is unchanged: sorted once.
+    const memo = this.#sorted;
+    if (
+      memo &&
+      memo.fromFrames === fromFrames &&
+      memo.own.length === own.length &&
+      memo.own.every((tool, i) => tool === own[i])
+    )
+      return [...memo.sorted];
+    const sorted = [...own, ...fromFrames].sort(compareTools);
+    this.#sorted = { own, fromFrames, sorted };
+    return [...sorted];
   }
 
   /** Another frame's tools (a descendant iframe element or window), read directly. */
