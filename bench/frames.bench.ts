@@ -15,6 +15,11 @@
  * awaited call at a time, the polyfill and its baseline alternating call by call. p50/p99 per
  * call after warm-up; answers are checked outside the timed regions and a wrong one exits 1.
  * Ratios are printed, never asserted.
+ *
+ * Targets (issue 16, docs/performance.md "In the page"), each printed met or missed: a
+ * same-origin call at most 1.5x its bare echo; getTools() at most 1.5x the bare listing of the
+ * same tree, and its 1,000 descriptors in under 2 ms. getTools() is served by the subtree cache
+ * (docs/browser-api.md "Frames: the subtree cache"): every timed listing still asks every frame.
  */
 import os from 'node:os';
 import type { Page } from '@playwright/test';
@@ -229,18 +234,35 @@ async function main(): Promise<void> {
         'a ratio is not a number',
       );
     }
-    // No docs/performance.md target: the root README quotes these two ratios.
-    for (const [origin, { ours, base }] of [
-      ['same-origin', same],
-      ['cross-origin', crossPair],
-    ] as const) {
-      record({
-        bench: 'frames',
-        what: `cross-frame \`callTool\` p50, top -> ${origin} child, ~100 B`,
-        figure: { value: ours.p50, unit: 'us' },
-        baseline: { name: 'bare MessageChannel echo', value: base.p50, unit: 'us' },
-      });
-    }
+    // docs/performance.md "In the page": a same-origin call at most 1.5x its bare echo (the
+    // cross-origin ratio has no target; the root README quotes it); getTools() over the tree at
+    // most 1.5x the bare listing of the same frames, and under 2 ms for its 1,000 descriptors.
+    record({
+      bench: 'frames',
+      what: 'cross-frame `callTool` p50, top -> same-origin child, ~100 B',
+      figure: { value: same.ours.p50, unit: 'us' },
+      baseline: { name: 'bare MessageChannel echo', value: same.base.p50, unit: 'us' },
+      target: { op: '<=', value: 1.5, of: 'ratio' },
+    });
+    record({
+      bench: 'frames',
+      what: 'cross-frame `callTool` p50, top -> cross-origin child, ~100 B',
+      figure: { value: crossPair.ours.p50, unit: 'us' },
+      baseline: { name: 'bare MessageChannel echo', value: crossPair.base.p50, unit: 'us' },
+    });
+    record({
+      bench: 'frames',
+      what: `\`getTools()\` p50, ${frameCount(tree)} frames x ${TOOLS_PER_FRAME} tools`,
+      figure: { value: list.ours.p50, unit: 'us' },
+      baseline: { name: 'bare MessageChannel listing', value: list.base.p50, unit: 'us' },
+      target: { op: '<=', value: 1.5, of: 'ratio' },
+    });
+    record({
+      bench: 'frames',
+      what: `\`getTools()\` p50, ${expectedTools.toLocaleString('en-US')} descriptors over ${frameCount(tree)} frames`,
+      figure: { value: list.ours.p50, unit: 'us' },
+      target: { op: '<', value: 2_000, of: 'figure' },
+    });
 
     const cpus = os.cpus();
     console.log('# frames bridge benchmark');
@@ -272,6 +294,19 @@ async function main(): Promise<void> {
         ],
         rows,
       ),
+    );
+    console.log('');
+    const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
+    const sameRatio = same.ours.p50 / same.base.p50;
+    const listRatio = list.ours.p50 / list.base.p50;
+    console.log(
+      `- same-origin callTool p50 <= 1.5x its bare echo: ${formatRatio(sameRatio)}, ${verdict(sameRatio <= 1.5)}`,
+    );
+    console.log(
+      `- getTools() p50 <= 1.5x the bare listing: ${formatRatio(listRatio)}, ${verdict(listRatio <= 1.5)}`,
+    );
+    console.log(
+      `- getTools() p50, ${expectedTools.toLocaleString('en-US')} descriptors, < 2 ms: ${us(list.ours.p50)} us, ${verdict(list.ours.p50 < 2_000)}`,
     );
     printTotal(started);
   } finally {

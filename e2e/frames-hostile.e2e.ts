@@ -785,6 +785,50 @@ test.describe('origins, routes and sizes in its listings', () => {
     ]);
     await aftermath(page, hostile);
   });
+
+  test("the subtree cache: its tokens reuse only its own answer, as checked, and never another frame's", async ({
+    page,
+  }) => {
+    const hostile = await scene(page);
+    const capped = Array.from(
+      { length: MAX_TOOLS_PER_FRAME },
+      (_, i) => `hostile.t${String(i).padStart(4, '0')}`,
+    );
+    await attack(hostile, (h) => h.setListMode('tokens', 300));
+    await attack(hostile, (h, answers) => h.setTokenAnswers(answers), [
+      { token: 5, tools: 'many' as const }, // over the cap: the first 256 are kept
+      { token: 5 }, // unchanged: what the top kept, capped as it was
+      { token: 6 }, // a token alone that names nothing held: nothing
+      { token: 5 }, // and the earlier answer is forgotten
+      { token: 9, tools: 'impersonate' as const }, // only its honest tool passes the checks
+      { token: 9 },
+      // Small integers: the sibling's tokens are among them. They name nothing of ours.
+      { token: 1 },
+      { token: 2 },
+      { token: 3 },
+    ]);
+    const rounds: string[][] = [];
+    for (let round = 0; round < 9; round++) rounds.push(await topNames(page));
+    const own = (names: string[]) => names.filter((name) => name.startsWith('hostile.'));
+    const others = (names: string[]) => names.filter((name) => !name.startsWith('hostile.'));
+    expect(rounds.map(own)).toEqual([
+      capped,
+      capped,
+      [],
+      [],
+      ['hostile.honest'],
+      ['hostile.honest'],
+      [],
+      [],
+      [],
+    ]);
+    // The top's tools and the sibling's, in every round, once each.
+    for (const names of rounds) expect(others(names)).toEqual(TOP_SEES);
+    // The top asked with the token it held, and with none after a token that named nothing.
+    const known = await attack(hostile, (h) => h.knownTokens());
+    expect(known.slice(0, 6)).toEqual([0, 5, 5, 0, 0, 9]);
+    await aftermath(page, hostile);
+  });
 });
 
 // ---- floods ---------------------------------------------------------------------------------

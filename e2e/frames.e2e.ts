@@ -723,3 +723,109 @@ test.describe('document.modelContext across frames: the other direction and remo
     expect(outcome).toBe('UnknownError');
   });
 });
+
+test.describe('the subtree cache (docs/browser-api.md "Frames: the subtree cache")', () => {
+  // A listing reflects every change that completed in a frame before the listing reached it:
+  // each test warms the cache first, then reads once, never polling.
+  const tree: FrameSpec = {
+    id: 'top',
+    frames: [
+      {
+        id: 'c1',
+        origin: 'same',
+        tools: [{ name: 'c1.star', exposedTo: ['*'] }],
+        frames: [
+          {
+            id: 'g1',
+            origin: 'cross',
+            allow: 'tools',
+            tools: [{ name: 'g1.star', exposedTo: ['*'] }],
+          },
+        ],
+      },
+      { id: 'c2', origin: 'cross', allow: 'tools', tools: [{ name: 'c2.star', exposedTo: ['*'] }] },
+    ],
+  };
+
+  async function warm(page: Page): Promise<void> {
+    await open(page, tree);
+    await settle(page, 'c1', 'g1', 'c2');
+    await expect.poll(() => names(page, TOOLS)).toEqual(['c1.star', 'c2.star', 'g1.star']);
+    expect(await names(page, TOOLS)).toEqual(['c1.star', 'c2.star', 'g1.star']);
+  }
+
+  test("a grandchild's register() and unregister(): the top's next getTools() reflects each", async ({
+    page,
+  }) => {
+    await warm(page);
+    const grandchild = frame(page, 'g1');
+    await grandchild.evaluate(() =>
+      (window as any).toolManager.register({ name: 'g1.late', exposedTo: ['*'], execute: () => 1 }),
+    );
+    expect(await names(page, TOOLS)).toEqual(['c1.star', 'c2.star', 'g1.late', 'g1.star']);
+    await grandchild.evaluate(() => (window as any).toolManager.unregister('g1.late'));
+    expect(await names(page, TOOLS)).toEqual(['c1.star', 'c2.star', 'g1.star']);
+    // And for agents only, a listing of its own (its own cache entries).
+    await grandchild.evaluate(() =>
+      (window as any).toolManager.register({
+        name: 'g1.agent',
+        exposedTo: ['*'],
+        naturalLanguageProperties: { description: 'an agent tool' },
+        execute: () => 1,
+      }),
+    );
+    expect(await names(page, AGENTS)).toEqual(['g1.agent']);
+    expect(await names(page, TOOLS)).toEqual(['c1.star', 'c2.star', 'g1.agent', 'g1.star']);
+  });
+
+  test("a tool's availability is as it is now, in every listing", async ({ page }) => {
+    await warm(page);
+    const child = frame(page, 'c2');
+    await child.evaluate(() => {
+      (window as any).gateClosed = false;
+      return (window as any).toolManager.register({
+        name: 'c2.gated',
+        exposedTo: ['*'],
+        availability: () =>
+          (window as any).gateClosed ? { available: false, reason: 'closed for now' } : true,
+        execute: () => 1,
+      });
+    });
+    const runtime = () =>
+      page.evaluate(async () => {
+        const tools = (window as any).tools;
+        const gated = (await tools.getTools()).find((t: { name: string }) => t.name === 'c2.gated');
+        return tools.sourceOf(gated)?.descriptor?.runtime;
+      });
+    expect(await runtime()).toBeNull();
+    await child.evaluate(() => {
+      (window as any).gateClosed = true;
+    });
+    expect(await runtime()).toEqual({ available: false, reason: 'closed for now' });
+    await child.evaluate(() => {
+      (window as any).gateClosed = false;
+    });
+    expect(await runtime()).toBeNull();
+  });
+
+  test('a removed frame and a navigated frame: gone from the next getTools()', async ({ page }) => {
+    await warm(page);
+    // Removed (and the listing started in the same task): its subtree goes with it.
+    const afterRemoval = await page.evaluate(async () => {
+      document.querySelectorAll('iframe')[0]?.remove();
+      return ((await (window as any).tools.getTools()) as { name: string }[])
+        .map((t) => t.name)
+        .sort();
+    });
+    expect(afterRemoval).toEqual(['c2.star']);
+    // Navigated: once the new document is up, only its tools are listed.
+    await page.evaluate(
+      (url) => {
+        (document.querySelector('iframe') as HTMLIFrameElement).src = url;
+      },
+      `${CROSS}/e2e/pages/frames/frame.html?again#${encodeURIComponent(JSON.stringify({ id: 'c3', tools: [{ name: 'c3.star', exposedTo: ['*'] }] }))}`,
+    );
+    await settle(page, 'c3');
+    expect(await names(page, TOOLS)).toEqual(['c3.star']);
+  });
+});

@@ -66,7 +66,8 @@ export type ListMode =
   | 'pollute'
   | 'noncanonical'
   | 'routes'
-  | 'many';
+  | 'many'
+  | 'tokens';
 
 const report: AttackReport = {
   windowFromParent: {},
@@ -91,6 +92,12 @@ const FLOOD_BASE = 10_000_000;
 let listMode: ListMode = 'empty';
 /** How many tools the 'many' list mode reports. */
 let manyCount = 0;
+/**
+ * The 'tokens' list mode (the subtree cache): each list answer in turn, `tools` as a list mode
+ * ('impersonate', 'many') or absent (a token alone); the `known` token of each request is kept.
+ */
+let tokenAnswers: { token: number; tools?: 'impersonate' | 'many' }[] = [];
+const knownTokens: unknown[] = [];
 let current: MessagePort | undefined;
 const ports: MessagePort[] = [];
 const pending = new WeakMap<MessagePort, Map<number, (answer: Answer) => void>>();
@@ -237,7 +244,13 @@ function serveParent(port: MessagePort, message: { id: number; request: FrameReq
   else if (listMode === 'noncanonical') res(nonCanonical());
   else if (listMode === 'routes') res(badRoutes());
   else if (listMode === 'many') res(many());
-  else res(pollutedDescriptors());
+  else if (listMode === 'tokens') {
+    knownTokens.push((request as { known?: unknown }).known);
+    const next = tokenAnswers.shift() ?? { token: 0 };
+    const tools =
+      next.tools === 'impersonate' ? impersonations() : next.tools === 'many' ? many() : undefined;
+    res(tools ? { token: next.token, tools } : { token: next.token });
+  } else res(pollutedDescriptors());
 }
 
 function descriptor(name: string, origin: string, extra: Partial<ToolDescriptor> = {}) {
@@ -701,6 +714,10 @@ const hostile = {
     listMode = mode;
     manyCount = count;
   },
+  setTokenAnswers(answers: { token: number; tools?: 'impersonate' | 'many' }[]) {
+    tokenAnswers = [...answers];
+  },
+  knownTokens: () => [...knownTokens],
   report: () => JSON.parse(JSON.stringify(report)) as AttackReport,
 };
 

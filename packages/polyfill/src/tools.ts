@@ -6,6 +6,7 @@
  * browser's own modelContext, other frames' tools down the frames bridge.
  */
 import type { FramesGate } from './frames/gate.js';
+import type { ToolDescriptor } from './frames/messages.js';
 import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
 import type { NativeHooks } from './native-proxy.js';
@@ -37,6 +38,23 @@ export class Tools extends EventTarget implements HandleOwner {
   }
 
   #remote = new Map<string, RemoteTools>();
+  /** The frames' last listing (the subtree cache hands back the same array while unchanged) and its handles. */
+  #framesMemo: { listing: readonly ToolDescriptor[]; handles: Tool[] }[] = [];
+  /** The last merged listing with frames (and no native tools), sorted. */
+  #sorted: { own: Tool[]; fromFrames: Tool[]; sorted: Tool[] } | undefined;
+
+  #handlesFor(listing: readonly ToolDescriptor[]): Tool[] {
+    const frames = this.#hooks.frames;
+    if (!frames) return [];
+    const held = this.#framesMemo.find((memo) => memo.listing === listing);
+    if (held) return held.handles;
+    const handles = listing
+      .filter((tool) => tool.route.length > 0)
+      .map((tool) => frames.handleFor(this, tool));
+    // One listing per agentOnly value.
+    this.#framesMemo = [{ listing, handles }, ...this.#framesMemo.slice(0, 1)];
+    return handles;
+  }
 
   /**
    * This document's tools visible to it, those that coalesce up from its frames, and native
@@ -49,13 +67,23 @@ export class Tools extends EventTarget implements HandleOwner {
       .map((entry) => handleOf(this, entry));
     const frames = this.#hooks.frames;
     const fromFrames = frames?.hasChildren
-      ? (await frames.listSubtree(this.#registry.origin, [], agentOnly, null))
-          .filter((tool) => tool.route.length > 0)
-          .map((tool) => frames.handleFor(this, tool))
+      ? this.#handlesFor(await frames.listSubtree(this.#registry.origin, [], agentOnly, null))
       : [];
     const native = this.#hooks.native ? await this.#hooks.native.tools(this) : [];
     if (native.length === 0 && fromFrames.length === 0) return own;
-    return [...own, ...fromFrames, ...native].sort(compareTools);
+    if (native.length > 0) return [...own, ...fromFrames, ...native].sort(compareTools);
+    // The frames' handles are the same array while their listing is unchanged: sorted once.
+    const memo = this.#sorted;
+    if (
+      memo &&
+      memo.fromFrames === fromFrames &&
+      memo.own.length === own.length &&
+      memo.own.every((tool, i) => tool === own[i])
+    )
+      return [...memo.sorted];
+    const sorted = [...own, ...fromFrames].sort(compareTools);
+    this.#sorted = { own, fromFrames, sorted };
+    return [...sorted];
   }
 
   /** Another frame's tools (a descendant iframe element or window), read directly. */

@@ -115,6 +115,8 @@ export class Calls {
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    // Without a signal there is nothing to follow: the link's own promise is the call's.
+    if (!signal) return link.request(request);
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         reject(signal?.reason);
@@ -138,7 +140,7 @@ export class Calls {
 
   /** A `call` from the parent (calls come down only): run here, or passed down its route. */
   answerCall(request: CallRequest, via: string[], from: FrameLink): Promise<unknown> {
-    return this.#serveCall({ ...request, via: request.via }, via, from);
+    return this.#serveCall(request, via, from);
   }
 
   /** A document.modelContext call from a child: up to the top, where its route starts. */

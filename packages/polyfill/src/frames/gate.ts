@@ -192,12 +192,14 @@ export class FramesGate implements GateState {
     return (await this.load()).treeList(fromOrigins);
   }
 
-  async callRemote(
+  callRemote(
     target: Tool | { route: number[]; name: string },
     input: unknown,
     options: Pick<CallToolOptions, 'signal' | 'encoding'>,
   ): Promise<unknown> {
-    return (await this.load()).callRemote(target, input, options);
+    // Once loaded, straight to the node: no promise of ours around the call's.
+    if (this.node) return this.node.callRemote(target, input, options);
+    return this.load().then((node) => node.callRemote(target, input, options));
   }
 
   async callSpec(

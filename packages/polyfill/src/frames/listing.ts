@@ -11,7 +11,8 @@ import { ToolRegistry } from '../registry.js';
 import type { NodeContext } from './context.js';
 import { DISCOVERY_MS } from './context.js';
 import type { FrameLink } from './link.js';
-import type { FrameRequest, ToolDescriptor } from './messages.js';
+import type { FrameRequest, ListAnswer, ToolDescriptor } from './messages.js';
+import { isRecord } from './messages.js';
 import { listable, MAX_TOOLS_PER_FRAME, sanitize } from './sanitize.js';
 
 type ListRequest = Extract<FrameRequest, { op: 'list' }>;
@@ -40,51 +41,181 @@ export function visible(
   return true;
 }
 
+/** One listing as this frame last built it: what it was built from, its token, its tools. */
+interface Answer {
+  stamp: string;
+  token: number;
+  tools: ToolDescriptor[];
+}
+
+/** What a child last answered for one listing, sanitized and checked as this frame would list. */
+interface FromChild {
+  /** The child's token for it (0: none, never cached). */
+  token: number;
+  /** This frame's own count, new whenever it accepted new descriptors (a child cannot fake it). */
+  version: number;
+  /** The child's index among `window.frames` when `tools` were routed. */
+  index: number;
+  /** Routes relative to the child. */
+  raw: ToolDescriptor[];
+  /** Routes from this frame. */
+  tools: ToolDescriptor[];
+}
+
+/** Listings held per frame and per child (distinct callers, via, agentOnly and fromOrigins). */
+const MAX_LISTINGS = 16;
+
+const NOTHING: FromChild = { token: 0, version: 0, index: -1, raw: [], tools: [] };
+
 export class Listing {
   #node: NodeContext;
   /** Frames already warned about the cap (route|origin), so a listing loop warns once. */
   #warnedCaps = new Set<string>();
+  /** The subtree cache: this frame's last answer per listing key. */
+  #answers = new Map<string, Answer>();
+  /** Each child's last answer per listing key. A link is one child document: a new one starts empty. */
+  #fromChildren = new WeakMap<FrameLink, Map<string, FromChild>>();
+  #linkIds = new WeakMap<FrameLink, number>();
+  #nextId = 1;
 
   constructor(node: NodeContext) {
     this.#node = node;
   }
 
-  /** This frame's visible tools plus those that coalesce up from granted children. */
+  /**
+   * This frame's visible tools plus those that coalesce up from granted children. The same
+   * array comes back for as long as nothing it was built from changed (callers must not mutate it).
+   */
   async listSubtree(
     caller: string,
     via: string[],
     agentOnly: boolean,
     fromOrigins: string[] | null,
   ): Promise<ToolDescriptor[]> {
+    return (await this.#answer(caller, via, agentOnly, fromOrigins)).tools;
+  }
+
+  /**
+   * The subtree cache (docs/browser-api.md "Frames: the subtree cache"). Every listing still asks
+   * each granted child, but with the token of the answer held for it; a child whose subtree did
+   * not change answers with its token alone, and nothing is cloned, sanitized or described
+   * again. The stamp is what this frame's answer was built from: its own visible registrations
+   * (and their availability now), and each child's link, index and accepted version.
+   */
+  async #answer(
+    caller: string,
+    via: string[],
+    agentOnly: boolean,
+    fromOrigins: string[] | null,
+  ): Promise<Answer> {
     const node = this.#node;
     const spec = fromOrigins !== null;
+    const key = JSON.stringify([caller, via, agentOnly, fromOrigins]);
     // The spec skips documents that may not use tools, own tools and all.
-    if (spec && node.gate.allowed !== true) return [];
-    const own = [...node.deps.registry.values()]
-      .filter((entry) => visible(entry, caller, via, agentOnly, fromOrigins))
-      .map(describe);
+    if (spec && node.gate.allowed !== true) return this.#remember(key, 'denied', () => []);
+    const entries: RegistryEntry[] = [];
+    const runtimes: (Record<string, unknown> | null)[] = [];
+    let stamp = '';
+    for (const entry of node.deps.registry.values()) {
+      if (!visible(entry, caller, via, agentOnly, fromOrigins)) continue;
+      const runtime = runtimeOf(entry);
+      entries.push(entry);
+      runtimes.push(runtime);
+      stamp += runtime === null ? `${entry.key},` : `${entry.key}:${stampOf(runtime)},`;
+    }
     const children = node.links.children;
-    if (children.size === 0) return own;
-    const lists = await Promise.all(
-      [...children.values()]
-        .filter((link) => (spec ? link.allowed : link.grant) && !link.closed)
-        .map(async (link) => {
-          const index = node.links.indexOf(link);
-          if (index < 0) return [];
-          try {
-            const found = (await link.request(
-              { op: 'list', route: [], caller, via, agentOnly, fromOrigins },
-              DISCOVERY_MS,
-            )) as ToolDescriptor[];
-            return this.#sanitize(found, link.origin, link.window)
-              .filter((tool) => listable(tool, caller, agentOnly, fromOrigins))
-              .map((tool) => ({ ...tool, route: [index, ...tool.route] }));
-          } catch {
-            return [];
-          }
-        }),
+    const links = [...children.values()].filter(
+      (link) => (spec ? link.allowed : link.grant) && !link.closed,
     );
-    return own.concat(...lists);
+    const lists =
+      links.length === 0
+        ? []
+        : await Promise.all(
+            links.map((link) => this.#askChild(link, key, caller, via, agentOnly, fromOrigins)),
+          );
+    for (let i = 0; i < lists.length; i++) {
+      const list = lists[i] as FromChild;
+      stamp += `|${this.#linkId(links[i] as FrameLink)}@${list.index}:${list.version}`;
+    }
+    return this.#remember(key, stamp, () =>
+      entries
+        .map((entry, i) => describe(entry, runtimes[i] ?? null))
+        .concat(...lists.map((list) => list.tools)),
+    );
+  }
+
+  #remember(key: string, stamp: string, build: () => ToolDescriptor[]): Answer {
+    const held = this.#answers.get(key);
+    if (held && held.stamp === stamp) return held;
+    const answer: Answer = { stamp, token: this.#nextId++, tools: build() };
+    if (!held && this.#answers.size >= MAX_LISTINGS) this.#answers.clear();
+    this.#answers.set(key, answer);
+    return answer;
+  }
+
+  #linkId(link: FrameLink): number {
+    let id = this.#linkIds.get(link);
+    if (id === undefined) {
+      id = this.#nextId++;
+      this.#linkIds.set(link, id);
+    }
+    return id;
+  }
+
+  /** One child's subtree for a listing: asked with the token held, its answer checked. */
+  async #askChild(
+    link: FrameLink,
+    key: string,
+    caller: string,
+    via: string[],
+    agentOnly: boolean,
+    fromOrigins: string[] | null,
+  ): Promise<FromChild> {
+    const index = this.#node.links.indexOf(link);
+    if (index < 0) return NOTHING;
+    let held = this.#fromChildren.get(link);
+    if (!held) {
+      held = new Map();
+      this.#fromChildren.set(link, held);
+    }
+    const cached = held.get(key);
+    let found: unknown;
+    try {
+      found = await link.request(
+        { op: 'list', route: [], caller, via, agentOnly, fromOrigins, known: cached?.token ?? 0 },
+        DISCOVERY_MS,
+      );
+    } catch {
+      held.delete(key);
+      return NOTHING;
+    }
+    const answer = isRecord(found) ? found : undefined;
+    const token = answer && Number.isSafeInteger(answer.token) ? (answer.token as number) : 0;
+    if (cached && token === cached.token && token > 0 && answer?.tools === undefined) {
+      // Unchanged: what this frame already checked, rerouted if the child moved among frames.
+      if (cached.index === index) return cached;
+      const moved = { ...cached, index, tools: prefix(cached.raw, index) };
+      held.set(key, moved);
+      return moved;
+    }
+    // An older frame answers with a bare array, never cached; a token without tools that
+    // names nothing held is nothing.
+    const value = Array.isArray(found) ? found : answer?.tools;
+    const raw = this.#sanitize(value, link.origin, link.window).filter((tool) =>
+      listable(tool, caller, agentOnly, fromOrigins),
+    );
+    const fresh: FromChild = {
+      token: Array.isArray(found) || answer?.tools === undefined ? 0 : token,
+      version: this.#nextId++,
+      index,
+      raw,
+      tools: prefix(raw, index),
+    };
+    if (fresh.token > 0) {
+      if (!held.has(key) && held.size >= MAX_LISTINGS) held.clear();
+      held.set(key, fresh);
+    } else held.delete(key);
+    return fresh;
   }
 
   /** A direct read of the subtree at `route` (tools.of(frame)): no grant needed on the way. */
@@ -128,14 +259,28 @@ export class Listing {
   }
 
   /** A `list` from the parent (lists come down only): here, or relayed down its route. */
-  async answerList(request: ListRequest, via: string[]): Promise<ToolDescriptor[]> {
-    if (request.route.length === 0)
-      return this.listSubtree(request.caller, via, request.agentOnly, request.fromOrigins);
+  async answerList(request: ListRequest, via: string[]): Promise<ToolDescriptor[] | ListAnswer> {
+    const { known, ...asked } = request;
+    if (request.route.length === 0) {
+      const answer = await this.#answer(
+        request.caller,
+        via,
+        request.agentOnly,
+        request.fromOrigins,
+      );
+      // An older parent sends no token: it gets the bare array it knows.
+      if (known === undefined) return answer.tools;
+      return known === answer.token
+        ? { token: answer.token }
+        : { token: answer.token, tools: answer.tools };
+    }
+    // Direct reads down a route (tools.of) are not cached.
+    if (known !== undefined) return { token: 0, tools: [] };
     const [first, ...rest] = request.route as [number, ...number[]];
     const child = this.#node.links.childAt(first);
     if (!child) return [];
     const found = (await child.request(
-      { ...request, route: rest, via },
+      { ...asked, route: rest, via },
       DISCOVERY_MS,
     )) as ToolDescriptor[];
     return this.#sanitize(found, child.origin, child.window).map((tool) => ({
@@ -175,8 +320,22 @@ export class Listing {
   }
 }
 
+function prefix(tools: ToolDescriptor[], index: number): ToolDescriptor[] {
+  return tools.map((tool) => ({ ...tool, route: [index, ...tool.route] }));
+}
+
+/** An availability record in a stamp; one that cannot be written makes the stamp unique. */
+let unstampable = 0;
+function stampOf(runtime: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(runtime);
+  } catch {
+    return `?${unstampable++}`;
+  }
+}
+
 /** This document's tool as it is reported to another frame. */
-function describe(entry: RegistryEntry): ToolDescriptor {
+function describe(entry: RegistryEntry, runtime: Record<string, unknown> | null): ToolDescriptor {
   return {
     name: entry.name,
     title: entry.title ?? '',
@@ -192,7 +351,7 @@ function describe(entry: RegistryEntry): ToolDescriptor {
     category: entry.category,
     keywords: [...entry.keywords],
     prerequisites: [...entry.prerequisites],
-    runtime: runtimeOf(entry),
+    runtime,
     key: entry.key,
     route: [],
   };

@@ -81,11 +81,26 @@ export type FrameRequest =
       agentOnly: boolean;
       /** document.modelContext listings: the caller's fromOrigins (double opt-in); null otherwise. */
       fromOrigins: string[] | null;
+      /**
+       * The subtree cache (listing.ts): the token of the answer the asking frame holds for this
+       * listing (0 for none). With it, the answer is a ListAnswer; without it (an older frame),
+       * a bare descriptor array.
+       */
+      known?: number;
     }
   | CallRequest
   /** document.modelContext from a descendant: forwarded up to the top, which walks the tree. */
   | { op: 'tree-list'; caller: string; via: string[]; fromOrigins: string[] }
   | (Omit<CallRequest, 'op'> & { op: 'tree-call' });
+
+/**
+ * The answer to a `list` that carried `known`: the answerer's token for this listing, and the
+ * descriptors only when they differ from the answer `known` names (absent: "what you hold").
+ */
+export interface ListAnswer {
+  token: number;
+  tools?: ToolDescriptor[];
+}
 
 /** A registration came or went: whose, and to which origins it was exposed (`*` for any). */
 export interface ChangeNotice {
@@ -137,7 +152,9 @@ export function isFrameRequest(value: unknown): value is FrameRequest {
       return (
         isRoute(value.route) &&
         typeof value.agentOnly === 'boolean' &&
-        (value.fromOrigins === null || isOrigins(value.fromOrigins))
+        (value.fromOrigins === null || isOrigins(value.fromOrigins)) &&
+        (value.known === undefined ||
+          (Number.isSafeInteger(value.known) && (value.known as number) >= 0))
       );
     case 'call':
     case 'tree-call':

@@ -42,9 +42,19 @@ export function documentOrigin(): string {
  */
 export function isCanonicalOrigin(value: unknown): value is string {
   if (typeof value !== 'string' || value.length > 2048) return false;
+  // Every cross-frame request names its caller: the answer is remembered (URL parsing is most
+  // of what checking a same-origin call costs), for a bounded number of strings.
+  const known = canonical.get(value);
+  if (known !== undefined) return known;
+  let answer: boolean;
   try {
-    return new URL(value).origin === value;
+    answer = new URL(value).origin === value;
   } catch {
-    return false;
+    answer = false;
   }
+  if (canonical.size >= 256) canonical.clear();
+  canonical.set(value, answer);
+  return answer;
 }
+
+const canonical = new Map<string, boolean>();
