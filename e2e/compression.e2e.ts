@@ -97,3 +97,24 @@ test('over 10 Mbit/s, the compressed 1 MiB answer comes back at least twice as f
   await pageOn.close();
   await pageOff.close();
 });
+
+test('when the gzip Worker cannot start, the page still gzips (on its own thread)', async ({
+  page,
+}) => {
+  // As a page whose CSP refuses blob: workers, reported late: every Worker the page makes
+  // loads a script that is not there, and fails with an error event.
+  await page.addInitScript(() => {
+    const Real = window.Worker;
+    (window as any).failedWorkers = 0;
+    (window as any).Worker = function FailingWorker() {
+      (window as any).failedWorkers++;
+      return new Real('/no-such-worker.js');
+    };
+  });
+  const { session } = await open(page, { compress: 'on' }, false);
+  await timeBig(session);
+  await timeBig(session);
+  expect(session.stats.encodedResponses).toBe(2);
+  // Tried once, then not again.
+  expect(await page.evaluate(() => (window as any).failedWorkers)).toBe(1);
+});
