@@ -5,7 +5,8 @@
  *
  * - `tool.call` round trip of an echo tool (`bench.echo`, agent-exposed, no schemas; the page
  *   runs `connect()` from @toolwire/endpoint with guard 'read-only' and no built-ins; Node runs
- *   `createToolClient` from @toolwire/protocol) at 100 B, 10 KiB and 1 MiB of JSON arguments,
+ *   `createToolClient` from @toolwire/protocol, which welcomes the page as toolwire's host
+ *   does on loopback: `compressPayloads: false`) at 100 B, 10 KiB and 1 MiB of JSON arguments,
  *   `{text: '<letters and spaces>'}`;
  * - against the baseline between the same two ends: the page opens a second, plain WebSocket
  *   to the same `ws` server (another path) that parses every JSON message and sends back
@@ -46,6 +47,7 @@ import {
   decodePayloadWithInfo,
   isPlainObject,
   parseFrame,
+  sessionWelcome,
   TOOL_CAPABILITY,
 } from '../packages/protocol/src/index.js';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
@@ -261,6 +263,19 @@ async function startWsServer(): Promise<WsServer> {
           }
         },
       });
+      // The welcome toolwire's host sends a page on loopback (docs/wire.md "Large payloads"):
+      // payloads as they are, no gzip.
+      transport.send(
+        JSON.stringify(
+          sessionWelcome({
+            sessionId: 's-1',
+            hostRun: 'bench',
+            maxToolPolicy: 'read',
+            heartbeatIntervalMs: 0,
+            compressPayloads: false,
+          }),
+        ),
+      );
       resolveOurs(end);
     } else if (path === '/raw') {
       // The baseline: a JSON request/response by id, nothing else.

@@ -12,6 +12,10 @@
  * - p50 of one awaited call at 100 B, 10 KiB and 1 MiB of JSON (the echo returns its input,
  *   so as many bytes come back; at 1 MiB the page gzips its answer, as the wire says);
  * - calls/s with 64 calls in flight at 100 B;
+ * - issue 16 item 3, the throttled-link pair: a tool that returns 1 MiB of records (from a small
+ *   input), called through a proxy on loopback that paces bytes to 10 Mbit/s each way
+ *   (e2e/support/throttle-proxy.ts), from two hosts, one that asks the page to compress in its
+ *   welcome and one that asks it not to; compressed must take at most half the time;
  * - for information: the same 100 B call entering through the MCP stdio bridge (in-process
  *   streams, on the MCP SDK's server), as a ratio to a direct `session.call` of the same tool:
  *   what an MCP client adds on top of the host;
@@ -31,6 +35,7 @@ import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket as WsSocket } from 'ws';
+import { startThrottledProxy } from '../e2e/support/throttle-proxy.js';
 import type { HostSession } from '../packages/host/src/index.js';
 import { createHost, createMcpBridge } from '../packages/host/src/index.js';
 import {
@@ -69,6 +74,20 @@ const RELAY_RATE_RATIO = [0.21, 0.26] as const;
 const ATTACHED_RATE_TARGET = 1.5 * RELAY_RATE_RATIO[1];
 const MCP_THROUGHPUT_CALLS = 3_200;
 const MCP_THROUGHPUT_ROUNDS = 3;
+/** Issue 16 item 3: the throttled link, and "substantially faster compressed" as a ratio. */
+const SLOW_LINK_BITS_PER_SECOND = 10_000_000;
+const SLOW_COMPRESSED_TARGET = 0.5;
+/** A 1 MiB answer takes ~0.85 s plain on that link: a few runs each, interleaved. */
+const SLOW_BUDGET = {
+  minTimeMs: 0,
+  minRuns: 5,
+  maxRuns: 5,
+  maxTimeMs: 30_000,
+  warmupMs: 0,
+  minWarmupRuns: 1,
+};
+const RECORDS = makeRecordsPayload(1024 * 1024);
+const RECORDS_JSON = JSON.stringify(RECORDS);
 
 /** docs/performance.md's ~100 B input (the polyfill bench uses the same shape). */
 const SMALL = {
@@ -98,8 +117,21 @@ const PAGE_HTML = `<!doctype html>
         },
         execute: (input) => input,
       });
+      // 1 MiB of records from a small input (the throttled-link pair): fetched once.
+      const records = fetch('/bench/records.json').then((response) => response.json());
+      toolManager.register({
+        name: 'bench.records',
+        naturalLanguageProperties: {
+          description: 'Returns 1 MiB of records.',
+          annotations: { readOnlyHint: true },
+        },
+        execute: () => records,
+      });
       const fragment = new URLSearchParams(location.hash.slice(1));
       toolwire.connect({ url: fragment.get('host') });
+      // The same page to two more hosts through a 10 Mbit/s proxy: one asks for gzip, one not.
+      toolwire.connect({ url: fragment.get('slowOn') });
+      toolwire.connect({ url: fragment.get('slowOff') });
       // A second session of the same endpoint, to a bare @toolwire/protocol client: the host's
       // own cost is the difference between the two.
       toolwire.connect({ url: fragment.get('client') });
@@ -129,6 +161,7 @@ async function serveEndpoint(): Promise<StaticServer> {
       response.end(body);
     };
     if (path === '/bench/host.html') return send(200, 'text/html; charset=utf-8', PAGE_HTML);
+    if (path === '/bench/records.json') return send(200, 'application/json', RECORDS_JSON);
     const file = /^\/dist\/([\w.-]+\.js)$/.exec(path)?.[1];
     if (file && existsSync(join(ENDPOINT_DIST, file))) {
       return send(200, 'text/javascript', readFileSync(join(ENDPOINT_DIST, file)));
@@ -370,8 +403,13 @@ function launchChromium(url: string): { process: ChildProcess; log: () => string
     log: () => log,
     stop() {
       child.kill();
-      // Chromium may still be writing its profile as it exits: retry on ENOTEMPTY.
-      rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      // Chromium may still be writing its profile as it exits: retry on ENOTEMPTY, and never
+      // let a leftover profile hide the error the bench is failing with.
+      try {
+        rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      } catch (error) {
+        console.error(`bench:host: could not remove ${profile}: ${(error as Error).message}`);
+      }
     },
   };
 }
@@ -388,8 +426,25 @@ async function main(): Promise<void> {
   const host = await createHost({ origins: [server.origin] });
   const baseline = await startBaseline();
   const bare = await startBareClient();
+  // The throttled pair: two hosts, each behind its own paced proxy.
+  const slowOn = await createHost({ origins: [server.origin], compress: 'on' });
+  const slowOff = await createHost({ origins: [server.origin], compress: 'off' });
+  const proxyOn = await startThrottledProxy({
+    targetPort: slowOn.port,
+    bitsPerSecond: SLOW_LINK_BITS_PER_SECOND,
+  });
+  const proxyOff = await startThrottledProxy({
+    targetPort: slowOff.port,
+    bitsPerSecond: SLOW_LINK_BITS_PER_SECOND,
+  });
   const pageUrl = new URL(`${server.origin}/bench/host.html`);
-  pageUrl.hash = `host=${encodeURIComponent(host.url)}&baseline=${encodeURIComponent(baseline.url)}&client=${encodeURIComponent(bare.url)}`;
+  pageUrl.hash = [
+    `host=${encodeURIComponent(host.url)}`,
+    `baseline=${encodeURIComponent(baseline.url)}`,
+    `client=${encodeURIComponent(bare.url)}`,
+    `slowOn=${encodeURIComponent(proxyOn.via(slowOn.url))}`,
+    `slowOff=${encodeURIComponent(proxyOff.via(slowOff.url))}`,
+  ].join('&');
   const browser = launchChromium(pageUrl.toString());
   try {
     let session: HostSession;
@@ -623,6 +678,53 @@ async function main(): Promise<void> {
       await mcp.close();
       await control.close();
     }
+    // ---- the throttled-link pair (issue 16 item 3) ----
+    const [sessionOn, sessionOff] = await Promise.all(
+      [slowOn, slowOff].map((slow) =>
+        slow.waitForSession({
+          timeoutMs: 30_000,
+          filter: (s) => s.catalog.get('bench.records') !== undefined,
+        }),
+      ),
+    );
+    const slowCase = (slowSession: HostSession, label: string) => ({
+      prepare: () => undefined,
+      run: () => slowSession.call('bench.records'),
+      check: (answer: { result: unknown }) => sameJson(answer.result, RECORDS, label),
+    });
+    const beforeOn = { ...(sessionOn as HostSession).stats };
+    const beforeOff = { ...(sessionOff as HostSession).stats };
+    const [compressed, plain] = await measureInterleaved(
+      [
+        slowCase(sessionOn as HostSession, 'throttled, compressed'),
+        slowCase(sessionOff as HostSession, 'throttled, plain'),
+      ],
+      SLOW_BUDGET,
+    );
+    const onStats = (sessionOn as HostSession).stats;
+    const gzipped = onStats.encodedResponses - beforeOn.encodedResponses;
+    expect(gzipped > 0, 'the compress-on host got no gzipped answer');
+    expect(
+      (sessionOff as HostSession).stats.encodedResponses === beforeOff.encodedResponses,
+      'the compress-off host got a gzipped answer',
+    );
+    const slowRatio = compressed.medianMs / plain.medianMs;
+    addRow(
+      `call, 1 MiB of records over 10 Mbit/s, compressed vs plain, p50`,
+      compressed,
+      plain,
+      SLOW_COMPRESSED_TARGET,
+      '-',
+      `the page asked by each host's welcome (compressPayloads on/off), through a paced proxy on loopback; answer ${formatBytes((onStats.originalBytes - beforeOn.originalBytes) / gzipped)} -> ${formatBytes((onStats.compressedBytes - beforeOn.compressedBytes) / gzipped)} gzipped; ${formatRatio(plain.medianMs / compressed.medianMs)} faster`,
+    );
+    record({
+      bench: 'host',
+      what: 'host -> page call p50, 1 MiB of records over a 10 Mbit/s link, compressed vs plain',
+      figure: { value: compressed.medianMs, unit: 'ms' },
+      baseline: { name: 'the same, uncompressed', value: plain.medianMs, unit: 'ms' },
+      target: { op: '<=', value: SLOW_COMPRESSED_TARGET, of: 'ratio' },
+    });
+
     const load = await loadRun();
 
     console.log(
@@ -646,10 +748,14 @@ async function main(): Promise<void> {
       `Load: ${LOAD_SESSIONS} sessions x ${LOAD_CALLS} calls (Node clients running the page engine over their own sockets, all in flight): ${Math.round(load.rate).toLocaleString('en-US')} calls/s, latency p50 ${formatMs(load.p50)} ms, p99 ${formatMs(load.p99)} ms (all ${(LOAD_SESSIONS * LOAD_CALLS).toLocaleString('en-US')} issued at once: queueing included); every answer checked.`,
     );
     console.log(
-      `Ratios to the baseline: 100 B ${formatRatio(ratios['100 B'] as number)}, 10 KiB ${formatRatio(ratios['10 KiB'] as number)}, 1 MiB ${formatRatio(ratios['1 MiB'] as number)}, throughput ${formatRatio(rateRatio)}. Bench took ${((performance.now() - began) / 1000).toFixed(1)} s.`,
+      `Ratios to the baseline: 100 B ${formatRatio(ratios['100 B'] as number)}, 10 KiB ${formatRatio(ratios['10 KiB'] as number)}, 1 MiB ${formatRatio(ratios['1 MiB'] as number)}, throughput ${formatRatio(rateRatio)}; 1 MiB over 10 Mbit/s, compressed / plain ${formatRatio(slowRatio)}. Bench took ${((performance.now() - began) / 1000).toFixed(1)} s.`,
     );
   } finally {
     browser.stop();
+    await proxyOn.close();
+    await proxyOff.close();
+    await slowOn.close();
+    await slowOff.close();
     await host.close();
     await baseline.close();
     await bare.close();

@@ -23,6 +23,7 @@ import {
 } from '@toolwire/protocol';
 import { createBuiltinTools } from './builtins/index.js';
 import { CatalogPush, guardReport } from './catalog-push.js';
+import { pageGzip } from './compression.js';
 import type { Connection } from './connection.js';
 import { Watchdog } from './heartbeat.js';
 import type { ConnectOptions, PairedDetail, RefusedDetail, SessionStatus } from './options.js';
@@ -95,12 +96,17 @@ export class Session extends EventTarget {
     }
     const maxMessageBytes = options.limits?.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.#maxMessageBytes = maxMessageBytes;
+    const gzipAsync = pageGzip();
     this.#bridge = createToolBridge({
       tools: () => [...this.#builtins, ...this.#catalog.tools],
       guard: options.guard ?? 'read-only',
       // The host's grant, as its welcome on this connection said (requirement 7).
       grant: () => this.#welcome?.maxToolPolicy,
       validator: pageValidator(),
+      // The host's word in its welcome (docs/wire.md "Large payloads"): `false` sends payloads
+      // as they are; absent (no welcome yet, or a host that does not say) keeps the default,
+      // gzipping 32 KiB or more, which every host reads.
+      compress: () => (this.#welcome?.compressPayloads === false ? false : gzipAsync),
       limits: {
         maxInflatedBytes: Math.min(
           options.limits?.maxInflatedBytes ?? maxMessageBytes,

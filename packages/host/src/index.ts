@@ -17,7 +17,13 @@ export type { McpBridge, McpBridgeOptions } from './mcp/bridge.js';
 export { createMcpBridge } from './mcp/bridge.js';
 export type { McpSourceTool, McpToolSource, McpWithheldTool } from './mcp/source.js';
 // The host and its sessions.
-export type { HostEvents, HostOptions, PairingLink, WaitForSessionOptions } from './server/host.js';
+export type {
+  CompressMode,
+  HostEvents,
+  HostOptions,
+  PairingLink,
+  WaitForSessionOptions,
+} from './server/host.js';
 export { createHost, Host } from './server/host.js';
 export type { PairingCode } from './server/pairing.js';
 export type {

@@ -48,6 +48,13 @@ describe('parseCommand', () => {
     });
   });
 
+  it('--compress on|off|auto: whether pages gzip large results (absent: the host decides)', () => {
+    for (const mode of ['on', 'off', 'auto'] as const) {
+      expect(parseCommand(['host', '--compress', mode]).options.compress).toBe(mode);
+    }
+    expect(parseCommand(['host']).options.compress).toBeUndefined();
+  });
+
   it('keeps --origin and --max-policy as hidden aliases; accepts an explicit *', () => {
     expect(parseCommand(['host', '--origin', '*', '--max-policy', 'write']).options).toMatchObject({
       origins: ['*'],
@@ -65,6 +72,7 @@ describe('parseCommand', () => {
     [['host', '--max-tool-policy', 'root'], /read, write or critical/],
     [['host', '--allow-origin', 'localhost'], /needs an origin/],
     [['host', '--page', 'not a url'], /absolute URL/],
+    [['host', '--compress', 'yes'], /auto, on or off/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseCommand(argv)).toThrow(message);
   });

@@ -14,7 +14,7 @@ import type { EvidenceProvider } from './call.js';
 import { createCallPipeline, DEFAULT_EVIDENCE } from './call.js';
 import type { CatalogState, ToolSource } from './catalog.js';
 import { buildCatalogState, createDefinitionCache, evaluateAvailability } from './catalog.js';
-import type { CodecLimits } from './codec.js';
+import type { CodecLimits, GzipAsync } from './codec.js';
 import { createDeadlines } from './deadlines.js';
 import type { CatalogHolder } from './dispatch.js';
 import { createDispatch } from './dispatch.js';
@@ -52,6 +52,12 @@ export interface ToolBridgeOptions {
   /** Merged over DEFAULT_EVIDENCE. */
   evidence?: Record<string, EvidenceProvider>;
   limits?: BridgeLimits;
+  /**
+   * Asked at every response: gzip large payloads with this compressor (asynchronously: the
+   * page's CompressionStream), or `false` to send them as they are (the host said so in its
+   * welcome, docs/wire.md "Large payloads"). Absent: gzipped in line (fflate), as before.
+   */
+  compress?: () => GzipAsync | false;
   /** Told about tool definitions left out of the catalog (invalid, duplicate). Default: console.warn. */
   onToolError?: (error: Error) => void;
 }
@@ -127,6 +133,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     }),
     frameLimits: { maxInflatedBytes: options.limits?.maxInflatedBytes, maxDepth: frameDepth },
     write: { maxDepth: frameDepth },
+    ...(options.compress ? { compress: options.compress } : {}),
   });
 
   const revisionsOf = async (state: CatalogState): Promise<BridgeRevisions> => ({

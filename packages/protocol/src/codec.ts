@@ -9,7 +9,10 @@
  *    in slices sized from the remaining budget and the output counted as it appears, so a gzip
  *    bomb is refused having produced at most the limit plus one small step's worth (~4 MiB).
  * 5. Nesting depth is bounded while walking the parsed value.
- * 6. The gunzip step is injectable (`DecodeOptions.inflate`): a Node host passes one built on
+ * 6. Compression can also run asynchronously (`wrapCompressed` with a `GzipAsync`: the page's
+ *    CompressionStream), for a bridge told whether to compress by its host (docs/wire.md
+ *    "Large payloads"); the wrapper and its rules are the same.
+ * 7. The gunzip step is injectable (`DecodeOptions.inflate`): a Node host passes one built on
  *    node:zlib (see @toolwire/host); the default here is fflate, so the package stays portable.
  */
 
@@ -61,6 +64,8 @@ export interface EncodeOptions {
   /** gzip level 0-9. Default 1: pages and hosts share a machine, so CPU costs more than bytes. */
   level?: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
   maxDepth?: number;
+  /** Gzip here when the payload is large enough. Default true; false leaves it to the caller. */
+  compress?: boolean;
   /**
    * Every value in the payload has been walked already (checkSerializable): stringify without
    * walking again. A value that throws while stringified still throws.
@@ -112,7 +117,7 @@ export function encodePayload(payload: unknown, options: EncodeOptions = {}): En
     ? (JSON.stringify(payload) ?? 'null')
     : serializeJson(payload, options.maxDepth ?? DEFAULT_MAX_DEPTH);
   // A string of n UTF-16 units is between n and 3n UTF-8 bytes: skip the encode when small.
-  if (json.length * 3 < threshold) {
+  if (json.length * 3 < threshold || options.compress === false) {
     return {
       payload,
       json,
@@ -132,13 +137,7 @@ export function encodePayload(payload: unknown, options: EncodeOptions = {}): En
     };
   }
   const compressed = gzip(bytes, options.level ?? 1);
-  const wrapper: EncodedPayloadWrapper = {
-    $ansightEncoding: PAYLOAD_ENCODING,
-    contentType: 'application/json',
-    originalByteCount: bytes.byteLength,
-    compressedByteCount: compressed.byteLength,
-    data: encodeBase64(compressed),
-  };
+  const wrapper = wrapperOf(bytes, compressed);
   const wrapperJson = JSON.stringify(wrapper);
   // The wrapper is pure ASCII, so its length is its byte count.
   if (wrapperJson.length >= bytes.byteLength) {
@@ -157,6 +156,39 @@ export function encodePayload(payload: unknown, options: EncodeOptions = {}): En
     originalByteCount: bytes.byteLength,
     compressedByteCount: compressed.byteLength,
   };
+}
+
+function wrapperOf(bytes: Uint8Array, compressed: Uint8Array): EncodedPayloadWrapper {
+  return {
+    $ansightEncoding: PAYLOAD_ENCODING,
+    contentType: 'application/json',
+    originalByteCount: bytes.byteLength,
+    compressedByteCount: compressed.byteLength,
+    data: encodeBase64(compressed),
+  };
+}
+
+/**
+ * Gzips `bytes` into one gzip member (RFC 1952), asynchronously: CompressionStream('gzip') in a
+ * browser, a Worker, a thread pool. The member must be one a standard gunzip reads whole.
+ */
+export type GzipAsync = (bytes: Uint8Array) => Promise<Uint8Array>;
+
+/**
+ * The wrapper's compact JSON for a payload's compact JSON, gzipped by `gzipAsync`, under the
+ * same rules as encodePayload (at least `thresholdBytes` of UTF-8, and only when the wrapper
+ * is smaller); undefined when the payload goes as it is. Rejects when `gzipAsync` does.
+ */
+export async function wrapCompressed(
+  json: string,
+  gzipAsync: GzipAsync,
+  thresholdBytes = COMPRESSION_THRESHOLD_BYTES,
+): Promise<string | undefined> {
+  if (json.length * 3 < thresholdBytes) return undefined;
+  const bytes = utf8Bytes(json);
+  if (bytes.byteLength < thresholdBytes) return undefined;
+  const wrapperJson = JSON.stringify(wrapperOf(bytes, await gzipAsync(bytes)));
+  return wrapperJson.length < bytes.byteLength ? wrapperJson : undefined;
 }
 
 export interface DecodedPayload {

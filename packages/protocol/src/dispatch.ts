@@ -14,11 +14,11 @@
 import type { CallPipeline } from './call.js';
 import { CALL, CALL_WALKED, failure } from './call.js';
 import type { CatalogState } from './catalog.js';
-import type { CodecLimits } from './codec.js';
+import type { CodecLimits, GzipAsync } from './codec.js';
 import { decodePayload, parseFrame } from './codec.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
 import type { BridgeResponse, RequestInfo, WriteOptions } from './frame.js';
-import { describe, writeResponse } from './frame.js';
+import { compressResponse, describe, writeResponse } from './frame.js';
 import { assertDepth } from './json.js';
 import type { BatchItem, BatchResultPayload, CallOutcome, ErrorPayload } from './messages.js';
 import {
@@ -48,13 +48,19 @@ export interface DispatchOptions {
   frameLimits: CodecLimits & { maxDepth: number };
   /** How responses are written: the frame's depth limit. */
   write: WriteOptions;
+  /**
+   * Asked once per response: gzip its large payload with this (asynchronously), or `false`:
+   * send it as it is. Absent: payloads are gzipped in line as they are written.
+   */
+  compress?: () => GzipAsync | false;
 }
 
 export type Handle = (message: unknown) => Promise<BridgeResponse | undefined>;
 
 export function createDispatch(options: DispatchOptions): Handle {
-  const { catalog, runCall, frameLimits } = options;
-  const written = options.write;
+  const { catalog, runCall, frameLimits, compress } = options;
+  // A bridge told how to compress never gzips in line.
+  const written: WriteOptions = compress ? { ...options.write, compress: false } : options.write;
   // Payloads whose values were all walked already (batches, calls with evidence).
   const writtenWalked: WriteOptions = { ...written, walked: true };
 
@@ -136,7 +142,7 @@ export function createDispatch(options: DispatchOptions): Handle {
     return writeResponse(request, 'tool.batch.result', batch, writtenWalked);
   };
 
-  return async (message) => {
+  const answer: Handle = async (message) => {
     let value = message;
     if (typeof message === 'string') {
       try {
@@ -202,6 +208,13 @@ export function createDispatch(options: DispatchOptions): Handle {
         errorPayload('tool_protocol_bridge_failed', `The tool bridge failed: ${describe(error)}`),
       );
     }
+  };
+  if (!compress) return answer;
+  return async (message) => {
+    const response = await answer(message);
+    if (!response) return undefined;
+    const gzipAsync = compress();
+    return gzipAsync ? compressResponse(response, gzipAsync) : response;
   };
 }
 

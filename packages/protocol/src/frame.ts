@@ -6,7 +6,8 @@
  * Serializability is checked here, as the payload is serialized: a payload that cannot be
  * (nested too deep, cyclic, a function, a BigInt) is answered `tool_protocol_bridge_failed`.
  */
-import { encodePayload } from './codec.js';
+import type { GzipAsync } from './codec.js';
+import { encodePayload, wrapCompressed } from './codec.js';
 import { errorPayload } from './errors.js';
 import { isoNow, randomHex } from './ids.js';
 import type { ResponseEnvelope, ResponseType } from './messages.js';
@@ -37,6 +38,8 @@ export interface WriteOptions {
    * are, as they run): serialize without walking again.
    */
   walked?: boolean;
+  /** Gzip large payloads as they are written (fflate, in line). Default true. */
+  compress?: boolean;
 }
 
 class WrittenResponse implements BridgeResponse {
@@ -44,11 +47,16 @@ class WrittenResponse implements BridgeResponse {
   readonly type: ResponseType;
   readonly id: string;
   #envelope: ResponseEnvelope | undefined;
+  /** The frame's length before its payload, and the payload's JSON (compressResponse reads them). */
+  readonly headLength: number;
+  readonly payloadJson: string;
 
-  constructor(frame: string, type: ResponseType, id: string) {
+  constructor(frame: string, type: ResponseType, id: string, headLength: number, json: string) {
     this.frame = frame;
     this.type = type;
     this.id = id;
+    this.headLength = headLength;
+    this.payloadJson = json;
   }
 
   get envelope(): ResponseEnvelope {
@@ -79,12 +87,39 @@ export function writeResponse(
   }
   const id = request ? `${request.id}.response` : `tool.error.${randomHex(16)}`;
   const sessionId = request?.sessionId ?? null;
-  const frame =
+  const head =
     `{"type":"${responseType}","id":${JSON.stringify(id)},` +
     (request ? `"replyTo":${JSON.stringify(request.id)},` : '') +
     `"sessionId":${sessionId === null ? 'null' : JSON.stringify(sessionId)},` +
-    `"sentAt":"${isoNow()}","capability":"${TOOL_CAPABILITY}","payload":${json}}`;
-  return new WrittenResponse(frame, responseType, id);
+    `"sentAt":"${isoNow()}","capability":"${TOOL_CAPABILITY}","payload":`;
+  return new WrittenResponse(`${head}${json}}`, responseType, id, head.length, json);
+}
+
+/**
+ * The response with its payload gzip-wrapped by `gzipAsync` when that pays (docs/wire.md
+ * "Large payloads"), else the response itself. Never rejects: a compressor that fails leaves
+ * the payload as it was, which every receiver reads.
+ */
+export async function compressResponse(
+  response: BridgeResponse,
+  gzipAsync: GzipAsync,
+): Promise<BridgeResponse> {
+  if (!(response instanceof WrittenResponse)) return response;
+  let wrapped: string | undefined;
+  try {
+    wrapped = await wrapCompressed(response.payloadJson, gzipAsync);
+  } catch {
+    return response;
+  }
+  if (wrapped === undefined) return response;
+  const head = response.frame.slice(0, response.headLength);
+  return new WrittenResponse(
+    `${head}${wrapped}}`,
+    response.type,
+    response.id,
+    response.headLength,
+    wrapped,
+  );
 }
 
 export function describe(error: unknown): string {

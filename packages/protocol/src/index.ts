@@ -24,6 +24,7 @@ export type {
   DecodeOptions,
   EncodedPayload,
   EncodeOptions,
+  GzipAsync,
   InflateText,
 } from './codec.js';
 export {
@@ -51,6 +52,7 @@ export {
   parsePolicy,
   resolveGuard,
 } from './guard.js';
+export { gzip } from './gzip.js';
 export { DEFAULT_MAX_DEPTH } from './json.js';
 export * from './messages.js';
 export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';

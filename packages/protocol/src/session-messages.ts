@@ -8,7 +8,8 @@
  * 2. `session.welcome` (host -> page, first thing on every socket): the host's grant
  *    (`maxToolPolicy`, which lowers what the page will execute, never raises it), the heartbeat
  *    interval, the host run, and, when the socket was opened with a pairing code, the session
- *    credential the page keeps for reconnects.
+ *    credential the page keeps for reconnects, and whether it wants large payloads gzipped
+ *    (`compressPayloads`, an extension: a non-boolean is read as absent).
  * 3. `session.ping` / `session.pong`: heartbeats both ways; any message counts as a sign of life.
  * 4. `tool.catalog.changed` (page -> host): both revisions and the guard report, pushed when
  *    either changes.
@@ -57,6 +58,11 @@ export interface SessionWelcomePayload {
   heartbeatIntervalMs: number;
   /** Only on a socket opened with a pairing code: what reconnects this tab from now on. */
   credential?: string;
+  /**
+   * Whether the host wants large response payloads gzipped (docs/wire.md "Large payloads"), a
+   * toolwire extension: absent (or not a boolean), the page keeps its own default.
+   */
+  compressPayloads?: boolean;
 }
 
 export interface CatalogChangedPayload {
@@ -195,6 +201,11 @@ export function readWelcome(value: unknown): SessionWelcomePayload | undefined {
   };
   if (typeof payload.credential === 'string' && payload.credential !== '') {
     welcome.credential = payload.credential;
+  }
+  // Anything but a boolean is no word at all: the field is an extension, so a host that sends
+  // garbage there still gets its welcome read (requirement 2).
+  if (typeof payload.compressPayloads === 'boolean') {
+    welcome.compressPayloads = payload.compressPayloads;
   }
   return welcome;
 }

@@ -92,6 +92,40 @@ describe('golden fixtures: session messages', () => {
     expect(readWelcome(received(paired))).toEqual({ ...payload, credential: 'credential-1' });
   });
 
+  it('session.welcome: compressPayloads, the host asking for (or against) gzipped payloads', () => {
+    const payload = {
+      sessionId: 'session-1',
+      hostRun: 'run-1',
+      maxToolPolicy: 'write' as const,
+      heartbeatIntervalMs: 15_000,
+      compressPayloads: false,
+    };
+    const loopback = sessionWelcome(payload);
+    golden('session-welcome-uncompressed', loopback);
+    expect(readWelcome(received(loopback))).toEqual(payload);
+    const remote = sessionWelcome({ ...payload, compressPayloads: true });
+    expect(readWelcome(received(remote))?.compressPayloads).toBe(true);
+  });
+
+  it('session.welcome: garbage in compressPayloads is no word, and the welcome still counts', () => {
+    const welcome = received(
+      sessionWelcome({
+        sessionId: 's',
+        hostRun: 'r',
+        maxToolPolicy: 'read',
+        heartbeatIntervalMs: 0,
+      }),
+    ) as Record<string, any>;
+    for (const garbage of ['false', 0, 1, null, {}, [], 'yes']) {
+      const read = readWelcome({
+        ...welcome,
+        payload: { ...welcome.payload, compressPayloads: garbage },
+      });
+      expect(read, String(garbage)).toBeDefined();
+      expect(read && 'compressPayloads' in read, String(garbage)).toBe(false);
+    }
+  });
+
   it('session.ping and session.pong: the pong replies to the ping', () => {
     const ping = sessionPing('session-1');
     golden('session-ping', ping);

@@ -25,6 +25,7 @@ export const OPTIONS = {
   page: { type: 'string' },
   timeout: { type: 'string' },
   poll: { type: 'string' },
+  compress: { type: 'string' },
   'control-port': { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   json: { type: 'boolean' },
@@ -53,6 +54,7 @@ export const HOST_FLAGS = [
   'page',
   'timeout',
   'poll',
+  'compress',
   'control-port',
   'quiet',
 ];
@@ -118,6 +120,13 @@ export function readHostOptions(
     const policy = parsePolicy(maxPolicy);
     if (!policy) throw new UsageError(`--max-tool-policy is read, write or critical.`);
     options.maxToolPolicy = policy;
+  }
+  const compress = text('compress');
+  if (compress !== undefined) {
+    if (compress !== 'auto' && compress !== 'on' && compress !== 'off') {
+      throw new UsageError(`--compress is auto, on or off, not "${compress}".`);
+    }
+    options.compress = compress;
   }
   const page = text('page');
   if (page !== undefined) absoluteUrl(page, 'page', 'an absolute URL');

@@ -37,6 +37,10 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
   'pair-page': ['--page <url>', 'the page the link is for (its origin alone may use it)'],
   timeout: ['--timeout <ms>', 'response timeout (default 20000)'],
   poll: ['--poll <ms>', 'also poll page catalogs this often (default 0: pages push changes)'],
+  compress: [
+    '--compress <mode>',
+    'pages gzip large results: auto (default: not over loopback), on, off',
+  ],
   'control-port': [
     '--control-port <n>',
     'control API port on 127.0.0.1 (default 0: any free port)',
@@ -107,6 +111,7 @@ const HOST_OPTIONS = [
   'page',
   'timeout',
   'poll',
+  'compress',
   'control-port',
   'quiet',
   'attach',

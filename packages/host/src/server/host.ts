@@ -72,6 +72,26 @@ export interface HostOptions {
   pairingCodeTtlMs?: number;
   /** Ping every page this often; three silent intervals close it. Default 10 s; 0 = off. */
   heartbeatIntervalMs?: number;
+  /**
+   * Whether pages gzip large responses, as each welcome asks (`compressPayloads`, docs/wire.md
+   * "Large payloads"). `auto` (the default): not for a page whose socket comes from a loopback
+   * address, where gzip costs more CPU than the bytes it saves; yes otherwise.
+   */
+  compress?: CompressMode;
+}
+
+export type CompressMode = 'auto' | 'on' | 'off';
+
+/** 127.0.0.0/8, ::1, and either as an IPv4-mapped IPv6 address. */
+function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith('::ffff:') ? address.slice(7) : address;
+  return v4.startsWith('127.') || address === '::1';
+}
+
+/** What a page at `remoteAddress` is told: gzip large payloads or not. */
+export function wantsCompression(mode: CompressMode, remoteAddress: string | undefined): boolean {
+  return mode === 'on' || (mode === 'auto' && !isLoopbackAddress(remoteAddress));
 }
 
 export interface PairingLink extends PairingCode {
@@ -117,6 +137,9 @@ export class Host extends Emitter<HostEvents> {
     this.path = options.path ?? DEFAULT_PATH;
     if (!this.path.startsWith('/')) throw new TypeError('The host path must start with "/".');
     this.hostname = options.hostname ?? '127.0.0.1';
+    if (options.compress !== undefined && !['auto', 'on', 'off'].includes(options.compress)) {
+      throw new TypeError(`Unknown compress mode "${String(options.compress)}" (auto, on, off).`);
+    }
     const grant = options.maxToolPolicy === undefined ? 'read' : parsePolicy(options.maxToolPolicy);
     if (!grant) throw new TypeError(`Unknown maxToolPolicy "${String(options.maxToolPolicy)}".`);
     this.grant = grant;
@@ -356,6 +379,10 @@ export class Host extends Emitter<HostEvents> {
         grant: this.grant,
         hostRun: this.#pairing.hostRun,
         heartbeatIntervalMs: this.#options.heartbeatIntervalMs ?? DEFAULT_HEARTBEAT_INTERVAL_MS,
+        compressPayloads: wantsCompression(
+          this.#options.compress ?? 'auto',
+          request.socket.remoteAddress,
+        ),
         ...(verdict.credential ? { credential: verdict.credential } : {}),
         sendCredential: verdict.via === 'pair',
         ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),

@@ -108,6 +108,8 @@ export interface HostSessionOptions {
   credential?: string;
   /** The socket came with a pairing code: give the page its credential in the welcome. */
   sendCredential?: boolean;
+  /** Ask the page, in the welcome, to gzip large payloads (true) or not (false). Default: unsaid. */
+  compressPayloads?: boolean;
 }
 
 export interface CallOptions extends Omit<RequestOptions, 'id'> {
@@ -205,6 +207,9 @@ export class HostSession extends Emitter<SessionEvents> {
           maxToolPolicy: options.grant,
           heartbeatIntervalMs: heartbeatMs,
           ...(this.paired ? { credential: options.credential as string } : {}),
+          ...(options.compressPayloads === undefined
+            ? {}
+            : { compressPayloads: options.compressPayloads }),
         }),
       ),
     );
