@@ -56,9 +56,9 @@ function schemaPair(top: unknown, nested: unknown, label: string): JsonSchema | 
       );
   }
   if (top !== undefined && nested !== undefined) {
-    const topText = checkToolSchema(top, label);
-    const nestedText = checkToolSchema(nested, `naturalLanguageProperties.${label}`);
-    if (topText !== nestedText) {
+    checkToolSchema(top, label);
+    checkToolSchema(nested, `naturalLanguageProperties.${label}`);
+    if (top !== nested && JSON.stringify(top) !== JSON.stringify(nested)) {
       throw new TypeError(
         `${label} is given both at the top level and in naturalLanguageProperties, and they differ.`,
       );

@@ -69,6 +69,13 @@ describe('toolManager.register', () => {
       ],
       [{ type: 'number', maximum: Number.NaN }, /inputSchema\/maximum/],
       ['not an object', /inputSchema/],
+      // Paths are built only on failure (issue 16 item 5): keys escaped, indexes kept.
+      [
+        { type: 'object', properties: { 'a/b~c': { type: 'nope' } } },
+        /at inputSchema\/properties\/a~1b~0c\/type:/,
+      ],
+      [{ anyOf: [{ type: 'string' }, { type: 'nope' }] }, /at inputSchema\/anyOf\/1\/type:/],
+      [{ enum: ['a', [true, Number.POSITIVE_INFINITY]] }, /at inputSchema\/enum\/1\/1:/],
     ];
     for (const [schema, path] of cases) {
       const result = await rejection(
@@ -173,5 +180,22 @@ describe('toolManager.register', () => {
     ]);
     await tick();
     expect(changes.mock.calls.length - before).toBe(1);
+  });
+
+  it('agent registrations in a loop queue one modelContext toolchange until it has fired', async () => {
+    const { toolManager, modelContext } = freshInstall();
+    const changes = vi.fn();
+    modelContext.addEventListener('toolchange', changes);
+    const agent = { ...echo, naturalLanguageProperties: { description: 'd' } };
+    for (let i = 0; i < 100; i++) await toolManager.register({ ...agent, name: `t${i}` });
+    expect(changes).not.toHaveBeenCalled(); // a task, not a microtask
+    await tick();
+    await tick();
+    expect(changes).toHaveBeenCalledTimes(1);
+    // Once it has fired, the next change queues its own.
+    await toolManager.register({ ...agent, name: 'later' });
+    await tick();
+    await tick();
+    expect(changes).toHaveBeenCalledTimes(2);
   });
 });
