@@ -2,6 +2,7 @@
  * `window.toolManager` (docs/browser-api.md "Registering"): register / unregister over the shared registry.
  * Registration checks run synchronously and the returned promise settles in a microtask:
  * nothing on its path waits for a timer or for the validator to load (docs/performance.md).
+ * Layered on native WebMCP, it settles once the mirror is listed natively (issue 16 item 5).
  */
 import { abortReason, domException } from './lib/dom.js';
 import { isValidToolName } from './lib/names.js';
@@ -21,8 +22,12 @@ import type {
 export interface ToolManagerHooks {
   /** Is this document allowed to use the `tools` feature? */
   allowed(): boolean;
-  /** Told after a registration is stored and before it is removed (native mirroring). */
-  onRegister?(entry: RegistryEntry): void;
+  /**
+   * Told after a registration is stored and before it is removed (native mirroring). A promise
+   * it returns is what register() resolves with: the tool is listed natively by then. It never
+   * rejects (a mirror the browser refuses is warned about, not the registration's failure).
+   */
+  onRegister?(entry: RegistryEntry): Promise<void> | undefined;
   onUnregister?(entry: RegistryEntry): void;
 }
 
@@ -101,14 +106,14 @@ export class ToolManager extends EventTarget {
 
   register(tool: ToolDefinition, options: RegisterOptions = {}): Promise<void> {
     try {
-      this.#register(tool, options);
-      return Promise.resolve();
+      // Resolves once the tool is listed everywhere it will be: natively too, where mirrored.
+      return this.#register(tool, options) ?? Promise.resolve();
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  #register(tool: ToolDefinition, options: RegisterOptions): void {
+  #register(tool: ToolDefinition, options: RegisterOptions): Promise<void> | undefined {
     if (!this.#hooks.allowed())
       throw domException('NotAllowedError', 'This document is not allowed to use tools.');
     if (typeof tool !== 'object' || tool === null)
@@ -176,7 +181,7 @@ export class ToolManager extends EventTarget {
     };
     entry.memo.set(UNREGISTER, unregister);
     signal?.addEventListener('abort', unregister, { once: true });
-    this.#hooks.onRegister?.(entry);
+    return this.#hooks.onRegister?.(entry);
   }
 
   /** Same as aborting the registration's signal. */
