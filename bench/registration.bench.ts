@@ -157,8 +157,21 @@ async function main(): Promise<void> {
       );
       await context.close();
       expect(times.problems.length === 0, times.problems.join('; '));
+      expect(
+        times.listedAtOnce === true,
+        'await toolManager.register() resolved before native getTools() listed the tool',
+      );
       const medians: Record<string, number> = {};
       for (const [name, values] of Object.entries(times.us)) medians[name] = median(values);
+      // The ratio of each round's pair (timed next to each other), then the median of those:
+      // steadier on a shared machine than a ratio of medians.
+      for (const size of Object.keys(sizes)) {
+        const native = times.us[`native@${size}`] as number[];
+        const pairs = (times.us[`mirrored@${size}`] as number[]).map(
+          (value, i) => value / (native[i] as number),
+        );
+        medians[`ratio@${size}`] = median(pairs);
+      }
       layeringRuns.push(medians);
     }
 
@@ -177,15 +190,19 @@ async function main(): Promise<void> {
     for (const size of Object.keys(sizes)) {
       const n = layeringRuns.map((r) => r[`native@${size}`] as number);
       const m = layeringRuns.map((r) => r[`mirrored@${size}`] as number);
-      ratios[size] = m.map((value, i) => value / (n[i] as number));
+      ratios[size] = layeringRuns.map((r) => r[`ratio@${size}`] as number);
       rows.push([
         `mirrored vs native executeTool, ${size}`,
         `${range(m, 1)} us`,
         `native ${range(n, 1)} us`,
-        `${range(ratios[size] as number[])}x`,
+        `${range(ratios[size] as number[])}x (median of paired rounds, per run)`,
       ]);
     }
     console.log(renderTable(['measurement', 'ours (range of runs)', 'baseline', 'notes'], rows));
+    console.log('');
+    console.log(
+      '- every run: `await toolManager.register()` resolved with the tool listed natively',
+    );
     console.log('');
     const verdict = (met: boolean) => (met ? 'met' : 'MISSED');
     const coldMedian = median(coldMs);

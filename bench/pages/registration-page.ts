@@ -69,8 +69,8 @@ async function layeringInPage(options: {
     inputSchema: schema,
     execute: echo,
   });
-  // register() resolves once the tool is listed natively; the bench still waits a little so
-  // that it measures calls on a build where it did not.
+  // register() resolves once the tool is listed natively (checked: listedAtOnce); the bench
+  // still waits a little, so that it can measure calls on a build where it did not.
   const first = await mc.getTools();
   let listed = first;
   for (let i = 0; i < 100 && listed.length < 2; i++) {

@@ -51,15 +51,15 @@ export function normalizeExposedTo(exposedTo: unknown, allowWildcard: boolean): 
 }
 
 function schemaPair(top: unknown, nested: unknown, label: string): JsonSchema | undefined {
-  for (const [schema, where] of [
-    [top, label],
-    [nested, `naturalLanguageProperties.${label}`],
-  ] as const) {
-    if (isStandardSchema(schema))
-      throw new TypeError(
-        `${where} is a Standard Schema (zod, valibot...): pass the definition through defineTool() first.`,
-      );
-  }
+  const standard = isStandardSchema(top)
+    ? label
+    : isStandardSchema(nested)
+      ? `naturalLanguageProperties.${label}`
+      : undefined;
+  if (standard !== undefined)
+    throw new TypeError(
+      `${standard} is a Standard Schema (zod, valibot...): pass the definition through defineTool() first.`,
+    );
   if (top !== undefined && nested !== undefined) {
     checkToolSchema(top, label);
     checkToolSchema(nested, `naturalLanguageProperties.${label}`);

@@ -100,58 +100,89 @@ function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function checkSub(schema: unknown, trail: Trail, ...keys: string[]): void {
-  for (const key of keys) trail.push(key);
-  checkSchema(schema, trail);
-  trail.length -= keys.length;
+/** Checks a subschema one or two keys below the trail (no rest array per call: issue 16 item 5). */
+function checkSub(schema: unknown, trail: Trail, key: string, name?: string): void {
+  trail.push(key);
+  if (name === undefined) checkSchema(schema, trail);
+  else {
+    trail.push(name);
+    checkSchema(schema, trail);
+    trail.pop();
+  }
+  trail.pop();
 }
+
+type KeyKind = 'schema' | 'map' | 'list' | 'number';
+
+/** What each keyword holds, looked up once per key the schema has (not per keyword known). */
+const KINDS = new Map<string, KeyKind>([
+  ...SCHEMA_KEYS.map((key) => [key, 'schema'] as const),
+  ...SCHEMA_MAP_KEYS.map((key) => [key, 'map'] as const),
+  ...SCHEMA_LIST_KEYS.map((key) => [key, 'list'] as const),
+  ...NUMBER_KEYS.map((key) => [key, 'number'] as const),
+]);
 
 function checkSchema(schema: unknown, trail: Trail): void {
   if (typeof schema === 'boolean') return;
   if (!isPlainObject(schema)) fail(trail, 'a schema must be an object or a boolean');
-  const type = schema.type;
-  if (type !== undefined) {
-    if (typeof type !== 'string' || !TYPES.has(type)) {
-      const types = Array.isArray(type) ? type : [type];
-      for (const item of types)
-        if (typeof item !== 'string' || !TYPES.has(item))
-          fail(trail, `unknown type ${JSON.stringify(item)}`, 'type');
+  // One pass over the keys the schema has (a handful), rather than a look for every keyword.
+  for (const key in schema) {
+    if (!Object.hasOwn(schema, key)) continue;
+    const value = schema[key];
+    switch (key) {
+      case 'type':
+        checkType(value, trail);
+        continue;
+      case 'required':
+        if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+          fail(trail, 'must be an array of strings', 'required');
+        continue;
+      case 'enum':
+        if (!Array.isArray(value)) fail(trail, 'must be an array', 'enum');
+        continue;
+      case 'pattern':
+        checkPattern(value, trail);
+        continue;
+      case 'webType':
+        if (typeof value !== 'string') fail(trail, 'must be a string', 'webType');
+        continue;
+    }
+    switch (KINDS.get(key)) {
+      case 'schema':
+        checkSub(value, trail, key);
+        break;
+      case 'map':
+        if (!isPlainObject(value)) fail(trail, 'must be an object of schemas', key);
+        for (const name in value)
+          if (Object.hasOwn(value, name)) checkSub(value[name], trail, key, name);
+        break;
+      case 'list':
+        if (!Array.isArray(value) || (key !== 'prefixItems' && value.length === 0))
+          fail(trail, 'must be a non-empty array of schemas', key);
+        for (let i = 0; i < value.length; i++) checkSub(value[i], trail, key, String(i));
+        break;
+      case 'number':
+        if (typeof value !== 'number') fail(trail, 'must be a number', key);
+        break;
     }
   }
-  for (const key of SCHEMA_KEYS) if (key in schema) checkSub(schema[key], trail, key);
-  for (const key of SCHEMA_MAP_KEYS) {
-    if (!(key in schema)) continue;
-    const map = schema[key];
-    if (!isPlainObject(map)) fail(trail, 'must be an object of schemas', key);
-    for (const name in map) if (Object.hasOwn(map, name)) checkSub(map[name], trail, key, name);
+}
+
+function checkType(type: unknown, trail: Trail): void {
+  if (typeof type === 'string' && TYPES.has(type)) return;
+  const types = Array.isArray(type) ? type : [type];
+  for (const item of types)
+    if (typeof item !== 'string' || !TYPES.has(item))
+      fail(trail, `unknown type ${JSON.stringify(item)}`, 'type');
+}
+
+function checkPattern(pattern: unknown, trail: Trail): void {
+  if (typeof pattern !== 'string') fail(trail, 'must be a string', 'pattern');
+  try {
+    new RegExp(pattern, 'u');
+  } catch {
+    fail(trail, `${JSON.stringify(pattern)} is not a valid regular expression`, 'pattern');
   }
-  for (const key of SCHEMA_LIST_KEYS) {
-    if (!(key in schema)) continue;
-    const list = schema[key];
-    if (!Array.isArray(list) || (key !== 'prefixItems' && list.length === 0))
-      fail(trail, 'must be a non-empty array of schemas', key);
-    for (let i = 0; i < list.length; i++) checkSub(list[i], trail, key, String(i));
-  }
-  for (const key of NUMBER_KEYS) {
-    if (key in schema && typeof schema[key] !== 'number') fail(trail, 'must be a number', key);
-  }
-  if ('required' in schema) {
-    const required = schema.required;
-    if (!Array.isArray(required) || required.some((item) => typeof item !== 'string')) {
-      fail(trail, 'must be an array of strings', 'required');
-    }
-  }
-  if ('enum' in schema && !Array.isArray(schema.enum)) fail(trail, 'must be an array', 'enum');
-  if ('pattern' in schema) {
-    if (typeof schema.pattern !== 'string') fail(trail, 'must be a string', 'pattern');
-    try {
-      new RegExp(schema.pattern, 'u');
-    } catch {
-      fail(trail, `${JSON.stringify(schema.pattern)} is not a valid regular expression`, 'pattern');
-    }
-  }
-  if ('webType' in schema && typeof schema.webType !== 'string')
-    fail(trail, 'must be a string', 'webType');
 }
 
 /**
@@ -160,6 +191,23 @@ function checkSchema(schema: unknown, trail: Trail): void {
  */
 export function checkToolSchema(schema: unknown, label: string): void {
   if (!isPlainObject(schema)) fail([label], 'a tool schema must be a JSON object');
-  checkJson(schema, [label], []);
-  checkSchema(schema, [label]);
+  // One trail and one ancestor list, reused; fresh ones when a getter in a schema registers a
+  // tool while we walk (the walk reads properties: user code can run).
+  const reuse = !walking;
+  const trail = reuse ? TRAIL : [];
+  const ancestors = reuse ? ANCESTORS : [];
+  trail.length = 0;
+  trail.push(label);
+  ancestors.length = 0;
+  walking = true;
+  try {
+    checkJson(schema, trail, ancestors);
+    checkSchema(schema, trail);
+  } finally {
+    if (reuse) walking = false;
+  }
 }
+
+const TRAIL: Trail = [];
+const ANCESTORS: object[] = [];
+let walking = false;
