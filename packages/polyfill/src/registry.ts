@@ -161,14 +161,19 @@ export class ToolRegistry {
 
   onChange(listener: (change: RegistryChange) => void): () => void {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.#snapshot = null;
+    return () => {
+      this.#snapshot = null;
+      return this.#listeners.delete(listener);
+    };
   }
 
   #changed(entry: RegistryEntry): void {
-    if (this.#pending) {
-      this.#pending.agent ||= entry.agentExposed;
-      for (const origin of entry.exposedTo) this.#pending.exposedTo.add(origin);
-      this.#pending.entries.push(entry);
+    const pending = this.#pending;
+    if (pending) {
+      pending.agent ||= entry.agentExposed;
+      for (const origin of entry.exposedTo) pending.exposedTo.add(origin);
+      pending.entries.push(entry);
       return;
     }
     this.#pending = {
@@ -176,12 +181,21 @@ export class ToolRegistry {
       exposedTo: new Set(entry.exposedTo),
       entries: [entry],
     };
-    queueMicrotask(() => {
-      const change = this.#pending as RegistryChange;
-      this.#pending = null;
-      for (const listener of [...this.#listeners]) listener(change);
-    });
+    queueMicrotask(this.#flush);
   }
+
+  /**
+   * The listeners as they were when a change is told: a copy, made again only after one comes
+   * or goes (not once per registration: issue 16 item 5).
+   */
+  #snapshot: ((change: RegistryChange) => void)[] | null = null;
+
+  #flush = (): void => {
+    const change = this.#pending as RegistryChange;
+    this.#pending = null;
+    this.#snapshot ??= [...this.#listeners];
+    for (const listener of this.#snapshot) listener(change);
+  };
 
   /**
    * Runs a tool for a caller (requirement 4). Resolves with what `execute` returned; rejects
