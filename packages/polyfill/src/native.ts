@@ -73,6 +73,8 @@ export class NativeLayer {
   mirror(entry: RegistryEntry, caller: HandleOwner): Promise<void> {
     if (!entry.agentExposed || entry.layer === 'modelContext') return Promise.resolve();
     const controller = new AbortController();
+    // The memo made here, not by registry.ts's memoOf: this chunk imports no runtime from the core.
+    entry.memo ??= new Map();
     entry.memo.set(MIRROR, controller);
     this.#mirrored.add(entry.name);
     // Resolves once the browser has registered it (and so lists it): register() waits for this.
@@ -105,9 +107,9 @@ export class NativeLayer {
   }
 
   unmirror(entry: RegistryEntry): void {
-    const controller = entry.memo.get(MIRROR) as AbortController | undefined;
+    const controller = entry.memo?.get(MIRROR) as AbortController | undefined;
     if (!controller) return;
-    entry.memo.delete(MIRROR);
+    entry.memo?.delete(MIRROR);
     this.#mirrored.delete(entry.name);
     controller.abort();
   }

@@ -61,8 +61,12 @@ export interface RegistryEntryInit {
 export interface RegistryEntry extends RegistryEntryInit {
   /** Unique per registration: a re-registered name is a different entry. */
   readonly key: number;
-  /** Per-entry memo for the layers (Tool handles, expanded schemas). */
-  readonly memo: Map<string, unknown>;
+  /**
+   * Per-entry memo for the layers (Tool handles, expanded schemas, native mirrors): made on
+   * first use (`entry.memo ??= new Map()`), so that a registration nobody has listed yet holds no Map (issue 16
+   * item 5: a Map per registration was a large share of what a cold page's collector copied).
+   */
+  memo: Map<string, unknown> | undefined;
 }
 
 export interface RegistryChange {
@@ -123,7 +127,7 @@ export class ToolRegistry {
   add(init: RegistryEntryInit): RegistryEntry {
     if (this.#entries.has(init.name))
       throw domException('InvalidStateError', `A tool named "${init.name}" is already registered.`);
-    const entry: RegistryEntry = { ...init, key: this.#nextKey++, memo: new Map() };
+    const entry: RegistryEntry = { ...init, key: this.#nextKey++, memo: undefined };
     this.#entries.set(entry.name, entry);
     this.#changed(entry);
     return entry;

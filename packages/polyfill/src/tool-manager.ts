@@ -32,7 +32,6 @@ export interface ToolManagerHooks {
 }
 
 const POLICIES = new Set<ToolPolicy>(['read', 'write', 'critical']);
-const UNREGISTER = 'toolManager.unregister';
 
 /** Normalizes `exposedTo`: '*' or potentially trustworthy origins, else SecurityError. */
 export function normalizeExposedTo(exposedTo: unknown, allowWildcard: boolean): string[] {
@@ -173,22 +172,34 @@ export class ToolManager extends EventTarget {
       execute: (input, context) => tool.execute(input, context),
       events: this,
     });
-    const unregister = () => {
-      signal?.removeEventListener('abort', unregister);
-      if (!this.#registry.isCurrent(entry)) return;
-      this.#hooks.onUnregister?.(entry);
-      this.#registry.remove(entry);
-    };
-    entry.memo.set(UNREGISTER, unregister);
-    signal?.addEventListener('abort', unregister, { once: true });
+    // Only a registration with a signal gets a listener (and a closure): most have none.
+    if (signal) {
+      const onAbort = () => this.#release(entry);
+      this.#aborts.set(entry, [signal, onAbort]);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
     return this.#hooks.onRegister?.(entry);
+  }
+
+  /** Registrations made with a signal: its listener, removed when the tool goes. */
+  #aborts = new Map<RegistryEntry, [AbortSignal, () => void]>();
+
+  #release(entry: RegistryEntry): void {
+    const abort = this.#aborts.get(entry);
+    if (abort) {
+      this.#aborts.delete(entry);
+      abort[0].removeEventListener('abort', abort[1]);
+    }
+    if (!this.#registry.isCurrent(entry)) return;
+    this.#hooks.onUnregister?.(entry);
+    this.#registry.remove(entry);
   }
 
   /** Same as aborting the registration's signal. */
   unregister(name: string): Promise<void> {
     const entry = this.#registry.get(name);
-    const unregister = entry?.memo.get(UNREGISTER) as (() => void) | undefined;
-    if (entry?.layer !== 'toolManager' || !unregister) {
+    // Ours: registered by this toolManager (its events go here).
+    if (entry?.layer !== 'toolManager' || entry.events !== this) {
       return Promise.reject(
         domException(
           'NotFoundError',
@@ -196,7 +207,7 @@ export class ToolManager extends EventTarget {
         ),
       );
     }
-    unregister();
+    this.#release(entry);
     return Promise.resolve();
   }
 }

@@ -134,6 +134,24 @@ describe('toolManager.register', () => {
     expect(await tools.getTools()).toHaveLength(1);
   });
 
+  it('unregister() by name drops the signal listener; only toolManager tools are its to remove', async () => {
+    const { toolManager, tools, modelContext } = freshInstall();
+    const controller = new AbortController();
+    const removed = vi.spyOn(controller.signal, 'removeEventListener');
+    await toolManager.register(echo, { signal: controller.signal });
+    await toolManager.unregister('echo');
+    expect(removed).toHaveBeenCalledWith('abort', expect.any(Function));
+    await toolManager.register(echo); // the name again, no signal
+    controller.abort();
+    expect((await tools.getTools()).map((tool) => tool.name)).toEqual(['echo']);
+    await (modelContext as never as { registerTool(tool: object): Promise<void> }).registerTool({
+      name: 'spec.tool',
+      description: 'd',
+      execute: () => 'x',
+    });
+    expect((await rejection(toolManager.unregister('spec.tool'))).name).toBe('NotFoundError');
+  });
+
   it('derives policy from annotations unless given', async () => {
     const { toolManager, registry } = freshInstall();
     await toolManager.register({
