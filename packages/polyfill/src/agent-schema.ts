@@ -10,13 +10,19 @@ import type { RegistryEntry } from './registry.js';
 
 const EXPANDED = 'tools.expanded.';
 
+/** The entry's memo, made on first use (registry.ts). */
+function memoOf(entry: RegistryEntry): Map<string, unknown> {
+  entry.memo ??= new Map();
+  return entry.memo;
+}
+
 /** Does this registration's schema name a web type anywhere? (Memoized per registration.) */
 export function namesWebTypes(entry: RegistryEntry, which: 'input' | 'output'): boolean {
   const key = `${EXPANDED}uses.${which}`;
-  let uses = entry.memo.get(key) as boolean | undefined;
+  let uses = memoOf(entry).get(key) as boolean | undefined;
   if (uses === undefined) {
     uses = usesWebTypes(JSON.stringify(which === 'input' ? entry.inputSchema : entry.outputSchema));
-    entry.memo.set(key, uses);
+    memoOf(entry).set(key, uses);
   }
   return uses;
 }
@@ -28,12 +34,12 @@ export function expanded(
   lowering: LoweringModule,
 ): object {
   const key = EXPANDED + which;
-  let schema = entry.memo.get(key) as object | undefined;
+  let schema = memoOf(entry).get(key) as object | undefined;
   if (!schema) {
     schema = lowering.expandSchema(
       (which === 'input' ? entry.inputSchema : entry.outputSchema) as object,
     );
-    entry.memo.set(key, schema);
+    memoOf(entry).set(key, schema);
   }
   return schema;
 }

@@ -120,11 +120,21 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
     // Our own registrations queue their toolchange themselves (registerTool). The other
     // layers' agent-exposed changes of one turn make one toolchange, as before: a form tool
     // that changes is replaced (an unregistration and a registration) and fires once.
+    // Until that toolchange has fired, later changes ride on it: 1,000 sequential
+    // toolManager registrations queue one task, not 1,000 (issue 16 item 5).
     registry.onChange((change) => {
-      if (change.entries.some((entry) => entry.agentExposed && entry.layer !== 'modelContext'))
-        this.#queueToolchange();
+      if (this.#layersChangeQueued) return;
+      if (change.entries.some((entry) => entry.agentExposed && entry.layer !== 'modelContext')) {
+        this.#layersChangeQueued = true;
+        queueGlobalTask(() => {
+          this.#layersChangeQueued = false;
+          if (this.#hooks.permission() === true) this.dispatchEvent(new Event('toolchange'));
+        });
+      }
     });
   }
+
+  #layersChangeQueued = false;
 
   /** Spec "notify documents of a tool change": fire `toolchange` in a queued task. */
   #queueToolchange(): void {

@@ -17,7 +17,8 @@ export interface NativeHooks {
   owns(tool: object): boolean;
   call(tool: Tool, input: unknown, options: CallToolOptions): Promise<unknown>;
   tools(caller: HandleOwner): Promise<Tool[]>;
-  mirror(entry: RegistryEntry, caller: HandleOwner): void;
+  /** Resolves once the mirror is listed natively (or was refused, or left with its tool). */
+  mirror(entry: RegistryEntry, caller: HandleOwner): Promise<void> | undefined;
   unmirror(entry: RegistryEntry): void;
 }
 
@@ -45,7 +46,10 @@ export function lazyNative(context: NativeModelContext): NativeHooks {
     owns: (tool) => layer?.owns(tool) ?? false,
     call: async (tool, input, options) => (await loading).call(tool, input, options),
     tools: async (caller) => (await loading).tools(caller),
-    mirror: (entry, caller) => void loading.then((loaded) => loaded.mirror(entry, caller)),
+    mirror: (entry, caller) => {
+      if (!entry.agentExposed || entry.layer === 'modelContext') return undefined;
+      return loading.then((loaded) => loaded.mirror(entry, caller));
+    },
     unmirror: (entry) => void loading.then((loaded) => loaded.unmirror(entry)),
   };
 }

@@ -70,12 +70,15 @@ export class NativeLayer {
    * Mirrors an agent-exposed toolManager registration (or a form tool, on a browser with a
    * native modelContext but no native declarative support) into the native registry.
    */
-  mirror(entry: RegistryEntry, caller: HandleOwner): void {
-    if (!entry.agentExposed || entry.layer === 'modelContext') return;
+  mirror(entry: RegistryEntry, caller: HandleOwner): Promise<void> {
+    if (!entry.agentExposed || entry.layer === 'modelContext') return Promise.resolve();
     const controller = new AbortController();
+    // The memo made here, not by registry.ts's memoOf: this chunk imports no runtime from the core.
+    entry.memo ??= new Map();
     entry.memo.set(MIRROR, controller);
     this.#mirrored.add(entry.name);
-    void (async () => {
+    // Resolves once the browser has registered it (and so lists it): register() waits for this.
+    return (async () => {
       const inputSchema = await this.#deps.agentInputSchema(entry);
       const handle = this.#deps.handleOf(caller, entry);
       await this.context.registerTool(
@@ -92,6 +95,8 @@ export class NativeLayer {
         { signal: controller.signal },
       );
     })().catch((error: unknown) => {
+      // Unregistered meanwhile: nothing to warn about.
+      if (controller.signal.aborted) return;
       this.#mirrored.delete(entry.name);
       if (typeof console !== 'undefined') {
         console.warn(
@@ -102,9 +107,9 @@ export class NativeLayer {
   }
 
   unmirror(entry: RegistryEntry): void {
-    const controller = entry.memo.get(MIRROR) as AbortController | undefined;
+    const controller = entry.memo?.get(MIRROR) as AbortController | undefined;
     if (!controller) return;
-    entry.memo.delete(MIRROR);
+    entry.memo?.delete(MIRROR);
     this.#mirrored.delete(entry.name);
     controller.abort();
   }

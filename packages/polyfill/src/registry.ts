@@ -61,8 +61,12 @@ export interface RegistryEntryInit {
 export interface RegistryEntry extends RegistryEntryInit {
   /** Unique per registration: a re-registered name is a different entry. */
   readonly key: number;
-  /** Per-entry memo for the layers (Tool handles, expanded schemas). */
-  readonly memo: Map<string, unknown>;
+  /**
+   * Per-entry memo for the layers (Tool handles, expanded schemas, native mirrors): made on
+   * first use (`entry.memo ??= new Map()`), so that a registration nobody has listed yet holds no Map (issue 16
+   * item 5: a Map per registration was a large share of what a cold page's collector copied).
+   */
+  memo: Map<string, unknown> | undefined;
 }
 
 export interface RegistryChange {
@@ -123,7 +127,7 @@ export class ToolRegistry {
   add(init: RegistryEntryInit): RegistryEntry {
     if (this.#entries.has(init.name))
       throw domException('InvalidStateError', `A tool named "${init.name}" is already registered.`);
-    const entry: RegistryEntry = { ...init, key: this.#nextKey++, memo: new Map() };
+    const entry: RegistryEntry = { ...init, key: this.#nextKey++, memo: undefined };
     this.#entries.set(entry.name, entry);
     this.#changed(entry);
     return entry;
@@ -161,14 +165,19 @@ export class ToolRegistry {
 
   onChange(listener: (change: RegistryChange) => void): () => void {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.#snapshot = null;
+    return () => {
+      this.#snapshot = null;
+      return this.#listeners.delete(listener);
+    };
   }
 
   #changed(entry: RegistryEntry): void {
-    if (this.#pending) {
-      this.#pending.agent ||= entry.agentExposed;
-      for (const origin of entry.exposedTo) this.#pending.exposedTo.add(origin);
-      this.#pending.entries.push(entry);
+    const pending = this.#pending;
+    if (pending) {
+      pending.agent ||= entry.agentExposed;
+      for (const origin of entry.exposedTo) pending.exposedTo.add(origin);
+      pending.entries.push(entry);
       return;
     }
     this.#pending = {
@@ -176,12 +185,21 @@ export class ToolRegistry {
       exposedTo: new Set(entry.exposedTo),
       entries: [entry],
     };
-    queueMicrotask(() => {
-      const change = this.#pending as RegistryChange;
-      this.#pending = null;
-      for (const listener of [...this.#listeners]) listener(change);
-    });
+    queueMicrotask(this.#flush);
   }
+
+  /**
+   * The listeners as they were when a change is told: a copy, made again only after one comes
+   * or goes (not once per registration: issue 16 item 5).
+   */
+  #snapshot: ((change: RegistryChange) => void)[] | null = null;
+
+  #flush = (): void => {
+    const change = this.#pending as RegistryChange;
+    this.#pending = null;
+    this.#snapshot ??= [...this.#listeners];
+    for (const listener of this.#snapshot) listener(change);
+  };
 
   /**
    * Runs a tool for a caller (requirement 4). Resolves with what `execute` returned; rejects

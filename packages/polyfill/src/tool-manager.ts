@@ -2,6 +2,7 @@
  * `window.toolManager` (docs/browser-api.md "Registering"): register / unregister over the shared registry.
  * Registration checks run synchronously and the returned promise settles in a microtask:
  * nothing on its path waits for a timer or for the validator to load (docs/performance.md).
+ * Layered on native WebMCP, it settles once the mirror is listed natively (issue 16 item 5).
  */
 import { abortReason, domException } from './lib/dom.js';
 import { isValidToolName } from './lib/names.js';
@@ -21,13 +22,16 @@ import type {
 export interface ToolManagerHooks {
   /** Is this document allowed to use the `tools` feature? */
   allowed(): boolean;
-  /** Told after a registration is stored and before it is removed (native mirroring). */
-  onRegister?(entry: RegistryEntry): void;
+  /**
+   * Told after a registration is stored and before it is removed (native mirroring). A promise
+   * it returns is what register() resolves with: the tool is listed natively by then. It never
+   * rejects (a mirror the browser refuses is warned about, not the registration's failure).
+   */
+  onRegister?(entry: RegistryEntry): Promise<void> | undefined;
   onUnregister?(entry: RegistryEntry): void;
 }
 
 const POLICIES = new Set<ToolPolicy>(['read', 'write', 'critical']);
-const UNREGISTER = 'toolManager.unregister';
 
 /** Normalizes `exposedTo`: '*' or potentially trustworthy origins, else SecurityError. */
 export function normalizeExposedTo(exposedTo: unknown, allowWildcard: boolean): string[] {
@@ -46,19 +50,19 @@ export function normalizeExposedTo(exposedTo: unknown, allowWildcard: boolean): 
 }
 
 function schemaPair(top: unknown, nested: unknown, label: string): JsonSchema | undefined {
-  for (const [schema, where] of [
-    [top, label],
-    [nested, `naturalLanguageProperties.${label}`],
-  ] as const) {
-    if (isStandardSchema(schema))
-      throw new TypeError(
-        `${where} is a Standard Schema (zod, valibot...): pass the definition through defineTool() first.`,
-      );
-  }
+  const standard = isStandardSchema(top)
+    ? label
+    : isStandardSchema(nested)
+      ? `naturalLanguageProperties.${label}`
+      : undefined;
+  if (standard !== undefined)
+    throw new TypeError(
+      `${standard} is a Standard Schema (zod, valibot...): pass the definition through defineTool() first.`,
+    );
   if (top !== undefined && nested !== undefined) {
-    const topText = checkToolSchema(top, label);
-    const nestedText = checkToolSchema(nested, `naturalLanguageProperties.${label}`);
-    if (topText !== nestedText) {
+    checkToolSchema(top, label);
+    checkToolSchema(nested, `naturalLanguageProperties.${label}`);
+    if (top !== nested && JSON.stringify(top) !== JSON.stringify(nested)) {
       throw new TypeError(
         `${label} is given both at the top level and in naturalLanguageProperties, and they differ.`,
       );
@@ -101,14 +105,14 @@ export class ToolManager extends EventTarget {
 
   register(tool: ToolDefinition, options: RegisterOptions = {}): Promise<void> {
     try {
-      this.#register(tool, options);
-      return Promise.resolve();
+      // Resolves once the tool is listed everywhere it will be: natively too, where mirrored.
+      return this.#register(tool, options) ?? Promise.resolve();
     } catch (error) {
       return Promise.reject(error);
     }
   }
 
-  #register(tool: ToolDefinition, options: RegisterOptions): void {
+  #register(tool: ToolDefinition, options: RegisterOptions): Promise<void> | undefined {
     if (!this.#hooks.allowed())
       throw domException('NotAllowedError', 'This document is not allowed to use tools.');
     if (typeof tool !== 'object' || tool === null)
@@ -168,22 +172,34 @@ export class ToolManager extends EventTarget {
       execute: (input, context) => tool.execute(input, context),
       events: this,
     });
-    const unregister = () => {
-      signal?.removeEventListener('abort', unregister);
-      if (!this.#registry.isCurrent(entry)) return;
-      this.#hooks.onUnregister?.(entry);
-      this.#registry.remove(entry);
-    };
-    entry.memo.set(UNREGISTER, unregister);
-    signal?.addEventListener('abort', unregister, { once: true });
-    this.#hooks.onRegister?.(entry);
+    // Only a registration with a signal gets a listener (and a closure): most have none.
+    if (signal) {
+      const onAbort = () => this.#release(entry);
+      this.#aborts.set(entry, [signal, onAbort]);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+    return this.#hooks.onRegister?.(entry);
+  }
+
+  /** Registrations made with a signal: its listener, removed when the tool goes. */
+  #aborts = new Map<RegistryEntry, [AbortSignal, () => void]>();
+
+  #release(entry: RegistryEntry): void {
+    const abort = this.#aborts.get(entry);
+    if (abort) {
+      this.#aborts.delete(entry);
+      abort[0].removeEventListener('abort', abort[1]);
+    }
+    if (!this.#registry.isCurrent(entry)) return;
+    this.#hooks.onUnregister?.(entry);
+    this.#registry.remove(entry);
   }
 
   /** Same as aborting the registration's signal. */
   unregister(name: string): Promise<void> {
     const entry = this.#registry.get(name);
-    const unregister = entry?.memo.get(UNREGISTER) as (() => void) | undefined;
-    if (entry?.layer !== 'toolManager' || !unregister) {
+    // Ours: registered by this toolManager (its events go here).
+    if (entry?.layer !== 'toolManager' || entry.events !== this) {
       return Promise.reject(
         domException(
           'NotFoundError',
@@ -191,7 +207,7 @@ export class ToolManager extends EventTarget {
         ),
       );
     }
-    unregister();
+    this.#release(entry);
     return Promise.resolve();
   }
 }

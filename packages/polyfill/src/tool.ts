@@ -66,7 +66,9 @@ const HANDLES = new WeakMap<Tool, RegistryEntry>();
 
 /** The Tool handle of a registry entry, made once per entry. */
 export function handleOf(caller: HandleOwner, entry: RegistryEntry): Tool {
-  let handle = entry.memo.get(HANDLE) as Tool | undefined;
+  entry.memo ??= new Map();
+  const memo = entry.memo;
+  let handle = memo.get(HANDLE) as Tool | undefined;
   if (!handle) {
     handle = new Tool(caller, {
       name: entry.name,
@@ -78,7 +80,7 @@ export function handleOf(caller: HandleOwner, entry: RegistryEntry): Tool {
       origin: entry.origin,
       agentExposed: entry.agentExposed,
     });
-    entry.memo.set(HANDLE, handle);
+    memo.set(HANDLE, handle);
     HANDLES.set(handle, entry);
   }
   return handle;

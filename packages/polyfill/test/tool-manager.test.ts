@@ -69,6 +69,13 @@ describe('toolManager.register', () => {
       ],
       [{ type: 'number', maximum: Number.NaN }, /inputSchema\/maximum/],
       ['not an object', /inputSchema/],
+      // Paths are built only on failure (issue 16 item 5): keys escaped, indexes kept.
+      [
+        { type: 'object', properties: { 'a/b~c': { type: 'nope' } } },
+        /at inputSchema\/properties\/a~1b~0c\/type:/,
+      ],
+      [{ anyOf: [{ type: 'string' }, { type: 'nope' }] }, /at inputSchema\/anyOf\/1\/type:/],
+      [{ enum: ['a', [true, Number.POSITIVE_INFINITY]] }, /at inputSchema\/enum\/1\/1:/],
     ];
     for (const [schema, path] of cases) {
       const result = await rejection(
@@ -127,6 +134,24 @@ describe('toolManager.register', () => {
     expect(await tools.getTools()).toHaveLength(1);
   });
 
+  it('unregister() by name drops the signal listener; only toolManager tools are its to remove', async () => {
+    const { toolManager, tools, modelContext } = freshInstall();
+    const controller = new AbortController();
+    const removed = vi.spyOn(controller.signal, 'removeEventListener');
+    await toolManager.register(echo, { signal: controller.signal });
+    await toolManager.unregister('echo');
+    expect(removed).toHaveBeenCalledWith('abort', expect.any(Function));
+    await toolManager.register(echo); // the name again, no signal
+    controller.abort();
+    expect((await tools.getTools()).map((tool) => tool.name)).toEqual(['echo']);
+    await (modelContext as never as { registerTool(tool: object): Promise<void> }).registerTool({
+      name: 'spec.tool',
+      description: 'd',
+      execute: () => 'x',
+    });
+    expect((await rejection(toolManager.unregister('spec.tool'))).name).toBe('NotFoundError');
+  });
+
   it('derives policy from annotations unless given', async () => {
     const { toolManager, registry } = freshInstall();
     await toolManager.register({
@@ -173,5 +198,22 @@ describe('toolManager.register', () => {
     ]);
     await tick();
     expect(changes.mock.calls.length - before).toBe(1);
+  });
+
+  it('agent registrations in a loop queue one modelContext toolchange until it has fired', async () => {
+    const { toolManager, modelContext } = freshInstall();
+    const changes = vi.fn();
+    modelContext.addEventListener('toolchange', changes);
+    const agent = { ...echo, naturalLanguageProperties: { description: 'd' } };
+    for (let i = 0; i < 100; i++) await toolManager.register({ ...agent, name: `t${i}` });
+    expect(changes).not.toHaveBeenCalled(); // a task, not a microtask
+    await tick();
+    await tick();
+    expect(changes).toHaveBeenCalledTimes(1);
+    // Once it has fired, the next change queues its own.
+    await toolManager.register({ ...agent, name: 'later' });
+    await tick();
+    await tick();
+    expect(changes).toHaveBeenCalledTimes(2);
   });
 });

@@ -45,7 +45,7 @@ export interface DeclarativeDeps {
   activated(toolName: string): Event;
   cancelled(toolName: string): Event;
   /** Native mirroring, as for toolManager registrations. */
-  onRegister?(entry: RegistryEntry): void;
+  onRegister?(entry: RegistryEntry): Promise<void> | undefined;
   onUnregister?(entry: RegistryEntry): void;
 }
 
@@ -285,7 +285,7 @@ export function startDeclarative(deps: DeclarativeDeps): () => void {
     registered.set(form, { entry, signature, fields });
     form.addEventListener('submit', onSubmit);
     form.addEventListener('reset', onReset);
-    deps.onRegister?.(entry);
+    void deps.onRegister?.(entry);
   };
 
   const observer = new win.MutationObserver((records) => {

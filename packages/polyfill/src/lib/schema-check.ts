@@ -43,7 +43,15 @@ const NUMBER_KEYS = [
   'maxProperties',
 ] as const;
 
-function fail(path: string, problem: string): never {
+/**
+ * Where the walk is: the label and the keys below it, escaped only when a check fails (issue 16
+ * item 5: building every path eagerly was a large share of a cold registration).
+ */
+type Trail = string[];
+
+function fail(trail: Trail, problem: string, ...more: string[]): never {
+  const [label, ...keys] = [...trail, ...more];
+  const path = `${label}${keys.map((key) => `/${escapePointer(key)}`).join('')}`;
   throw new TypeError(`Invalid schema at ${path || '/'}: ${problem}`);
 }
 
@@ -53,84 +61,153 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Checks that `value` is JSON data (what JSON.stringify would keep faithfully). */
-function checkJson(value: unknown, path: string, seen: Set<object>): void {
+/**
+ * Checks that `value` is JSON data (what JSON.stringify would keep faithfully). `ancestors`
+ * holds the objects above it, for cycles (a schema is shallow: a list beats a Set).
+ */
+function checkJson(value: unknown, trail: Trail, ancestors: object[]): void {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) fail(path, `${value} is not a JSON number`);
+    if (!Number.isFinite(value)) fail(trail, `${value} is not a JSON number`);
     return;
   }
-  if (typeof value !== 'object') fail(path, `a ${typeof value} is not JSON`);
-  if (seen.has(value)) fail(path, 'the schema refers back to itself (a cycle)');
-  seen.add(value);
+  if (typeof value !== 'object') fail(trail, `a ${typeof value} is not JSON`);
+  if (ancestors.includes(value)) fail(trail, 'the schema refers back to itself (a cycle)');
+  ancestors.push(value);
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) checkJson(value[i], `${path}/${i}`, seen);
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      if (typeof item === 'string' || typeof item === 'boolean') continue;
+      trail.push(String(i));
+      checkJson(item, trail, ancestors);
+      trail.pop();
+    }
   } else if (isPlainObject(value)) {
-    for (const [key, item] of Object.entries(value))
-      checkJson(item, `${path}/${escapePointer(key)}`, seen);
-  } else fail(path, `a ${value.constructor?.name ?? 'non-plain'} object is not JSON`);
-  seen.delete(value);
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = value[key];
+      // Strings and booleans need no look (the common leaves), nor a trail entry.
+      if (typeof item === 'string' || typeof item === 'boolean') continue;
+      trail.push(key);
+      checkJson(item, trail, ancestors);
+      trail.pop();
+    }
+  } else fail(trail, `a ${value.constructor?.name ?? 'non-plain'} object is not JSON`);
+  ancestors.pop();
 }
 
 function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-function checkSchema(schema: unknown, path: string): void {
-  if (typeof schema === 'boolean') return;
-  if (!isPlainObject(schema)) fail(path, 'a schema must be an object or a boolean');
-  const type = schema.type;
-  if (type !== undefined) {
-    const types = Array.isArray(type) ? type : [type];
-    for (const item of types)
-      if (typeof item !== 'string' || !TYPES.has(item))
-        fail(`${path}/type`, `unknown type ${JSON.stringify(item)}`);
+/** Checks a subschema one or two keys below the trail (no rest array per call: issue 16 item 5). */
+function checkSub(schema: unknown, trail: Trail, key: string, name?: string): void {
+  trail.push(key);
+  if (name === undefined) checkSchema(schema, trail);
+  else {
+    trail.push(name);
+    checkSchema(schema, trail);
+    trail.pop();
   }
-  for (const key of SCHEMA_KEYS) if (key in schema) checkSchema(schema[key], `${path}/${key}`);
-  for (const key of SCHEMA_MAP_KEYS) {
-    if (!(key in schema)) continue;
-    const map = schema[key];
-    if (!isPlainObject(map)) fail(`${path}/${key}`, 'must be an object of schemas');
-    for (const [name, sub] of Object.entries(map))
-      checkSchema(sub, `${path}/${key}/${escapePointer(name)}`);
-  }
-  for (const key of SCHEMA_LIST_KEYS) {
-    if (!(key in schema)) continue;
-    const list = schema[key];
-    if (!Array.isArray(list) || (key !== 'prefixItems' && list.length === 0))
-      fail(`${path}/${key}`, 'must be a non-empty array of schemas');
-    for (let i = 0; i < list.length; i++) checkSchema(list[i], `${path}/${key}/${i}`);
-  }
-  for (const key of NUMBER_KEYS) {
-    if (key in schema && typeof schema[key] !== 'number')
-      fail(`${path}/${key}`, 'must be a number');
-  }
-  if ('required' in schema) {
-    const required = schema.required;
-    if (!Array.isArray(required) || required.some((item) => typeof item !== 'string')) {
-      fail(`${path}/required`, 'must be an array of strings');
-    }
-  }
-  if ('enum' in schema && !Array.isArray(schema.enum)) fail(`${path}/enum`, 'must be an array');
-  if ('pattern' in schema) {
-    if (typeof schema.pattern !== 'string') fail(`${path}/pattern`, 'must be a string');
-    try {
-      new RegExp(schema.pattern, 'u');
-    } catch {
-      fail(
-        `${path}/pattern`,
-        `${JSON.stringify(schema.pattern)} is not a valid regular expression`,
-      );
-    }
-  }
-  if ('webType' in schema && typeof schema.webType !== 'string')
-    fail(`${path}/webType`, 'must be a string');
+  trail.pop();
 }
 
-/** Throws a TypeError naming the path of the first problem; returns the schema's JSON text. */
-export function checkToolSchema(schema: unknown, label: string): string {
-  if (!isPlainObject(schema)) fail(label, 'a tool schema must be a JSON object');
-  checkJson(schema, label, new Set());
-  checkSchema(schema, label);
-  return JSON.stringify(schema);
+type KeyKind = 'schema' | 'map' | 'list' | 'number';
+
+/** What each keyword holds, looked up once per key the schema has (not per keyword known). */
+const KINDS = new Map<string, KeyKind>([
+  ...SCHEMA_KEYS.map((key) => [key, 'schema'] as const),
+  ...SCHEMA_MAP_KEYS.map((key) => [key, 'map'] as const),
+  ...SCHEMA_LIST_KEYS.map((key) => [key, 'list'] as const),
+  ...NUMBER_KEYS.map((key) => [key, 'number'] as const),
+]);
+
+function checkSchema(schema: unknown, trail: Trail): void {
+  if (typeof schema === 'boolean') return;
+  if (!isPlainObject(schema)) fail(trail, 'a schema must be an object or a boolean');
+  // One pass over the keys the schema has (a handful), rather than a look for every keyword.
+  for (const key in schema) {
+    if (!Object.hasOwn(schema, key)) continue;
+    const value = schema[key];
+    switch (key) {
+      case 'type':
+        checkType(value, trail);
+        continue;
+      case 'required':
+        if (!Array.isArray(value) || value.some((item) => typeof item !== 'string'))
+          fail(trail, 'must be an array of strings', 'required');
+        continue;
+      case 'enum':
+        if (!Array.isArray(value)) fail(trail, 'must be an array', 'enum');
+        continue;
+      case 'pattern':
+        checkPattern(value, trail);
+        continue;
+      case 'webType':
+        if (typeof value !== 'string') fail(trail, 'must be a string', 'webType');
+        continue;
+    }
+    switch (KINDS.get(key)) {
+      case 'schema':
+        checkSub(value, trail, key);
+        break;
+      case 'map':
+        if (!isPlainObject(value)) fail(trail, 'must be an object of schemas', key);
+        for (const name in value)
+          if (Object.hasOwn(value, name)) checkSub(value[name], trail, key, name);
+        break;
+      case 'list':
+        if (!Array.isArray(value) || (key !== 'prefixItems' && value.length === 0))
+          fail(trail, 'must be a non-empty array of schemas', key);
+        for (let i = 0; i < value.length; i++) checkSub(value[i], trail, key, String(i));
+        break;
+      case 'number':
+        if (typeof value !== 'number') fail(trail, 'must be a number', key);
+        break;
+    }
+  }
 }
+
+function checkType(type: unknown, trail: Trail): void {
+  if (typeof type === 'string' && TYPES.has(type)) return;
+  const types = Array.isArray(type) ? type : [type];
+  for (const item of types)
+    if (typeof item !== 'string' || !TYPES.has(item))
+      fail(trail, `unknown type ${JSON.stringify(item)}`, 'type');
+}
+
+function checkPattern(pattern: unknown, trail: Trail): void {
+  if (typeof pattern !== 'string') fail(trail, 'must be a string', 'pattern');
+  try {
+    new RegExp(pattern, 'u');
+  } catch {
+    fail(trail, `${JSON.stringify(pattern)} is not a valid regular expression`, 'pattern');
+  }
+}
+
+/**
+ * Throws a TypeError naming the path of the first problem. Nothing is serialized: a caller
+ * that compares two schemas stringifies them itself (only then is it needed).
+ */
+export function checkToolSchema(schema: unknown, label: string): void {
+  if (!isPlainObject(schema)) fail([label], 'a tool schema must be a JSON object');
+  // One trail and one ancestor list, reused; fresh ones when a getter in a schema registers a
+  // tool while we walk (the walk reads properties: user code can run).
+  const reuse = !walking;
+  const trail = reuse ? TRAIL : [];
+  const ancestors = reuse ? ANCESTORS : [];
+  trail.length = 0;
+  trail.push(label);
+  ancestors.length = 0;
+  walking = true;
+  try {
+    checkJson(schema, trail, ancestors);
+    checkSchema(schema, trail);
+  } finally {
+    if (reuse) walking = false;
+  }
+}
+
+const TRAIL: Trail = [];
+const ANCESTORS: object[] = [];
+let walking = false;

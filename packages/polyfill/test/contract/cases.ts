@@ -870,6 +870,33 @@ export const CASES: ContractCase[] = [
     },
   },
   {
+    // issue 16 item 5: on a native browser the mirror is in place before register() resolves.
+    name: 'layering: await register() resolves once modelContext.getTools() lists the tool',
+    kind: 'layering',
+    async run(env) {
+      const names = ['listed.plain', 'listed.schema', 'listed.webtype'];
+      const schemas = [
+        undefined,
+        { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+        // A webType schema is expanded (the lowering chunk loads) before the mirror goes in.
+        { type: 'object', properties: { at: { webType: 'Date' } } },
+      ];
+      for (let i = 0; i < names.length; i++) {
+        await env.toolManager.register(
+          {
+            name: names[i] as string,
+            naturalLanguageProperties: { description: 'Listed at once.' },
+            ...(schemas[i] ? { inputSchema: schemas[i] } : {}),
+            execute: () => 'listed',
+          },
+          { signal: env.signal },
+        );
+        const listed = (await env.mc.getTools()).map((t: { name: string }) => t.name);
+        ok(listed.includes(names[i]), `${names[i]} listed as register() resolves`);
+      }
+    },
+  },
+  {
     name: 'layering: unregistering a mirrored tool removes it from modelContext',
     kind: 'layering',
     async run(env) {
