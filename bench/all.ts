@@ -34,7 +34,15 @@ import { parseArgs } from 'node:util';
 import { formatFigure, formatRatioAs, type HeadlineRow, SUMMARY_ENV } from './lib/summary.js';
 
 /** Every bench, in the order `pnpm bench` runs them. */
-const BENCHES = ['protocol', 'lowering', 'polyfill', 'frames', 'endpoint', 'host'] as const;
+const BENCHES = [
+  'protocol',
+  'lowering',
+  'validators',
+  'polyfill',
+  'frames',
+  'endpoint',
+  'host',
+] as const;
 type BenchName = (typeof BENCHES)[number];
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
