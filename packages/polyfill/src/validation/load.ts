@@ -3,12 +3,12 @@
  *
  * Two engines, each a lazily loaded chunk: @cfworker/json-schema interprets a schema (8 KB
  * gzipped with its shared chunks); ajv (JSON Schema 2020-12 + formats) compiles it to code with
- * `new Function` (49 KB). Measured (`pnpm bench:validators`): cfworker costs 0.16x ajv's bytes,
- * but 20-35x ajv's time per check at 100 B (3-5 us against 0.1-0.25 us) and 350-900x at 10 KiB
- * (0.6-0.9 ms against 1-2.5 us); compiling a schema costs ajv 2-10 ms, cfworker 0.3 ms.
+ * `new Function` (45 KB). Measured (`pnpm bench:validators`): cfworker costs 0.17x ajv's bytes,
+ * but 20-86x ajv's time per check at 100 B (3-7.5 us against 0.07-0.25 us) and 270-900x at 10 KiB
+ * (0.3-0.9 ms against 0.6-2.5 us); compiling a schema costs ajv 2-10 ms, cfworker 0.3-0.5 ms.
  *
  * The rule (issue 16, item 2, "a light page"): cfworker checks first, so a page's first call
- * fetches 8 KB, not 49. ajv takes over where the page allows eval (`canEval`, false under a CSP
+ * fetches 8 KB, not 45. ajv takes over where the page allows eval (`canEval`, false under a CSP
  * without 'unsafe-eval') and either
  * - the checks have cost the page AJV_AFTER_MS in all (ajv is then fetched in the background and
  *   every check moves to it once loaded: about 5,000 small calls, or a few dozen of 10 KiB), or
