@@ -37,6 +37,7 @@ import { formatFigure, formatRatioAs, type HeadlineRow, SUMMARY_ENV } from './li
 const BENCHES = [
   'protocol',
   'lowering',
+  'validators',
   'polyfill',
   'registration',
   'frames',

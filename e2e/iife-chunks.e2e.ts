@@ -120,7 +120,7 @@ for (const [script, standalone] of [
     const outcome = await callTools(page);
     const literal = (text: string) => text.replaceAll('.', '\\.');
     const chunkUrl = new RegExp(
-      `${literal(`${server.origin}/${script}/polyfill-`)}(validator-ajv|lowering)\\.js`,
+      `${literal(`${server.origin}/${script}/polyfill-`)}(validator-cfworker|lowering)\\.js`,
     );
     for (const call of [outcome.strict, outcome.when]) {
       expect(call.hung).toBeUndefined();
@@ -132,7 +132,9 @@ for (const [script, standalone] of [
       expect(call.error?.message).toContain(`beside ${script}`);
       expect(call.error?.message).toContain(`load ${standalone} instead`);
     }
-    expect(outcome.strict.error?.message).toContain('cannot load polyfill-validator-ajv.js from');
+    expect(outcome.strict.error?.message).toContain(
+      'cannot load polyfill-validator-cfworker.js from',
+    );
     const logged = errors.filter((text) => text.startsWith('toolwire: cannot load polyfill-'));
     expect(logged.length).toBeGreaterThan(0);
     expect(logged).toContain(outcome.strict.error?.message);
@@ -189,7 +191,7 @@ test('an IIFE run inline in an about:blank frame loads its chunks from the base 
     good: 3,
     bad: 'DataError',
   });
-  expect(server.requested.slice(before)).toContain('/blank/polyfill-validator-ajv.js');
+  expect(server.requested.slice(before)).toContain('/blank/polyfill-validator-cfworker.js');
   expect(errors).toEqual([]);
 });
 
@@ -245,7 +247,7 @@ test('trivial schemas fetch no validator chunk; a real schema still validates', 
     };
   });
   expect(strict).toEqual({ good: { a: 'x' }, bad: 'DataError' });
-  expect(validators()).toEqual(['/blank/polyfill-validator-ajv.js']);
+  expect(validators()).toEqual(['/blank/polyfill-validator-cfworker.js']);
 });
 
 test('an endpoint page serves a host a tool with a trivial schema, with no validator chunk', async ({
@@ -290,7 +292,7 @@ test('an endpoint page serves a host a tool with a trivial schema, with no valid
     expect(validators()).toEqual([]);
     const refused = await session.call('strict', { a: 1 }).catch((error) => error.code);
     expect(refused).toBe('tool_arguments_schema_invalid');
-    expect(validators()).toEqual(['/endpoint-split/polyfill-validator-ajv.js']);
+    expect(validators()).toEqual(['/endpoint-split/polyfill-validator-cfworker.js']);
   } finally {
     await host.close();
   }

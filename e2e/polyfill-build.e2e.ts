@@ -1,8 +1,9 @@
 import { expect, type Page, test } from '@playwright/test';
 
 // The built artifacts in real Chromium: the IIFE installs on load and fetches its lazy chunks
-// (validator, lowering) from beside its own URL; under a CSP without 'unsafe-eval' the
-// validator falls back to the eval-free engine and still rejects bad input.
+// (validator, lowering) from beside its own URL. The first checks use the eval-free engine
+// (cfworker, issue 16 item 2); under a CSP without 'unsafe-eval' it is the only one (ajv never
+// takes over) and still rejects bad input.
 // Each scenario runs in a page task (setTimeout), not inside page.evaluate itself: DevTools'
 // evaluate is exempt from the CSP's eval rule, which would hide exactly what we test.
 
@@ -32,11 +33,11 @@ test('the IIFE installs the globals and loads its chunks lazily', async ({ page 
   });
   expect(result.lifted).toEqual({ isDate: true, year: 2026 });
   expect(result.hasModelContext).toBe(true);
-  expect(requested).toContain('/built/polyfill/polyfill-validator-ajv.js');
+  expect(requested).toContain('/built/polyfill/polyfill-validator-cfworker.js');
   expect(requested).toContain('/built/polyfill/polyfill-lowering.js');
 });
 
-test('the IIFE under a CSP without unsafe-eval validates with the fallback engine', async ({
+test('the IIFE under a CSP without unsafe-eval validates with cfworker, never ajv', async ({
   page,
 }) => {
   const requested: string[] = [];

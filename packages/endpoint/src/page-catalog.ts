@@ -1,6 +1,10 @@
 /**
  * The page's own tools as the bridge serves them: read again on every `toolchange`, one read at
  * a time, the newest last (page-tools.ts: concurrent reads let a stale one win).
+ *
+ * A catalog lists each schema with its `webType`s expanded to plain JSON Schema (the lowering's
+ * expandSchema, a 17 KB chunk). Most pages name no web type: their schemas are copied as they
+ * are, and the lowering is loaded only for the first schema that needs it (issue 16, item 2).
  */
 import type { Tools } from '@toolwire/polyfill';
 import { loadLowering } from '@toolwire/polyfill';
@@ -13,6 +17,23 @@ interface PageCatalogOptions {
   reserved: Set<string>;
   /** After each read, successful or not: the bridge drops what it derived from the old list. */
   onRead: () => void;
+}
+
+/** Text that only a schema expandSchema changes (or refuses) can hold. */
+const NEEDS_EXPANSION = /"(?:webType|keys|values|cause)"/;
+
+class NeedsLowering extends Error {}
+
+/** expandSchema for a schema that names no web type: a copy; else throws NeedsLowering. */
+function copyPlain(schema: object): object {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(schema);
+  } catch {
+    throw new NeedsLowering(); // a cycle: expandSchema says what is wrong with it
+  }
+  if (text === undefined || NEEDS_EXPANSION.test(text)) throw new NeedsLowering();
+  return JSON.parse(text) as object;
 }
 
 export class PageCatalog {
@@ -38,16 +59,25 @@ export class PageCatalog {
   }
 
   #read = oneReadAtATime(async () => {
-    this.#expand ??= (await loadLowering()).expandSchema as (schema: object) => object;
-    try {
-      this.tools = await readPageTools({
+    const read = (expandSchema: (schema: object) => object) =>
+      readPageTools({
         tools: this.#options.tools,
         origin: typeof location !== 'undefined' ? location.origin : 'null',
-        expandSchema: this.#expand,
+        expandSchema,
         reserved: this.#options.reserved,
       });
-    } catch (error) {
-      console.warn(`toolwire: reading the page's tools failed: ${String(error)}`);
+    for (;;) {
+      try {
+        this.tools = await read(this.#expand ?? copyPlain);
+      } catch (error) {
+        if (error instanceof NeedsLowering && !this.#expand) {
+          // Outside the try: a lowering chunk that does not load rejects the read, as it did.
+          this.#expand = (await loadLowering()).expandSchema as (schema: object) => object;
+          continue;
+        }
+        console.warn(`toolwire: reading the page's tools failed: ${String(error)}`);
+      }
+      break;
     }
     this.#options.onRead();
   });

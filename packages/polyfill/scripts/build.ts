@@ -9,8 +9,10 @@
  * - dist/polyfill.standalone.iife.js: the same script with every chunk inlined, for pages that
  *   copy one file (and for CDNs, whose bare package URL is not the file's directory).
  */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'vite';
+import { build, minifySync } from 'vite';
 import { sourceResolve } from '../../../scripts/source-condition.js';
 import { libraryBuild } from '../../../vite.config.js';
 
@@ -50,6 +52,21 @@ await build({
     rollupOptions: { output: { chunkFileNames: 'polyfill-shared-[hash].js' } },
   },
 });
+
+// 2b. Vite's ES library output keeps whitespace and comments even with `minify`: minify each
+// chunk on its own (exports kept), as a page fetches it (issue 16, item 2: about 12% fewer bytes).
+for (const file of readdirSync(dist)) {
+  if (!/^polyfill-.*\.js$/.test(file)) continue;
+  const path = join(dist, file);
+  const result = minifySync(file, readFileSync(path, 'utf8'), {
+    module: true,
+    compress: true,
+    mangle: true,
+  });
+  if (result.errors.length > 0)
+    throw new Error(`minifying ${file}: ${result.errors.map((e) => e.message).join('; ')}`);
+  writeFileSync(path, result.code);
+}
 
 // 3. The IIFE: the core only; __TOOLWIRE_IIFE__ makes it load the chunks above by URL.
 await build({

@@ -166,6 +166,8 @@ async function check(
   // value it refuses goes to the engine, for the engine's own words.
   if (trivialCheck(checked)?.(value) === null) return;
   const validator = await loadValidator();
+  const ready = validator.ready?.(checked, mode);
+  if (ready) await ready;
   let issues: ValidationIssue[] | null;
   try {
     issues = validator.compile(checked, mode)(value);

@@ -1,6 +1,7 @@
 /** The ajv engine (JSON Schema 2020-12 + formats), a lazily loaded chunk of its own. */
 
 import { matchesWebType } from '../lib/web-type-check.js';
+import { schemaAt } from './ajv-words.js';
 import type { Check, SchemaValidator } from './types.js';
 
 interface AjvError {
@@ -62,7 +63,8 @@ export async function createValidator(): Promise<SchemaValidator> {
       const key = JSON.stringify(schema);
       let check = cache[mode].get(key);
       if (!check) {
-        const validate = instances[mode].compile(JSON.parse(key) as object);
+        const compiled = JSON.parse(key) as object;
+        const validate = instances[mode].compile(compiled);
         check = (data) =>
           validate(data)
             ? null
@@ -72,7 +74,7 @@ export async function createValidator(): Promise<SchemaValidator> {
                 if (typeof property === 'string') path += `/${pointerSegment(property)}`;
                 const reason =
                   error.keyword === 'webType'
-                    ? `must be a ${String((error.params as { webType?: string }).webType ?? 'web type value')}`
+                    ? `must be a ${String(schemaAt(compiled, error.schemaPath) ?? 'web type value')}`
                     : (error.message ?? error.keyword);
                 return { path, reason, schemaPath: error.schemaPath };
               });

@@ -1,7 +1,8 @@
 /** The eval-free engine for CSP pages (@cfworker/json-schema), a lazily loaded chunk. */
 
 import { matchesWebType } from '../lib/web-type-check.js';
-import type { Check, SchemaValidator } from './types.js';
+import { ajvReason, schemaAt } from './ajv-words.js';
+import type { Check, SchemaValidator, ValidationIssue } from './types.js';
 
 interface CfworkerError {
   instanceLocation: string;
@@ -11,6 +12,43 @@ interface CfworkerError {
 }
 interface CfworkerValidator {
   validate(data: unknown): { valid: boolean; errors: CfworkerError[] };
+}
+
+/**
+ * cfworker's errors as ajv reports them (ajv-words.ts): the leaves only (cfworker reports each
+ * failing keyword plus its ancestors, "properties" failed because "type" did), ajv's message for
+ * the keyword, and ajv's path for `required` and `additionalProperties: false` (the property's).
+ */
+function issuesOf(schema: object, errors: CfworkerError[]): ValidationIssue[] {
+  const closed = new Set<string>();
+  for (const error of errors) {
+    if (
+      error.keyword === 'additionalProperties' &&
+      schemaAt(schema, error.keywordLocation) === false
+    )
+      closed.add(error.instanceLocation);
+  }
+  const issues: ValidationIssue[] = [];
+  for (const error of errors) {
+    const location = error.keywordLocation;
+    if (errors.some((other) => other !== error && other.keywordLocation.startsWith(`${location}/`)))
+      continue;
+    let path = error.instanceLocation.replace(/^#/, '');
+    // cfworker follows `additionalProperties: false` into the property's own `false` schema.
+    if (error.keyword === 'false' && closed.has(error.instanceLocation.replace(/\/[^/]*$/, '')))
+      continue;
+    const named = /property "(.*)"/is.exec(error.error)?.[1];
+    const closedHere =
+      error.keyword === 'additionalProperties' && closed.has(error.instanceLocation);
+    if (named !== undefined && (error.keyword === 'required' || closedHere))
+      path += `/${named.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const reason =
+      error.keyword === 'required' && named !== undefined
+        ? `must have required property '${named}'`
+        : ajvReason(error.keyword, schemaAt(schema, location));
+    issues.push({ path, reason: reason ?? error.error, schemaPath: location });
+  }
+  return issues;
 }
 
 export async function createValidator(): Promise<SchemaValidator> {
@@ -43,20 +81,7 @@ export async function createValidator(): Promise<SchemaValidator> {
           }
           const result = validator.validate(data);
           if (result.valid) return null;
-          // cfworker reports each failing keyword plus its ancestors ("properties" failed because
-          // "type" did); keep the leaves, which say what actually went wrong.
-          const leaves = result.errors.filter(
-            (error) =>
-              !result.errors.some(
-                (other) =>
-                  other !== error && other.keywordLocation.startsWith(`${error.keywordLocation}/`),
-              ),
-          );
-          return leaves.map((error) => ({
-            path: error.instanceLocation.replace(/^#/, ''),
-            reason: error.error,
-            schemaPath: error.keywordLocation,
-          }));
+          return issuesOf(schema, result.errors);
         };
         cache.set(key, check);
       }

@@ -1,25 +1,41 @@
 /**
  * Schema validation for callTool, loaded on first use (issue 4: "the core stays small").
- * ajv (JSON Schema 2020-12 + formats) compiles validators with `new Function`; on pages whose
- * CSP forbids `unsafe-eval` that throws, so the first load probes for eval and falls back to
- * @cfworker/json-schema, an interpreting validator. Either way a check returns every failure
- * as a ValidationIssue (types.ts).
+ *
+ * Two engines, each a lazily loaded chunk: @cfworker/json-schema interprets a schema (8 KB
+ * gzipped with its shared chunks); ajv (JSON Schema 2020-12 + formats) compiles it to code with
+ * `new Function` (45 KB). Measured (`pnpm bench:validators`): cfworker costs 0.17x ajv's bytes,
+ * but 20-86x ajv's time per check at 100 B (3-7.5 us against 0.07-0.25 us) and 270-900x at 10 KiB
+ * (0.3-0.9 ms against 0.6-2.5 us); compiling a schema costs ajv 2-10 ms, cfworker 0.3-0.5 ms.
+ *
+ * The rule (issue 16, item 2, "a light page"): cfworker checks first, so a page's first call
+ * fetches 8 KB, not 45. ajv takes over where the page allows eval (`canEval`, false under a CSP
+ * without 'unsafe-eval') and either
+ * - the checks have cost the page AJV_AFTER_MS in all (ajv is then fetched in the background and
+ *   every check moves to it once loaded: about 5,000 small calls, or a few dozen of 10 KiB), or
+ * - a structured check's schema names a `webType` below its top (cfworker cannot check one
+ *   there; `ready()` loads ajv before that first check).
+ * Either engine reports the same `{path, reason, schemaPath}` (ajv-words.ts).
  */
 import { chunkFromScript } from '../lib/chunks.js';
-import type { SchemaValidator } from './types.js';
+import type { Check, SchemaValidator } from './types.js';
 
 interface EngineChunk {
   createValidator(): Promise<SchemaValidator>;
 }
 
-/** The engine's chunk (`polyfill-validator-<engine>.js` in the IIFE build). */
-function loadEngine(engine: 'ajv' | 'cfworker'): Promise<EngineChunk> {
-  if (typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__)
-    return chunkFromScript<EngineChunk>(`validator-${engine}`);
-  return engine === 'ajv' ? import('./ajv.js') : import('./cfworker.js');
-}
+/** The cumulative cfworker check time after which ajv is loaded (where eval is allowed). */
+export const AJV_AFTER_MS = 20;
 
-let loading: Promise<SchemaValidator> | undefined;
+/** The engine's chunk (`polyfill-validator-<engine>.js` in the IIFE build). */
+function loadEngine(engine: 'ajv' | 'cfworker'): Promise<SchemaValidator> {
+  const chunk: Promise<EngineChunk> =
+    typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+      ? chunkFromScript<EngineChunk>(`validator-${engine}`)
+      : engine === 'ajv'
+        ? import('./ajv.js')
+        : import('./cfworker.js');
+  return chunk.then((loaded) => loaded.createValidator());
+}
 
 /** Can this realm compile code from strings? False under a CSP without 'unsafe-eval'. */
 export function canEval(): boolean {
@@ -30,10 +46,82 @@ export function canEval(): boolean {
   }
 }
 
+const inside = new WeakMap<object, boolean>();
+
+/** A structured schema naming `webType` anywhere but its top: only ajv checks it. */
+function webTypeInside(schema: object): boolean {
+  let named = inside.get(schema);
+  if (named === undefined) {
+    const { webType: _top, ...rest } = schema as { webType?: unknown };
+    named = JSON.stringify(rest).includes('"webType"');
+    inside.set(schema, named);
+  }
+  return named;
+}
+
+/** cfworker, with ajv taking over by the rule above. */
+function adaptive(cfworker: SchemaValidator, evalAllowed: boolean): SchemaValidator {
+  let ajv: SchemaValidator | undefined;
+  let ajvLoading: Promise<void> | undefined;
+  let spentMs = 0;
+  const loadAjv = (): Promise<void> => {
+    ajvLoading ??= loadEngine('ajv').then(
+      (loaded) => {
+        ajv = loaded;
+      },
+      (error: unknown) => {
+        ajvLoading = undefined;
+        throw error;
+      },
+    );
+    return ajvLoading;
+  };
+  const now = () => performance.now();
+  const wrapped = new WeakMap<object, { structured?: Check; json?: Check }>();
+  return {
+    get engine() {
+      return ajv ? 'ajv' : 'cfworker';
+    },
+    ready(schema, mode) {
+      if (ajv || !evalAllowed || mode !== 'structured' || !webTypeInside(schema)) return undefined;
+      return loadAjv();
+    },
+    compile(schema, mode) {
+      if (ajv) return ajv.compile(schema, mode);
+      let byMode = wrapped.get(schema);
+      if (!byMode) {
+        byMode = {};
+        wrapped.set(schema, byMode);
+      }
+      const known = byMode[mode];
+      if (known) return known;
+      const slow = cfworker.compile(schema, mode);
+      let fast: Check | undefined;
+      const check: Check = (data) => {
+        if (ajv) {
+          fast ??= ajv.compile(schema, mode);
+          return fast(data);
+        }
+        if (!evalAllowed) return slow(data);
+        const started = now();
+        const issues = slow(data);
+        spentMs += now() - started;
+        // A failed load is tried again at the next check past the mark.
+        if (spentMs >= AJV_AFTER_MS) loadAjv().catch(() => {});
+        return issues;
+      };
+      byMode[mode] = check;
+      return check;
+    },
+  };
+}
+
+let loading: Promise<SchemaValidator> | undefined;
+
 export function loadValidator(options: { forceFallback?: boolean } = {}): Promise<SchemaValidator> {
-  if (options.forceFallback) return loadEngine('cfworker').then((chunk) => chunk.createValidator());
-  loading ??= loadEngine(canEval() ? 'ajv' : 'cfworker')
-    .then((chunk) => chunk.createValidator())
+  if (options.forceFallback) return loadEngine('cfworker');
+  loading ??= loadEngine('cfworker')
+    .then((cfworker) => adaptive(cfworker, canEval()))
     .catch((error) => {
       loading = undefined;
       throw error;

@@ -15,4 +15,9 @@ export interface SchemaValidator {
   readonly engine: 'ajv' | 'cfworker';
   /** `structured` checks `webType` against runtime types; `json` treats the schema as plain. */
   compile(schema: object, mode: CallEncoding): Check;
+  /**
+   * A promise to await before compiling `schema` when the engine that can check it is still
+   * loading (load.ts: ajv for a `webType` below a structured schema's top); else undefined.
+   */
+  ready?(schema: object, mode: CallEncoding): Promise<void> | undefined;
 }
