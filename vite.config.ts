@@ -34,6 +34,26 @@ export function libraryBuild(
   };
 }
 
+/**
+ * A page script (polyfill and endpoint): `entry` as one minified classic script (IIFE) named
+ * `fileName` in `outDir`, its global `name`. The caller's `__TOOLWIRE_IIFE__` define picks the
+ * build: 'true' loads the lazy parts by URL from beside the script, 'false' inlines them.
+ */
+export function pageScriptBuild(
+  outDir: string,
+  entry: string,
+  name: string,
+  fileName: string,
+): BuildEnvironmentOptions {
+  return {
+    outDir,
+    emptyOutDir: false,
+    minify: true,
+    target: 'es2022',
+    lib: { entry, formats: ['iife'], name, fileName: () => fileName },
+  };
+}
+
 // One vitest project per package under packages/ (issue 2). Unit tests run in Node by default;
 // a file opts into happy-dom with a `// @vitest-environment happy-dom` first line. Real
 // Chromium tests live in e2e/ and run under Playwright, never here.

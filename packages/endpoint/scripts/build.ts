@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { sourceResolve } from '../../../scripts/source-condition.js';
 import { endpointVersionDefine } from '../../../scripts/version-define.js';
-import { libraryBuild } from '../../../vite.config.js';
+import { libraryBuild, pageScriptBuild } from '../../../vite.config.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
@@ -26,40 +26,18 @@ await build({
   build: libraryBuild(new URL('../package.json', import.meta.url).href, { index: 'src/index.ts' }),
 });
 
-await build({
-  ...quiet,
-  define: { ...stamp, __TOOLWIRE_IIFE__: 'true' },
-  build: {
-    outDir: dist,
-    emptyOutDir: false,
-    minify: true,
-    target: 'es2022',
-    lib: {
-      entry: `${root}src/iife.ts`,
-      formats: ['iife'],
-      name: 'toolwireEndpoint',
-      fileName: () => 'endpoint.iife.js',
-    },
-  },
-});
-
-// The one-file IIFE: with the define false, each import() is bundled and inlined.
-await build({
-  ...quiet,
-  define: { ...stamp, __TOOLWIRE_IIFE__: 'false' },
-  build: {
-    outDir: dist,
-    emptyOutDir: false,
-    minify: true,
-    target: 'es2022',
-    lib: {
-      entry: `${root}src/iife.ts`,
-      formats: ['iife'],
-      name: 'toolwireEndpoint',
-      fileName: () => 'endpoint.standalone.iife.js',
-    },
-  },
-});
+// The page scripts: the core, which fetches the polyfill's lazy chunks by URL (the define
+// true), and the one-file script, where each import() is bundled and inlined (false).
+for (const [split, fileName] of [
+  [true, 'endpoint.iife.js'],
+  [false, 'endpoint.standalone.iife.js'],
+] as const) {
+  await build({
+    ...quiet,
+    define: { ...stamp, __TOOLWIRE_IIFE__: String(split) },
+    build: pageScriptBuild(dist, `${root}src/iife.ts`, 'toolwireEndpoint', fileName),
+  });
+}
 
 // The lazy chunks the IIFE asks for by URL (built by the polyfill package, which builds first).
 for (const file of readdirSync(polyfillDist)) {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, minifySync } from 'vite';
 import { sourceResolve } from '../../../scripts/source-condition.js';
-import { libraryBuild } from '../../../vite.config.js';
+import { libraryBuild, pageScriptBuild } from '../../../vite.config.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
@@ -68,38 +68,15 @@ for (const file of readdirSync(dist)) {
   writeFileSync(path, result.code);
 }
 
-// 3. The IIFE: the core only; __TOOLWIRE_IIFE__ makes it load the chunks above by URL.
-await build({
-  ...quiet,
-  define: { __TOOLWIRE_IIFE__: 'true' },
-  build: {
-    outDir: dist,
-    emptyOutDir: false,
-    minify: true,
-    target: 'es2022',
-    lib: {
-      entry: `${root}src/iife.ts`,
-      formats: ['iife'],
-      name: 'toolwirePolyfill',
-      fileName: () => 'polyfill.iife.js',
-    },
-  },
-});
-
-// 4. The one-file IIFE: with the define false, each import() is bundled and inlined.
-await build({
-  ...quiet,
-  define: { __TOOLWIRE_IIFE__: 'false' },
-  build: {
-    outDir: dist,
-    emptyOutDir: false,
-    minify: true,
-    target: 'es2022',
-    lib: {
-      entry: `${root}src/iife.ts`,
-      formats: ['iife'],
-      name: 'toolwirePolyfill',
-      fileName: () => 'polyfill.standalone.iife.js',
-    },
-  },
-});
+// 3. The page scripts: the core alone, which loads the chunks above by URL (the define true),
+// and the one-file script, where each import() is bundled and inlined (the define false).
+for (const [split, fileName] of [
+  [true, 'polyfill.iife.js'],
+  [false, 'polyfill.standalone.iife.js'],
+] as const) {
+  await build({
+    ...quiet,
+    define: { __TOOLWIRE_IIFE__: String(split) },
+    build: pageScriptBuild(dist, `${root}src/iife.ts`, 'toolwirePolyfill', fileName),
+  });
+}
