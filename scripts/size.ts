@@ -36,7 +36,9 @@ export const ENDPOINT_DIST = fileURLToPath(new URL('../packages/endpoint/dist/',
  *
  * `targetBytes` is the issue's goal (met/MISSED is printed); `ceilingBytes` is what fails
  * `pnpm size` today: the figure measured when the check went in plus about 2%, so the page may
- * only get lighter until the target is met (then the ceiling becomes the target).
+ * only get lighter until the target is met (then the ceiling becomes the target). The endpoint
+ * page's was raised once, from 49,600 B to 50,300 B, when the compression Worker (issue 16,
+ * item 3, built beside this check) landed with its ~1.3 KB: 49,816 B then.
  */
 export const PAGE_BUDGETS = [
   {
@@ -53,7 +55,7 @@ export const PAGE_BUDGETS = [
     script: 'endpoint.iife.js',
     validator: 'polyfill-validator-cfworker.js',
     targetBytes: 40 * 1000,
-    ceilingBytes: 49_600,
+    ceilingBytes: 50_300,
   },
 ] as const;
 
