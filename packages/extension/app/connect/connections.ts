@@ -1,0 +1,136 @@
+/**
+ * The background's connected tabs: at most one `TabLink` a tab, the extension's one pairing
+ * with a host, and what the toolbar badge shows. No `chrome.*` here (background.ts wires it), so
+ * it is tested in Node.
+ *
+ * - Connect: with a pasted pairing address, its single-use code; without one, the credential
+ *   the last pairing gave (one pairing for the extension and a host run, one session a tab).
+ *   Connecting a connected tab again replaces its link (a new guard).
+ * - The credential is kept through `PairingStore` (the background uses `chrome.storage.session`:
+ *   gone when the browser closes, never written to disk). A refused or revoked one is dropped.
+ * - A tab that closes or navigates ends its link (the client says so; background.ts also ends
+ *   it on `tabs.onRemoved` and on a new URL); an ended link clears the badge.
+ */
+import type { TabToolsClient } from '../../src/types.js';
+import { readPairingAddress } from './pairing-address.js';
+import type { TabGuard, TabLinkOptions, TabLinkState } from './tab-link.js';
+import { TabLink } from './tab-link.js';
+
+/** The extension's pairing with a host: its address (no secret) and the credential. */
+export interface StoredPairing {
+  address: string;
+  credential: string;
+}
+
+export interface PairingStore {
+  load(): Promise<StoredPairing | undefined>;
+  save(pairing: StoredPairing | undefined): Promise<void>;
+}
+
+export interface ConnectionsOptions {
+  tabTools(tabId: number): TabToolsClient;
+  store: PairingStore;
+  /** Shows a tab's state on the toolbar button (undefined: not connected). */
+  badge(tabId: number, state: TabLinkState | undefined): void;
+  /** Called after any change of a tab's state. */
+  onChange?(tabId: number): void;
+  WebSocket?: typeof WebSocket;
+  /** Forwarded to the endpoint (tests turn it off). */
+  reconnect?: boolean;
+}
+
+export type ConnectAnswer =
+  | { ok: true; state: TabLinkState }
+  | { ok: false; code: string; message: string };
+
+export class TabConnections {
+  #options: ConnectionsOptions;
+  #links = new Map<number, TabLink>();
+  #states = new Map<number, TabLinkState>();
+
+  constructor(options: ConnectionsOptions) {
+    this.#options = options;
+  }
+
+  state(tabId: number): TabLinkState | undefined {
+    return this.#states.get(tabId);
+  }
+
+  /** The host the extension is paired with, if any. */
+  async pairedWith(): Promise<string | undefined> {
+    return (await this.#options.store.load())?.address;
+  }
+
+  async connect(
+    tabId: number,
+    request: { guard: TabGuard; pairing?: string },
+  ): Promise<ConnectAnswer> {
+    const pasted = request.pairing?.trim() ? readPairingAddress(request.pairing) : undefined;
+    if (pasted && !pasted.ok) return pasted;
+    const stored = pasted ? undefined : await this.#options.store.load();
+    if (!pasted && !stored) {
+      return {
+        ok: false,
+        code: 'pairing_needed',
+        message: 'Paste the address that toolwire pair --extension printed, then Connect.',
+      };
+    }
+    this.disconnect(tabId);
+    const address = pasted ? pasted.address : (stored as StoredPairing).address;
+    const options: TabLinkOptions = {
+      client: this.#options.tabTools(tabId),
+      address,
+      secret: pasted
+        ? { pairingCode: pasted.code }
+        : { credential: (stored as StoredPairing).credential },
+      guard: request.guard,
+      ...(this.#options.WebSocket ? { WebSocket: this.#options.WebSocket } : {}),
+      ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
+      onPaired: (detail) =>
+        void this.#options.store.save({ address, credential: detail.credential }),
+      onRefused: () => void this.#forget(address),
+      onState: (state) => this.#update(tabId, link, state),
+    };
+    let link: TabLink | undefined;
+    try {
+      link = await TabLink.open(options);
+    } catch (error) {
+      options.client.close();
+      const { code, message } = error as { code?: unknown; message?: unknown };
+      return {
+        ok: false,
+        code: typeof code === 'string' ? code : 'tab_unreadable',
+        message: String(message ?? error),
+      };
+    }
+    this.#links.set(tabId, link);
+    this.#update(tabId, link, link.state);
+    return { ok: true, state: link.state };
+  }
+
+  /** Ends the tab's link, if any (Disconnect, or the tab went). */
+  disconnect(tabId: number): void {
+    this.#links.get(tabId)?.close();
+  }
+
+  /** The tab closed: end its link and forget its state. */
+  removed(tabId: number): void {
+    this.disconnect(tabId);
+    this.#states.delete(tabId);
+  }
+
+  #update(tabId: number, link: TabLink | undefined, state: TabLinkState): void {
+    // A replaced link's last words do not overwrite its successor's state.
+    const current = this.#links.get(tabId);
+    if (link && current && current !== link) return;
+    this.#states.set(tabId, state);
+    if (state.status === 'ended' && current === link) this.#links.delete(tabId);
+    this.#options.badge(tabId, state.status === 'ended' ? undefined : state);
+    this.#options.onChange?.(tabId);
+  }
+
+  async #forget(address: string): Promise<void> {
+    const stored = await this.#options.store.load();
+    if (stored?.address === address) await this.#options.store.save(undefined);
+  }
+}
