@@ -25,7 +25,13 @@ test('takes the path the browser allows, and says which', async ({ page }, info)
 
 test('lists the agent-exposed tools, polyfill and modelContext alike', async ({ page }) => {
   const tools = await webmcp(page).tools();
-  expect(tools.map((tool) => tool.name)).toEqual(['cart.add', 'cart.count', 'page.heading']);
+  expect(tools.map((tool) => tool.name)).toEqual([
+    'cart.add',
+    'cart.clear',
+    'cart.count',
+    'cart.label',
+    'page.heading',
+  ]);
   expect(tools[0]).toEqual({
     name: 'cart.add',
     description: 'Adds a product to the cart.',
@@ -36,8 +42,8 @@ test('lists the agent-exposed tools, polyfill and modelContext alike', async ({ 
     },
     annotations: { consequential: true },
   });
-  expect(tools[1]).toMatchObject({ name: 'cart.count', annotations: { readOnly: true } });
-  expect(tools[2]).toEqual({ name: 'page.heading', description: 'The page heading.' });
+  expect(tools[2]).toMatchObject({ name: 'cart.count', annotations: { readOnly: true } });
+  expect(tools[4]).toEqual({ name: 'page.heading', description: 'The page heading.' });
 });
 
 test('calls tools and resolves their JSON results', async ({ page }) => {
@@ -52,6 +58,10 @@ test('calls tools and resolves their JSON results', async ({ page }) => {
   expect(await shop.callTool('page.heading')).toEqual({
     heading: 'toolwire: a shop for @toolwire/playwright',
   });
+  // A string stays a string, and a tool that returns nothing resolves null, on both paths.
+  expect(await shop.callTool('cart.label')).toBe('3 items');
+  expect(await shop.callTool('cart.clear')).toBeNull();
+  expect(await shop.callTool('cart.count')).toBe(0);
 });
 
 test('a tool that throws rejects with a coded WebMCPError', async ({ page }, info) => {

@@ -35,6 +35,20 @@ await toolManager.register({
   execute: () => items,
 });
 
+await toolManager.register({
+  name: 'cart.clear',
+  naturalLanguageProperties: { description: 'Empties the cart.' },
+  execute: () => {
+    items = 0;
+  },
+});
+
+await toolManager.register({
+  name: 'cart.label',
+  naturalLanguageProperties: { description: 'The cart as one line of text.' },
+  execute: () => `${items} items`,
+});
+
 // No naturalLanguageProperties: the page's own, never listed for agents.
 await toolManager.register({ name: 'cart.debug', execute: () => ({ items }) });
 
