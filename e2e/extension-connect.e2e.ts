@@ -19,6 +19,12 @@ import { launchMcp } from './support/mcp.js';
 // --extension ID` printed in the side panel and clicks Connect; the host then lists and calls
 // the tab's tools. Closing the tab ends the session and fails a pending call with a code.
 
+/** The extension APIs the service worker's evaluations use (the worker has them; Node does not). */
+declare const chrome: {
+  tabs: { query(filter: { url: string }): Promise<{ id?: number }[]> };
+  action: { getBadgeText(details: { tabId: number }): Promise<string> };
+};
+
 const EXTENSION = fileURLToPath(new URL('../packages/extension/dist-extension', import.meta.url));
 const PAGE = `http://localhost:${E2E_PORT}/e2e/pages/connect/page.html`;
 

@@ -24,7 +24,7 @@ import { tabCatalog } from './tab-catalog.js';
 export type TabGuard = Extract<GuardPreset, 'read-only' | 'read-write' | 'full-access'>;
 export const TAB_GUARDS: readonly TabGuard[] = ['read-only', 'read-write', 'full-access'];
 
-export type TabLinkStatus = 'connecting' | 'connected' | 'ended';
+type TabLinkStatus = 'connecting' | 'connected' | 'ended';
 
 export interface TabLinkState {
   status: TabLinkStatus;
