@@ -32,7 +32,7 @@ function originOf(url: string | null): string | undefined {
 }
 
 /** The page's words on one line: control characters and runs of white space become a space. */
-export function oneLine(text: string, max: number): string {
+function oneLine(text: string, max: number): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: stripping them is the point.
   const flat = text.replace(/[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
@@ -43,7 +43,7 @@ export function oneLine(text: string, max: number): string {
  * person reads it. The origin is the tab's as its page said; the socket's own (the browser's
  * word) follows when it differs, e.g. an extension connecting for the tab.
  */
-export function tabText(session: McpSourceSession | undefined, sessionId: string): string {
+function tabText(session: McpSourceSession | undefined, sessionId: string): string {
   const label = `session ${sessionLabel(sessionId)}`;
   const tab = session?.tab;
   if (!tab) return `an unnamed tab, ${label}`;
