@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { sessionOpen } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHost } from '../src/index.js';
 import { sessionLabel } from '../src/internal.js';
@@ -16,24 +17,38 @@ afterEach(async () => {
 });
 
 type Rpc = (method: string, params?: object) => Promise<any>;
+interface Started {
+  rpc: Rpc;
+  /** The ws:// address its host's pages connect to. */
+  url: string;
+  /** Every message the client received. */
+  messages: any[];
+}
 
-/** An MCP client and the ws:// address its host's pages connect to. */
-async function ownHost(): Promise<{ rpc: Rpc; url: string }> {
+/** An initialized MCP client of a host in this process. */
+async function ownHost(): Promise<Started> {
   const host = await createHost({ origins: ['*'] });
   cleanups.push(() => host.close());
   const client = await mcpOverMemory(host);
   cleanups.push(() => client.bridge.close());
-  return { rpc: client.rpc, url: host.url };
+  await client.rpc('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'test', version: '0' },
+  });
+  client.notify('notifications/initialized');
+  return { rpc: client.rpc, url: host.url, messages: client.messages };
 }
 
-async function attached(): Promise<{ rpc: Rpc; url: string }> {
+/** An initialized MCP client of `toolwire mcp --attach` to a running host. */
+async function attached(): Promise<Started> {
   const env = { TOOLWIRE_STATE: join(tempDir('toolwire-mcp-fallback-'), 'host.json') };
   const host = await hostInProcess(env);
   cleanups.push(() => host.stop());
   const client = mcpInProcess(['--attach'], env);
   cleanups.push(() => client.stop());
   await client.open();
-  return { rpc: client.rpc, url: host.url };
+  return { rpc: client.rpc, url: host.url, messages: client.messages };
 }
 
 const names = async (rpc: Rpc): Promise<string[]> =>
@@ -118,6 +133,28 @@ describe.each([
       'from the drafts',
     );
     expect(ran).toEqual(['inbox echo', 'drafts echo']);
+  });
+
+  it('a tab named after its tools came (session.open late): the list changes and names it', async () => {
+    const { rpc, url, messages } = await start();
+    const late = await FakePage.connect(url, { open: false, tools: [tool('demo.echo')] });
+    cleanups.push(() => late.socket.terminate());
+    await expect.poll(() => names(rpc), { timeout: 5000 }).toContain('demo_echo');
+    const describe = async () =>
+      (await rpc('tools/list')).result.tools.find((t: any) => t.name === 'demo_echo').description;
+    expect(await describe()).toMatch(/ \[an unnamed tab, session [0-9a-f]{8}\]$/);
+    const changed = () =>
+      messages.filter((m) => m.method === 'notifications/tools/list_changed').length;
+    const before = changed();
+    late.send(
+      sessionOpen({
+        sdk: { name: 'fake-page', version: '1.0.0' },
+        page: { origin: 'null', url: 'http://fake.test/late', title: 'Late' },
+        session: late.key,
+      }),
+    );
+    await expect.poll(changed, { timeout: 5000 }).toBeGreaterThan(before);
+    expect(await describe()).toMatch(/ \[tab "Late" at null, session [0-9a-f]{8}\]$/);
   });
 
   it('toolwire_sessions lists the tabs and their tools; toolwire_call calls by session and id', async () => {

@@ -128,10 +128,23 @@ export function createMcpBridge(
     );
   };
 
-  const signatureOf = (map: Map<string, McpSourceTool>): string =>
-    [...map]
-      .map(([name, entry]) => `${name}:${entry.sessionId}:${entry.tool.definitionRevision}`)
-      .join('|');
+  /** What the client's list depends on: names, definitions, and the tabs they name. */
+  const signatureOf = (map: Map<string, McpSourceTool>): string => {
+    const tabs = new Map(openSessions([...map.values()]).map((one) => [one.id, one]));
+    return JSON.stringify(
+      [...map].map(([name, entry]) => {
+        const session = tabs.get(entry.sessionId);
+        return [
+          name,
+          entry.sessionId,
+          entry.tool.definitionRevision,
+          session?.tab?.title,
+          session?.tab?.origin,
+          session?.connectedFrom,
+        ];
+      }),
+    );
+  };
 
   let toldWithheld = '';
   const listTools = async (): Promise<object> => {

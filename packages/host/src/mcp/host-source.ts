@@ -5,6 +5,7 @@
 import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import type { Host } from '../server/host.js';
+import type { HostSession } from '../server/session.js';
 import { guardName } from '../server/session.js';
 import { within } from '../shared/within.js';
 import type { McpSourceSession, McpSourceTool, McpToolSource, McpWithheldTool } from './source.js';
@@ -88,7 +89,14 @@ export function hostToolSource(host: Host): McpToolSource {
       };
     },
     onChange(listener) {
-      const off = [host.on('catalog', listener), host.on('sessionclose', listener)];
+      // A page's session.open (its tab) may come after its first catalog: a change too.
+      const opened = (session: HostSession) => off.push(session.on('open', listener));
+      const off = [
+        host.on('catalog', listener),
+        host.on('sessionclose', listener),
+        host.on('session', opened),
+      ];
+      for (const session of host.sessions) opened(session);
       return () => {
         for (const unsubscribe of off) unsubscribe();
       };
