@@ -76,6 +76,8 @@ export class TabLink {
         ? { pairingCode: options.secret.pairingCode }
         : { credential: options.secret.credential }),
       guard: options.guard,
+      // The host shows the tab, not the extension's service worker (labels, never checks).
+      page: { url: tab.url, title: tab.title, origin: tab.origin },
       builtins: false,
       source: tabCatalog(client),
       reconnect: options.reconnect ?? true,

@@ -102,6 +102,12 @@ describe('a tab connected through the extension', () => {
     const session = await host.waitForSession();
     expect(session.origin).toBe(EXTENSION);
     await until(() => ids(session).includes('cart.read'));
+    // The host is told the tab, not the extension's worker.
+    expect(session.info?.page).toEqual({
+      url: 'http://shop.test/cart',
+      title: 'Shop',
+      origin: 'http://shop.test',
+    });
     await until(() => paired.length === 1);
     await until(() => states.at(-1)?.status === 'connected');
 
