@@ -12,6 +12,7 @@ import { TAB_GUARDS } from './tab-link.js';
 export interface ConnectPort {
   postMessage(message: ConnectRequest): void;
   onMessage: { addListener(listener: (message: ConnectEvent) => void): void };
+  onDisconnect: { addListener(listener: () => void): void };
 }
 
 export interface ConnectSection {
@@ -47,7 +48,11 @@ function statusText(event: ConnectStatus): string {
   return `Not connected: ${state.error?.message ?? 'ended'} (${state.error?.code ?? 'ended'})`;
 }
 
-export function mountConnect(section: HTMLElement, port: ConnectPort): ConnectSection {
+/**
+ * Builds the section in `section`; `openPort` connects to the background (again after the
+ * service worker was stopped, which closes the port).
+ */
+export function mountConnect(section: HTMLElement, openPort: () => ConnectPort): ConnectSection {
   const doc = section.ownerDocument;
   const status = element(doc, 'p', { className: 'connect-status' });
   status.setAttribute('role', 'status');
@@ -101,11 +106,23 @@ export function mountConnect(section: HTMLElement, port: ConnectPort): ConnectSe
     );
     if (event.state?.status === 'connected') pairing.value = '';
   };
-  port.onMessage.addListener((event) => {
+  const onEvent = (event: ConnectEvent) => {
     if (event.tabId !== tabId) return;
     if (event.type === 'status') show(event);
     else status.textContent = `${event.message} (${event.code})`;
-  });
+  };
+  let port: ConnectPort;
+  const open = () => {
+    port = openPort();
+    port.onMessage.addListener(onEvent);
+    port.onDisconnect.addListener(() =>
+      setTimeout(() => {
+        open();
+        if (tabId >= 0) port.postMessage({ op: 'status', tabId });
+      }, 100),
+    );
+  };
+  open();
   connect.addEventListener('click', () => {
     if (tabId < 0) return;
     const text = pairing.value.trim();

@@ -8,12 +8,21 @@ const ORIGIN = 'chrome-extension://abcdefghijklmnopabcdefghijklmnop';
 function fakePort() {
   const sent: ConnectRequest[] = [];
   let listener: ((event: ConnectEvent) => void) | undefined;
+  let disconnected: (() => void) | undefined;
+  let opened = 0;
   return {
     sent,
     emit: (event: ConnectEvent) => listener?.(event),
-    port: {
-      postMessage: (message: ConnectRequest) => sent.push(message),
-      onMessage: { addListener: (l: (event: ConnectEvent) => void) => (listener = l) },
+    /** The service worker stopped: the port closes. */
+    drop: () => disconnected?.(),
+    opened: () => opened,
+    open: () => {
+      opened++;
+      return {
+        postMessage: (message: ConnectRequest) => sent.push(message),
+        onMessage: { addListener: (l: (event: ConnectEvent) => void) => (listener = l) },
+        onDisconnect: { addListener: (l: () => void) => (disconnected = l) },
+      };
     },
   };
 }
@@ -22,7 +31,7 @@ function mount() {
   const section = document.createElement('section');
   document.body.replaceChildren(section);
   const fake = fakePort();
-  const view = mountConnect(section, fake.port);
+  const view = mountConnect(section, fake.open);
   const $ = <T extends Element>(selector: string) => section.querySelector(selector) as T;
   return { section, fake, view, $ };
 }
@@ -98,5 +107,14 @@ describe('the connect section', () => {
     // Another tab's news is not shown here.
     fake.emit({ type: 'error', tabId: 5, code: 'x', message: 'other tab' });
     expect($('.connect-status').textContent).toBe('Reload the tab. (no_relay)');
+  });
+
+  it('connects again when the service worker stopped, and asks for the status again', async () => {
+    const { fake, view } = mount();
+    view.watch(9);
+    fake.drop();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(fake.opened()).toBe(2);
+    expect(fake.sent.at(-1)).toEqual({ op: 'status', tabId: 9 });
   });
 });
