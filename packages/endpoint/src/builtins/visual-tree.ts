@@ -8,9 +8,9 @@
  *   `stale_node_reference` like `ui.perform_action` does.
  * - `snapshotId` always describes the whole document (snapshot.ts), not the bounded answer.
  */
-import type { BridgeTool } from '@toolwire/protocol';
+import type { BridgeTool, BridgeToolDefinition } from '@toolwire/protocol';
 import { DEFAULT_MAX_DEPTH as MAX_JSON_DEPTH } from '@toolwire/protocol';
-import { DISPOSED, staleReference } from './lib/failures.js';
+import { staleReference } from './lib/failures.js';
 import { boundsOf } from './lib/node-state.js';
 import {
   boundsSchema,
@@ -131,45 +131,44 @@ function render(node: ModelNode, kept: Set<ModelNode>): VisualTreeNode {
   return out;
 }
 
-export function visualTreeTool(snapshotter: DomSnapshotter): BridgeTool {
-  return {
-    definition: {
-      id: 'ui.get_visual_tree',
-      name: 'Get Visual Tree',
-      description:
-        "Returns a compact tree of the page's accessible DOM nodes (role, name, automation id, text, value, bounds, state) with a snapshotId that changes when the page does.",
-      category: 'ui',
-      policy: 'read',
-      argumentsSchema,
-      resultSchema,
-      keywords: ['ui', 'dom', 'accessibility', 'tree', 'snapshot', 'inspect', 'screen'],
-    },
-    availability: () => (snapshotter.disposed ? DISPOSED : true),
-    execute(args) {
-      const maxDepth = Math.min(
-        MAX_LEVELS,
-        typeof args.maxDepth === 'number' ? args.maxDepth : DEFAULT_MAX_DEPTH,
-      );
-      const maxNodes = typeof args.maxNodes === 'number' ? args.maxNodes : DEFAULT_MAX_NODES;
-      const includeHidden = args.includeHidden === true;
-      const capture = snapshotter.capture();
-      let tree = capture.document;
-      if (typeof args.rootNodeId === 'string') {
-        const element = snapshotter.resolve(args.rootNodeId);
-        if (!element) return staleReference(args.rootNodeId, 'is no longer in the page');
-        tree = snapshotter.walk(element, { includeHidden });
-      } else if (includeHidden) {
-        tree = snapshotter.walk(snapshotter.rootElement(), { includeHidden });
-      }
-      const { kept, truncated } = select(tree, maxDepth, maxNodes);
-      const result: VisualTreeResult = {
-        snapshotId: capture.snapshotId,
-        revision: capture.revision,
-        truncated,
-        nodeCount: kept.size,
-        root: render(tree, kept),
-      };
-      return result;
-    },
+/** The catalog entry (listed before the implementation below is loaded). */
+export const visualTreeDefinition: BridgeToolDefinition = {
+  id: 'ui.get_visual_tree',
+  name: 'Get Visual Tree',
+  description:
+    "Returns a compact tree of the page's accessible DOM nodes (role, name, automation id, text, value, bounds, state) with a snapshotId that changes when the page does.",
+  category: 'ui',
+  policy: 'read',
+  argumentsSchema,
+  resultSchema,
+  keywords: ['ui', 'dom', 'accessibility', 'tree', 'snapshot', 'inspect', 'screen'],
+};
+
+export function visualTree(snapshotter: DomSnapshotter): BridgeTool['execute'] {
+  return (args) => {
+    const maxDepth = Math.min(
+      MAX_LEVELS,
+      typeof args.maxDepth === 'number' ? args.maxDepth : DEFAULT_MAX_DEPTH,
+    );
+    const maxNodes = typeof args.maxNodes === 'number' ? args.maxNodes : DEFAULT_MAX_NODES;
+    const includeHidden = args.includeHidden === true;
+    const capture = snapshotter.capture();
+    let tree = capture.document;
+    if (typeof args.rootNodeId === 'string') {
+      const element = snapshotter.resolve(args.rootNodeId);
+      if (!element) return staleReference(args.rootNodeId, 'is no longer in the page');
+      tree = snapshotter.walk(element, { includeHidden });
+    } else if (includeHidden) {
+      tree = snapshotter.walk(snapshotter.rootElement(), { includeHidden });
+    }
+    const { kept, truncated } = select(tree, maxDepth, maxNodes);
+    const result: VisualTreeResult = {
+      snapshotId: capture.snapshotId,
+      revision: capture.revision,
+      truncated,
+      nodeCount: kept.size,
+      root: render(tree, kept),
+    };
+    return result;
   };
 }
