@@ -360,3 +360,45 @@ async function browserSession(
   expect((await session.call('free', { a: 1 })).result).toEqual({ a: 1 });
   return session;
 }
+
+test('endpoint.iife.js fetches fflate only to gzip without CompressionStream', async ({ page }) => {
+  // As a browser without CompressionStream: the page's in-line gzip is fflate, fetched then.
+  await page.addInitScript(() => {
+    delete (window as any).CompressionStream;
+  });
+  const host = await createHost({
+    origins: [server.origin],
+    maxToolPolicy: 'write',
+    compress: 'on',
+  });
+  try {
+    const before = server.requested.length;
+    const deflate = () =>
+      server.requested.slice(before).filter((path) => path.endsWith('/polyfill-deflate.js'));
+    await page.goto(`${server.origin}/endpoint-split/`);
+    const connected = host.waitForSession({ timeoutMs: 10_000 });
+    await page.evaluate(async (url) => {
+      const w = window as any;
+      await w.toolManager.register({
+        name: 'big',
+        naturalLanguageProperties: { description: 'A large, compressible answer.' },
+        execute: () => ({ text: 'toolwire '.repeat(20_000) }),
+      });
+      await w.toolManager.register({
+        name: 'small',
+        naturalLanguageProperties: { description: 'A small answer.' },
+        execute: () => ({ ok: true }),
+      });
+      w.toolwire.connect({ url, guard: 'full-access' });
+    }, host.url);
+    const session = await connected;
+    expect((await session.call('small', {})).result).toEqual({ ok: true });
+    expect(deflate()).toEqual([]);
+    const big = (await session.call('big', {})).result as { text: string };
+    expect(big.text).toHaveLength(180_000);
+    expect(session.stats.encodedResponses).toBe(1);
+    expect(deflate()).toEqual(['/endpoint-split/polyfill-deflate.js']);
+  } finally {
+    await host.close();
+  }
+});
