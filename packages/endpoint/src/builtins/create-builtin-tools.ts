@@ -2,8 +2,8 @@
  * `createBuiltinTools`: the native SDKs' built-in `ui.*` tools for a web page (issue: "Built-in
  * tools, like the native SDKs'"), as BridgeTools for `createToolBridge`.
  *
- * Their catalog entries (ids, descriptions, schemas, policies) and availability are here, so a
- * host lists them at once; the DOM tools' implementations (runtime.ts, about 7 KB gzipped) load
+ * Their catalog entries (ids, descriptions, schemas, policies: `*-definition.ts`) and their
+ * availability are in the page script, so a host lists them at once; the DOM tools' implementations (runtime.ts, about 7 KB gzipped) load
  * on the first `ui.*` call (issue 16, item 2, "a light page"), and start observing the document
  * then: revisions count from that call. A load that fails answers that call
  * `toolwire_chunk_load_failed` (retryable: the next call tries again), never a hang.
@@ -13,12 +13,12 @@ import type { BridgeTool, ToolFailureOutcome } from '@toolwire/protocol';
 import { toolFailure } from '@toolwire/protocol';
 import { loadBuiltinRuntime } from '../chunks.js';
 import { BUILTIN_ERROR_CODES, DISPOSED } from './lib/failures.js';
-import { performActionDefinition } from './perform-action.js';
-import { queryNodesDefinition } from './query-nodes.js';
+import { performActionDefinition } from './perform-action-definition.js';
+import { queryNodesDefinition } from './query-nodes-definition.js';
 import type { BuiltinRuntime } from './runtime.js';
 import { screenshotTool } from './screenshot.js';
 import type { BuiltinTools, BuiltinToolsOptions } from './types.js';
-import { visualTreeDefinition } from './visual-tree.js';
+import { visualTreeDefinition } from './visual-tree-definition.js';
 
 /** The answer to a call whose implementation could not be loaded. */
 function loadFailure(error: unknown): ToolFailureOutcome {

@@ -12,18 +12,11 @@
  * Order of checks: stale, disabled (`node_disabled`; not for scrollIntoView), element kind
  * (`action_not_supported`), then the action. The result reports the snapshot after the action.
  */
-import type { BridgeTool, BridgeToolDefinition, ToolFailureOutcome } from '@toolwire/protocol';
+import type { BridgeTool, ToolFailureOutcome } from '@toolwire/protocol';
 import { toolFailure, toolResult } from '@toolwire/protocol';
 import { BUILTIN_ERROR_CODES, invalidArguments, staleReference } from './lib/failures.js';
 import { checkedOf, rawValueOf } from './lib/node-state.js';
 import { roleOf } from './lib/roles.js';
-import {
-  checkedSchema,
-  nodeIdSchema,
-  referenceSchema,
-  revisionSchema,
-  snapshotIdSchema,
-} from './lib/schemas.js';
 import type { DomSnapshotter } from './lib/snapshot.js';
 import { collapse, truncate } from './lib/text.js';
 import {
@@ -34,65 +27,8 @@ import {
   tap,
 } from './lib/user-input.js';
 import { isEnabled } from './lib/visibility.js';
+import { MAX_RESULT_VALUE, UI_ACTIONS } from './perform-action-definition.js';
 import type { NodeReference, PerformActionResult, UiAction } from './types.js';
-
-const UI_ACTIONS: readonly UiAction[] = [
-  'tap',
-  'setText',
-  'clear',
-  'focus',
-  'scrollIntoView',
-  'select',
-  'check',
-];
-
-/** The value in an action's result is bounded (a textarea may hold megabytes). */
-const MAX_RESULT_VALUE = 1000;
-
-const argumentsSchema = {
-  type: 'object',
-  properties: {
-    reference: referenceSchema,
-    action: { enum: UI_ACTIONS },
-    text: { type: 'string', maxLength: 1_000_000, description: 'setText: the new value.' },
-    value: {
-      description: 'select: option value or label; an array selects several in <select multiple>.',
-      anyOf: [
-        { type: 'string' },
-        { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 1000 },
-      ],
-    },
-    checked: { type: 'boolean', default: true, description: 'check: the state wanted.' },
-  },
-  required: ['reference', 'action'],
-  additionalProperties: false,
-  allOf: [
-    {
-      if: { properties: { action: { const: 'setText' } }, required: ['action'] },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword.
-      then: { required: ['text'] },
-    },
-    {
-      if: { properties: { action: { const: 'select' } }, required: ['action'] },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword.
-      then: { required: ['value'] },
-    },
-  ],
-};
-
-const resultSchema = {
-  type: 'object',
-  properties: {
-    performed: { enum: UI_ACTIONS },
-    nodeId: nodeIdSchema,
-    snapshotId: snapshotIdSchema,
-    revision: revisionSchema,
-    value: { type: 'string', maxLength: MAX_RESULT_VALUE },
-    checked: checkedSchema,
-  },
-  required: ['performed', 'nodeId', 'snapshotId', 'revision'],
-  additionalProperties: false,
-};
 
 // Inputs whose value a user cannot type.
 const UNTYPABLE_INPUTS: ReadonlySet<string> = new Set([
@@ -244,20 +180,6 @@ function scrollIntoView(element: Element): Outcome {
   element.scrollIntoView?.({ block: 'center', inline: 'nearest' });
   return undefined;
 }
-
-/** The catalog entry (listed before the implementation below is loaded). */
-export const performActionDefinition: BridgeToolDefinition = {
-  id: 'ui.perform_action',
-  name: 'Perform UI Action',
-  description:
-    'Performs a user action (tap, setText, clear, focus, scrollIntoView, select, check) on a node referenced by ui.query_nodes, dispatching the events a real user would cause.',
-  category: 'ui',
-  policy: 'write',
-  argumentsSchema,
-  resultSchema,
-  keywords: ['ui', 'dom', 'tap', 'click', 'type', 'fill', 'select', 'check', 'action', 'input'],
-  prerequisiteToolIds: ['ui.query_nodes'],
-};
 
 export function performAction(snapshotter: DomSnapshotter): BridgeTool['execute'] {
   return (args) => {

@@ -11,65 +11,15 @@
  * - Hidden nodes are left out unless `includeHidden`. Results are in document order; `count`
  *   is the number returned and `truncated` says more matched than `limit`.
  */
-import type { BridgeTool, BridgeToolDefinition } from '@toolwire/protocol';
+import type { BridgeTool } from '@toolwire/protocol';
 import { toolFailure } from '@toolwire/protocol';
 import { BUILTIN_ERROR_CODES } from './lib/failures.js';
 import { hasAutomationId } from './lib/node-state.js';
-import {
-  referenceSchema,
-  revisionSchema,
-  SUMMARY_REQUIRED,
-  snapshotIdSchema,
-  summaryProperties,
-} from './lib/schemas.js';
 import type { DomSnapshotter, ModelNode } from './lib/snapshot.js';
 import { flatten } from './lib/snapshot.js';
 import { collapse, SKIPPED_TAGS } from './lib/text.js';
+import { DEFAULT_QUERY_LIMIT } from './query-nodes-definition.js';
 import type { QueriedNode, QueryNodesResult } from './types.js';
-
-const DEFAULT_QUERY_LIMIT = 20;
-
-const criterion = { type: 'string', minLength: 1, maxLength: 1000 };
-
-const argumentsSchema = {
-  type: 'object',
-  properties: {
-    automationId: { ...criterion, description: 'Exact data-testid or id.' },
-    role: { ...criterion, description: 'ARIA role, e.g. button, textbox, checkbox, link.' },
-    text: { ...criterion, description: 'Case-insensitive substring of the name or text.' },
-    selector: { ...criterion, description: 'A CSS selector.' },
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: DEFAULT_QUERY_LIMIT },
-    includeHidden: { type: 'boolean', default: false },
-  },
-  additionalProperties: false,
-  anyOf: [
-    { required: ['automationId'] },
-    { required: ['role'] },
-    { required: ['text'] },
-    { required: ['selector'] },
-  ],
-};
-
-const resultSchema = {
-  type: 'object',
-  properties: {
-    snapshotId: snapshotIdSchema,
-    revision: revisionSchema,
-    count: { type: 'integer', minimum: 0 },
-    truncated: { type: 'boolean' },
-    nodes: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { reference: referenceSchema, ...summaryProperties },
-        required: ['reference', ...SUMMARY_REQUIRED],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ['snapshotId', 'revision', 'count', 'truncated', 'nodes'],
-  additionalProperties: false,
-};
 
 /** Elements of page content: under the tree root and not inside script, style, SVG... */
 function isContent(element: Element, root: Element): boolean {
@@ -81,19 +31,6 @@ function isContent(element: Element, root: Element): boolean {
   }
   return true;
 }
-
-/** The catalog entry (listed before the implementation below is loaded). */
-export const queryNodesDefinition: BridgeToolDefinition = {
-  id: 'ui.query_nodes',
-  name: 'Query UI Nodes',
-  description:
-    'Finds page nodes by automation id, role, text or CSS selector and returns snapshot-scoped references for ui.perform_action.',
-  category: 'ui',
-  policy: 'read',
-  argumentsSchema,
-  resultSchema,
-  keywords: ['ui', 'dom', 'find', 'query', 'selector', 'element', 'reference', 'node'],
-};
 
 export function queryNodes(snapshotter: DomSnapshotter): BridgeTool['execute'] {
   return (args) => {

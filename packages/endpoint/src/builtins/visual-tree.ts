@@ -8,82 +8,20 @@
  *   `stale_node_reference` like `ui.perform_action` does.
  * - `snapshotId` always describes the whole document (snapshot.ts), not the bounded answer.
  */
-import type { BridgeTool, BridgeToolDefinition } from '@toolwire/protocol';
+import type { BridgeTool } from '@toolwire/protocol';
 import { DEFAULT_MAX_DEPTH as MAX_JSON_DEPTH } from '@toolwire/protocol';
 import { staleReference } from './lib/failures.js';
 import { boundsOf } from './lib/node-state.js';
-import {
-  boundsSchema,
-  nodeIdSchema,
-  revisionSchema,
-  SUMMARY_REQUIRED,
-  snapshotIdSchema,
-  summaryProperties,
-} from './lib/schemas.js';
 import type { DomSnapshotter, ModelNode } from './lib/snapshot.js';
 import type { VisualTreeNode, VisualTreeResult } from './types.js';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES } from './visual-tree-definition.js';
 
-const DEFAULT_MAX_DEPTH = 32;
 /**
  * Levels that fit the bridge's default JSON depth (128): a level-k node sits at depth 2k of the
  * result and its bounds at 2k + 1, so level 64 would fail `tool_protocol_bridge_failed`. A
  * page really 64 interesting levels deep is cut at 63 and reported `truncated`.
  */
 const MAX_LEVELS = Math.floor((MAX_JSON_DEPTH - 1) / 2);
-const DEFAULT_MAX_NODES = 500;
-
-const argumentsSchema = {
-  type: 'object',
-  properties: {
-    maxDepth: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 64,
-      default: DEFAULT_MAX_DEPTH,
-      description: 'Levels to include; 1 is the root alone.',
-    },
-    maxNodes: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 5000,
-      default: DEFAULT_MAX_NODES,
-      description: 'Most nodes to include, chosen breadth-first.',
-    },
-    rootNodeId: { ...nodeIdSchema, description: 'Start at this node instead of the document.' },
-    includeHidden: {
-      type: 'boolean',
-      default: false,
-      description: 'Also report hidden nodes (visible: false).',
-    },
-  },
-  additionalProperties: false,
-};
-
-const resultSchema = {
-  type: 'object',
-  properties: {
-    snapshotId: snapshotIdSchema,
-    revision: revisionSchema,
-    truncated: { type: 'boolean' },
-    nodeCount: { type: 'integer', minimum: 1 },
-    root: { $ref: '#/$defs/node' },
-  },
-  required: ['snapshotId', 'revision', 'truncated', 'nodeCount', 'root'],
-  additionalProperties: false,
-  $defs: {
-    node: {
-      type: 'object',
-      properties: {
-        nodeId: nodeIdSchema,
-        ...summaryProperties,
-        bounds: boundsSchema,
-        children: { type: 'array', minItems: 1, items: { $ref: '#/$defs/node' } },
-      },
-      required: ['nodeId', ...SUMMARY_REQUIRED],
-      additionalProperties: false,
-    },
-  },
-};
 
 /** Picks the nodes to report: breadth-first within maxDepth levels and maxNodes nodes. */
 function select(
@@ -130,19 +68,6 @@ function render(node: ModelNode, kept: Set<ModelNode>): VisualTreeNode {
   if (children.length > 0) out.children = children.map((child) => render(child, kept));
   return out;
 }
-
-/** The catalog entry (listed before the implementation below is loaded). */
-export const visualTreeDefinition: BridgeToolDefinition = {
-  id: 'ui.get_visual_tree',
-  name: 'Get Visual Tree',
-  description:
-    "Returns a compact tree of the page's accessible DOM nodes (role, name, automation id, text, value, bounds, state) with a snapshotId that changes when the page does.",
-  category: 'ui',
-  policy: 'read',
-  argumentsSchema,
-  resultSchema,
-  keywords: ['ui', 'dom', 'accessibility', 'tree', 'snapshot', 'inspect', 'screen'],
-};
 
 export function visualTree(snapshotter: DomSnapshotter): BridgeTool['execute'] {
   return (args) => {
