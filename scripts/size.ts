@@ -41,7 +41,7 @@ export const ENDPOINT_DIST = fileURLToPath(new URL('../packages/endpoint/dist/',
  * only get lighter until the target is met (then the ceiling becomes the target). The endpoint
  * page's was raised once, from 49,600 B to 50,300 B, when the compression Worker (issue 16,
  * item 3, built beside this check) landed with its ~1.3 KB: 49,816 B then. The target was met
- * when the ui.* built-ins' implementations, pairing and fflate became lazy chunks (36,608 B):
+ * when the ui.* built-ins' implementations, pairing and fflate became lazy chunks (36,651 B):
  * the ceiling is the target since.
  */
 export const PAGE_BUDGETS = [
