@@ -22,6 +22,7 @@ import {
 } from '@toolwire/protocol';
 import { createBuiltinTools } from './builtins/index.js';
 import { CatalogPush, guardReport } from './catalog-push.js';
+import { loadDeflate } from './chunks.js';
 import { pageGzip } from './compression.js';
 import type { Connection } from './connection.js';
 import { Watchdog } from './heartbeat.js';
@@ -123,6 +124,8 @@ export class Session extends EventTarget {
       // as they are; absent (no welcome yet, or a host that does not say) keeps the default,
       // gzipping 32 KiB or more, which every host reads.
       compress: () => (this.#welcome?.compressPayloads === false ? false : gzipAsync),
+      // fflate, fetched only for a compressed request (or a gzip without CompressionStream).
+      loadDeflate,
       limits: {
         maxInflatedBytes: Math.min(
           options.limits?.maxInflatedBytes ?? maxMessageBytes,
