@@ -1,0 +1,83 @@
+/**
+ * The side panel: the tools of one tab (`?tab=ID`), or of the active tab, following it as it
+ * changes. It talks only to the background (the `toolwire-panel` port); the background reads
+ * the tab through its relay.
+ */
+import type { TabCallOutcome, TabTool } from '../../src/types.js';
+import { CallLog } from './log.js';
+import type { PanelEvent } from './messages.js';
+import { PANEL_PORT_NAME } from './messages.js';
+import { renderTool } from './tool-view.js';
+
+const fixedTab = Number(new URLSearchParams(location.search).get('tab'));
+const toolsList = document.getElementById('tools') as HTMLElement;
+const status = document.getElementById('status') as HTMLElement;
+const tabLine = document.getElementById('tab') as HTMLElement;
+const log = new CallLog(document.getElementById('log') as HTMLOListElement);
+
+const port = chrome.runtime.connect({ name: PANEL_PORT_NAME });
+let tabId = -1;
+let nextCall = 1;
+const waiting = new Map<number, (outcome: TabCallOutcome) => void>();
+
+function call(name: string, args: unknown): Promise<TabCallOutcome> {
+  const id = nextCall++;
+  const done = log.start(name, args);
+  return new Promise((resolve) => {
+    waiting.set(id, (outcome) => {
+      done(outcome);
+      resolve(outcome);
+    });
+    port.postMessage({ op: 'call', id, tabId, name, args });
+  });
+}
+
+function show(tools: TabTool[]): void {
+  const open = new Set(
+    [...toolsList.querySelectorAll<HTMLElement>('article.tool')].map((a) => a.dataset.tool),
+  );
+  // Rebuild only when the set of names changed, so a form being filled in is kept.
+  const names = tools.map((tool) => tool.name);
+  if (names.length === open.size && names.every((name) => open.has(name))) return;
+  toolsList.replaceChildren(...tools.map((tool) => renderTool(document, tool, call)));
+  status.textContent = tools.length === 0 ? 'This tab has no tools.' : `${tools.length} tools`;
+}
+
+function watch(id: number): void {
+  if (id === tabId) return;
+  tabId = id;
+  toolsList.replaceChildren();
+  status.textContent = 'Reading the tab’s tools…';
+  port.postMessage({ op: 'watch', tabId: id });
+}
+
+port.onMessage.addListener((event: PanelEvent) => {
+  if (event.type === 'outcome') {
+    waiting.get(event.id)?.(event.outcome);
+    waiting.delete(event.id);
+  } else if (event.type === 'tools' && event.tab.tabId === tabId) {
+    tabLine.textContent = `${event.tab.title} — ${event.tab.origin}`;
+    show(event.tools);
+  } else if (event.type === 'error' && event.tabId === tabId) {
+    status.textContent = `${event.code}: ${event.message}`;
+  } else if (event.type === 'gone' && event.tabId === tabId) {
+    status.textContent = event.reason === 'closed' ? 'The tab closed.' : 'The tab navigated…';
+    // A navigated tab has a new document: read it again once it has a relay.
+    if (event.reason === 'navigated') {
+      const again = tabId;
+      tabId = -1;
+      setTimeout(() => watch(again), 200);
+    }
+  }
+});
+
+async function followActiveTab(): Promise<void> {
+  const [active] = await chrome.tabs.query({ active: true, currentWindow: true });
+  if (active?.id !== undefined) watch(active.id);
+}
+
+if (Number.isSafeInteger(fixedTab) && fixedTab > 0) watch(fixedTab);
+else {
+  void followActiveTab();
+  chrome.tabs.onActivated.addListener(({ tabId: id }) => watch(id));
+}
