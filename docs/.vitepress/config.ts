@@ -32,6 +32,7 @@ const guide: DefaultTheme.SidebarItem[] = [
   { text: 'The browser API', link: '/browser-api' },
   { text: "The polyfill's rules", link: '/polyfill-rules' },
   { text: 'React: useTool', link: '/react' },
+  { text: 'The browser extension', link: '/extension' },
   { text: 'Permissions and trust', link: '/permissions' },
   { text: 'The JSON lowering', link: '/lowering' },
   { text: 'The CLI and MCP', link: '/cli' },

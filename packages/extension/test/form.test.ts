@@ -17,6 +17,7 @@ const SCHEMA = {
     gift: { type: 'boolean' },
     size: { enum: ['S', 'M', 3] },
     meta: { type: 'object' },
+    when: { webType: 'Date' },
   },
   required: ['sku', 'qty'],
 };
@@ -41,16 +42,27 @@ describe('buildForm', () => {
       'gift',
       'size',
       'meta',
+      'when',
     ]);
+    expect(field(form, 'when').type).toBe('text');
     field(form, 'sku').value = 'A-1';
     field(form, 'qty').value = '2';
     field(form, 'price').value = '9.5';
     field(form, 'gift').checked = true;
     (field(form, 'size') as unknown as HTMLSelectElement).value = '2';
     field(form, 'meta').value = '{"a": [1]}';
+    field(form, 'when').value = '2026-01-02T00:00:00Z';
     expect(form.read()).toEqual({
       ok: true,
-      value: { sku: 'A-1', qty: 2, price: 9.5, gift: true, size: 3, meta: { a: [1] } },
+      value: {
+        sku: 'A-1',
+        qty: 2,
+        price: 9.5,
+        gift: true,
+        size: 3,
+        meta: { a: [1] },
+        when: '2026-01-02T00:00:00Z',
+      },
     });
   });
 

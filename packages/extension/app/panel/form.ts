@@ -38,7 +38,11 @@ function asSchema(value: unknown): Schema | undefined {
     : undefined;
 }
 
+/** Web types whose JSON form is a string (docs/lowering.md): a text field takes them. */
+const STRING_WEB_TYPES = new Set(['Date', 'URL', 'BigInt']);
+
 function typeOf(schema: Schema): string | undefined {
+  if (typeof schema.webType === 'string' && STRING_WEB_TYPES.has(schema.webType)) return 'string';
   const type = schema.type;
   if (typeof type === 'string') return type;
   if (Array.isArray(type)) return type.find((t) => t !== 'null') as string | undefined;

@@ -6,13 +6,13 @@
 import type { TabCallOutcome, TabTool, TabToolPolicy, TabToolSource } from '../types.js';
 
 /** At most this many tools per tab (a frame lists at most 256; a page may have several). */
-export const MAX_TOOLS = 1024;
+const MAX_TOOLS = 1024;
 const MAX_NAME = 256;
 const MAX_TEXT = 8192;
 /** One tool's schemas and annotations, as JSON text. */
 const MAX_SCHEMA_CHARS = 256 * 1024;
 /** One call's result, as JSON text (a lowered image is base64 in it). */
-export const MAX_RESULT_CHARS = 64 * 1024 * 1024;
+const MAX_RESULT_CHARS = 64 * 1024 * 1024;
 
 const SOURCES: readonly TabToolSource[] = ['toolwire', 'native', 'declarative'];
 const POLICIES: readonly TabToolPolicy[] = ['read', 'write', 'critical'];
@@ -22,7 +22,7 @@ function text(value: unknown, max: number): string | undefined {
 }
 
 /** A copy of `value` as plain JSON objects, or undefined when it is not JSON or too large. */
-export function plainJson(value: unknown, maxChars: number): unknown {
+function plainJson(value: unknown, maxChars: number): unknown {
   let json: string | undefined;
   try {
     json = JSON.stringify(value);
@@ -50,7 +50,7 @@ function canonicalOrigin(value: unknown): string | undefined {
 }
 
 /** One tool, rebuilt from checked fields; undefined (dropped) when a required field is bad. */
-export function sanitizeTool(raw: unknown): TabTool | undefined {
+function sanitizeTool(raw: unknown): TabTool | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const tool = raw as Record<string, unknown>;
   const name = text(tool.name, MAX_NAME);

@@ -5,6 +5,7 @@
  * end to the isolated relay with a fresh nonce; everything after goes over that port, which
  * page scripts never hold. Requests must carry the nonce; each answer names its request's id.
  */
+import type { MainReply } from '../channel/messages.js';
 import { HANDOFF_TAG, isMainRequest, randomHex } from '../channel/messages.js';
 import type { TabCallOutcome } from '../types.js';
 import { errorOutcome, ToolReader, toolSource } from './read-tools.js';
@@ -28,7 +29,8 @@ export function startMainWorldReader(win: Window = window): void {
   const Controller = globals.AbortController;
   const channel = new Channel();
   const port = channel.port1;
-  const send = port.postMessage.bind(port);
+  const postToRelay = port.postMessage.bind(port);
+  const send = (message: MainReply) => postToRelay(message);
   const reader = new ToolReader(win);
   const running = new Map<string, AbortController>();
   const watched = new WeakSet<EventTarget>();
