@@ -105,6 +105,29 @@ test('the panel lists a native declarative form tool and submits it through its 
   await expect(panel.locator('#log li')).toHaveCount(1);
 });
 
+test('a call pending when the tab navigates or closes fails with tab_gone, and the panel follows', async () => {
+  browser = await launchWithExtension();
+  const page = await browser.context.newPage();
+  await page.goto(`${A}/e2e/pages/extension/shop.html?gone#wait`);
+  const panel = await browser.openPanel(await browser.tabIdOf(page));
+  const wait = panel.locator('article.tool[data-tool="order.wait"]');
+  await expect(wait).toBeVisible({ timeout: 15_000 });
+  await wait.locator('button.call').click();
+  await expect(panel.locator('#log li.pending')).toHaveCount(1);
+
+  // Another document in the same tab: the pending call fails, the new document's tools show.
+  await page.goto(`${A}/e2e/pages/extension/hostile.html`);
+  await expect(panel.locator('#log li.failed')).toContainText(
+    'order.wait {} → tab_gone: The tab closed or navigated before answering.',
+  );
+  await expect(panel.locator('#log li')).toHaveCount(1);
+  await expect(panel.locator('article.tool[data-tool="honest.echo"]')).toBeVisible();
+  await expect(panel.locator('article.tool[data-tool="order.wait"]')).toHaveCount(0);
+
+  await page.close();
+  await expect(panel.locator('#status')).toHaveText('The tab closed.');
+});
+
 test("a page cannot forge the relay's handoff or answers, nor see the real handoff", async () => {
   browser = await launchWithExtension();
   const page = await browser.context.newPage();

@@ -56,6 +56,15 @@ export async function registerShop(): Promise<void> {
   });
 }
 
+/** A tool that never answers: for what happens to a pending call when the tab goes. */
+export async function registerWait(): Promise<void> {
+  await toolManager.register({
+    name: 'order.wait',
+    naturalLanguageProperties: { description: 'Waits for a courier that never comes.' },
+    execute: () => new Promise(() => {}),
+  });
+}
+
 export async function registerFrame(top: string): Promise<void> {
   await toolManager.register({
     name: 'calendar.slots',
