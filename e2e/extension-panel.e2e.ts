@@ -128,6 +128,33 @@ test('a call pending when the tab navigates or closes fails with tab_gone, and t
   await expect(panel.locator('#status')).toHaveText('The tab closed.');
 });
 
+test("when the extension's service worker is stopped, the panel and the tab's relay connect again", async () => {
+  browser = await launchWithExtension();
+  const page = await browser.context.newPage();
+  await page.goto(`${A}/e2e/pages/extension/hostile.html?restart`);
+  const panel = await browser.openPanel(await browser.tabIdOf(page));
+  const echo = panel.locator('article.tool[data-tool="honest.echo"]');
+  await expect(echo).toBeVisible({ timeout: 15_000 });
+
+  // What Chromium does to an idle worker: stop it, closing every port it held.
+  const cdp = await browser.context.newCDPSession(panel);
+  const statuses: string[] = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+    for (const version of versions) statuses.push(version.runningStatus);
+  });
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  // The panel wakes it, and it asks the tab's relay to connect again.
+  await expect.poll(() => statuses.join(' ')).toMatch(/stopped.* running/);
+  await expect(async () => {
+    await echo.locator('.tool-form textarea').fill('{"after": "restart"}');
+    await echo.locator('button.call').click();
+    await expect(echo.locator('.output pre')).toContainText('"after": "restart"', {
+      timeout: 2000,
+    });
+  }).toPass({ timeout: 15_000 });
+});
+
 test("a page cannot forge the relay's handoff or answers, nor see the real handoff", async () => {
   browser = await launchWithExtension();
   const page = await browser.context.newPage();

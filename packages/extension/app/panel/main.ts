@@ -15,7 +15,7 @@ const status = document.getElementById('status') as HTMLElement;
 const tabLine = document.getElementById('tab') as HTMLElement;
 const log = new CallLog(document.getElementById('log') as HTMLOListElement);
 
-const port = chrome.runtime.connect({ name: PANEL_PORT_NAME });
+let port = chrome.runtime.connect({ name: PANEL_PORT_NAME });
 let tabId = -1;
 let nextCall = 1;
 const waiting = new Map<number, (outcome: TabCallOutcome) => void>();
@@ -28,7 +28,18 @@ function call(name: string, args: unknown): Promise<TabCallOutcome> {
       done(outcome);
       resolve(outcome);
     });
-    port.postMessage({ op: 'call', id, tabId, name, args });
+    try {
+      port.postMessage({ op: 'call', id, tabId, name, args });
+    } catch {
+      // Between a stopped worker and the next connection.
+      waiting.delete(id);
+      const outcome: TabCallOutcome = {
+        ok: false,
+        error: { code: 'disconnected', message: 'The extension is restarting: call again.' },
+      };
+      done(outcome);
+      resolve(outcome);
+    }
   });
 }
 
@@ -51,7 +62,7 @@ function watch(id: number): void {
   port.postMessage({ op: 'watch', tabId: id });
 }
 
-port.onMessage.addListener((event: PanelEvent) => {
+function onEvent(event: PanelEvent): void {
   if (event.type === 'outcome') {
     waiting.get(event.id)?.(event.outcome);
     waiting.delete(event.id);
@@ -69,7 +80,28 @@ port.onMessage.addListener((event: PanelEvent) => {
       setTimeout(() => watch(again), 200);
     }
   }
-});
+}
+
+/**
+ * The background's service worker may be stopped while idle, which closes this port: pending
+ * calls fail, and the panel connects again (waking it) and reads its tab once more.
+ */
+function onDisconnect(): void {
+  for (const settle of waiting.values())
+    settle({ ok: false, error: { code: 'disconnected', message: 'The extension restarted.' } });
+  waiting.clear();
+  setTimeout(() => {
+    port = chrome.runtime.connect({ name: PANEL_PORT_NAME });
+    port.onMessage.addListener(onEvent);
+    port.onDisconnect.addListener(onDisconnect);
+    const again = tabId;
+    tabId = -1;
+    if (again > 0) watch(again);
+  }, 100);
+}
+
+port.onMessage.addListener(onEvent);
+port.onDisconnect.addListener(onDisconnect);
 
 async function followActiveTab(): Promise<void> {
   const [active] = await chrome.tabs.query({ active: true, currentWindow: true });

@@ -5,6 +5,7 @@
  */
 import { RELAY_PORT_NAME } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
+import { RECONNECT_MESSAGE } from '../channel/runtime-port.js';
 import type { TabGoneReason } from '../types.js';
 import { RelayLink } from './relay-link.js';
 
@@ -24,6 +25,7 @@ interface ChromeLike {
   };
   tabs: {
     get(tabId: number): Promise<unknown>;
+    sendMessage?(tabId: number, message: unknown, options: { frameId: number }): Promise<unknown>;
     onRemoved: { addListener(listener: (tabId: number) => void): void };
   };
 }
@@ -104,6 +106,10 @@ export function relayOf(tabId: number, timeoutMs: number): Promise<RelayLink | u
   listenForRelays();
   const link = links.get(tabId);
   if (link && !link.ended) return Promise.resolve(link);
+  // A relay that lost this worker (stopped while idle) connects again when asked.
+  chromeApi()
+    .tabs.sendMessage?.(tabId, RECONNECT_MESSAGE, { frameId: 0 })
+    ?.catch(() => {});
   return new Promise((resolve) => {
     const set = waiters.get(tabId) ?? new Set();
     waiters.set(tabId, set);

@@ -10,7 +10,7 @@
 import type { MainRequest, RelayReply } from '../channel/messages.js';
 import { isHandoff, isRelayRequest, RELAY_PORT_NAME, randomHex } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
-import { connectRuntime } from '../channel/runtime-port.js';
+import { connectRuntime, onReconnectRequest } from '../channel/runtime-port.js';
 import { sanitizeOutcome, sanitizeTools } from '../channel/sanitize.js';
 
 export interface RelayOptions {
@@ -109,9 +109,15 @@ export function startRelay(options: RelayOptions = {}): RelayState {
     nonce = event.data.nonce;
     main = port;
     main.onmessage = onMain;
-    background = connect();
-    background.onMessage.addListener(onBackground);
-    background.onDisconnect.addListener(() => {
+    openBackground();
+  };
+
+  const openBackground = () => {
+    const link = connect();
+    background = link;
+    link.onMessage.addListener(onBackground);
+    link.onDisconnect.addListener(() => {
+      if (background !== link) return;
       for (const id of pending.keys()) toMain({ nonce, id, op: 'abort' });
       pending.clear();
       background = undefined;
@@ -119,5 +125,9 @@ export function startRelay(options: RelayOptions = {}): RelayState {
   };
 
   win.addEventListener('message', onWindowMessage, { capture: true });
+  // A service worker that was stopped and started again asks its tabs to connect once more.
+  onReconnectRequest(() => {
+    if (state.accepted && !background) openBackground();
+  });
   return state;
 }
