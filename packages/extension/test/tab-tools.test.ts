@@ -38,6 +38,7 @@ class FakePort implements RuntimePortLike {
 
 const connectListeners: Listener<[FakePort]>[] = [];
 const removedListeners: Listener<[number]>[] = [];
+const updatedListeners: Listener<[number, { title?: string; url?: string }]>[] = [];
 const openTabs = new Set<number>();
 (globalThis as any).chrome = {
   runtime: {
@@ -48,6 +49,10 @@ const openTabs = new Set<number>();
     get: (tabId: number) =>
       openTabs.has(tabId) ? Promise.resolve({}) : Promise.reject(new Error('gone')),
     onRemoved: { addListener: (listener: Listener<[number]>) => removedListeners.push(listener) },
+    onUpdated: {
+      addListener: (listener: Listener<[number, { title?: string; url?: string }]>) =>
+        updatedListeners.push(listener),
+    },
   },
 };
 
@@ -88,6 +93,11 @@ describe('tabTools', () => {
       url: 'https://app.example/t1',
       origin: 'https://app.example',
     });
+    // The title and URL follow the document; a URL of another origin is not this document's.
+    for (const listener of updatedListeners)
+      listener(1, { title: 'Loaded', url: 'https://app.example/t1#x' });
+    for (const listener of updatedListeners) listener(1, { url: 'https://evil.example/' });
+    expect(client.tab).toMatchObject({ title: 'Loaded', url: 'https://app.example/t1#x' });
     const call = client.call('t', { a: 1 });
     await tick();
     expect(port.sent[1]).toEqual({ id: 2, op: 'call', name: 't', args: { a: 1 } });

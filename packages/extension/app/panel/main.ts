@@ -43,13 +43,13 @@ function call(name: string, args: unknown): Promise<TabCallOutcome> {
   });
 }
 
+let shown = '';
+
 function show(tools: TabTool[]): void {
-  const open = new Set(
-    [...toolsList.querySelectorAll<HTMLElement>('article.tool')].map((a) => a.dataset.tool),
-  );
-  // Rebuild only when the set of names changed, so a form being filled in is kept.
-  const names = tools.map((tool) => tool.name);
-  if (names.length === open.size && names.every((name) => open.has(name))) return;
+  // Rebuild only when the tools changed, so a form being filled in is kept.
+  const signature = JSON.stringify(tools);
+  if (signature === shown) return;
+  shown = signature;
   toolsList.replaceChildren(...tools.map((tool) => renderTool(document, tool, call)));
   status.textContent = tools.length === 0 ? 'This tab has no tools.' : `${tools.length} tools`;
 }
@@ -57,6 +57,7 @@ function show(tools: TabTool[]): void {
 function watch(id: number): void {
   if (id === tabId) return;
   tabId = id;
+  shown = '';
   toolsList.replaceChildren();
   status.textContent = 'Reading the tab’s tools…';
   port.postMessage({ op: 'watch', tabId: id });

@@ -8,7 +8,7 @@ import { failure, sanitizeOutcome, sanitizeTools } from '../channel/sanitize.js'
 import type { TabCallOutcome, TabIdentity, TabTool } from '../types.js';
 
 export class RelayLink {
-  readonly tab: TabIdentity;
+  #tab: TabIdentity;
   #port: RuntimePortLike;
   #nextId = 1;
   #pending = new Map<number, { op: 'list' | 'call'; settle: (o: TabCallOutcome) => void }>();
@@ -18,9 +18,21 @@ export class RelayLink {
 
   constructor(port: RuntimePortLike, tab: TabIdentity) {
     this.#port = port;
-    this.tab = tab;
+    this.#tab = tab;
     port.onMessage.addListener((message) => this.#receive(message));
     port.onDisconnect.addListener(() => this.end());
+  }
+
+  /** The tab as it is now: the title and URL follow the document (the origin cannot change). */
+  get tab(): TabIdentity {
+    return { ...this.#tab };
+  }
+
+  /** The tab's title or URL changed (`chrome.tabs.onUpdated`), within this document. */
+  update(title: string | undefined, url: string | undefined): void {
+    if (title !== undefined) this.#tab.title = title;
+    if (url !== undefined && URL.canParse(url) && new URL(url).origin === this.#tab.origin)
+      this.#tab.url = url;
   }
 
   get ended(): boolean {

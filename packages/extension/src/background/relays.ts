@@ -27,6 +27,11 @@ interface ChromeLike {
     get(tabId: number): Promise<unknown>;
     sendMessage?(tabId: number, message: unknown, options: { frameId: number }): Promise<unknown>;
     onRemoved: { addListener(listener: (tabId: number) => void): void };
+    onUpdated?: {
+      addListener(
+        listener: (tabId: number, change: { title?: string; url?: string }) => void,
+      ): void;
+    };
   };
 }
 
@@ -80,6 +85,9 @@ export function listenForRelays(): void {
     });
     for (const wake of waiters.get(tabId) ?? []) wake(link);
     waiters.delete(tabId);
+  });
+  api.tabs.onUpdated?.addListener((tabId, change) => {
+    links.get(tabId)?.update(change.title, change.url);
   });
   api.tabs.onRemoved.addListener((tabId) => {
     const link = links.get(tabId);
