@@ -155,7 +155,7 @@ test("when the extension's service worker is stopped, the panel and the tab's re
   }).toPass({ timeout: 15_000 });
 });
 
-test("a page cannot forge the relay's handoff or answers, nor see the real handoff", async () => {
+test("a page cannot forge the relay's handoff or answers, nor see the real handoff; its markup stays text", async () => {
   browser = await launchWithExtension();
   const page = await browser.context.newPage();
   await page.goto(`${A}/e2e/pages/extension/hostile.html`);
@@ -168,6 +168,19 @@ test("a page cannot forge the relay's handoff or answers, nor see the real hando
   await tool('honest.echo').locator('.tool-form textarea').fill('{"n": 1}');
   await tool('honest.echo').locator('button.call').click();
   await expect(tool('honest.echo').locator('.output pre')).toContainText('"n": 1');
+  // Page text with markup is shown as text, in the tool's card, its form and its result.
+  const markup = tool('markup.tool');
+  await expect(markup.locator('.tool-title')).toHaveText('<b>bold</b>');
+  await expect(markup.locator('.description')).toHaveText(
+    `<img src=x onerror="document.title='pwned'">`,
+  );
+  await expect(markup.locator('label')).toHaveText('<i>field</i>');
+  await markup.locator('button.call').click();
+  await expect(markup.locator('.output pre')).toContainText(
+    '"html": "<img src=x onerror=alert(1)>"',
+  );
+  await expect(panel.locator('main b, main i, main img, main script')).toHaveCount(0);
+  expect(await panel.title()).toBe('toolwire');
 
   // The attacks: a second handoff with the page's own port, forged answers and change
   // notices on the window, a synthetic handoff event. The page has no chrome.runtime.
@@ -175,12 +188,16 @@ test("a page cannot forge the relay's handoff or answers, nor see the real hando
   await page.evaluate(() => (window as any).addLate());
   // The real channel still works and carries the page's real change...
   await expect(tool('late.tool')).toBeVisible();
-  await expect(panel.locator('article.tool h3')).toHaveText(['honest.echo', 'late.tool']);
+  await expect(panel.locator('article.tool h3')).toHaveText([
+    'honest.echo',
+    'late.tool',
+    'markup.tool',
+  ]);
   // ...and nothing forged reached the panel; the page's port never got a request.
   await expect(tool('forged.tool')).toHaveCount(0);
   expect(await page.evaluate(() => (window as any).fakeRequests)).toBe(0);
   // Page listeners, even the earliest, never saw a handoff: the relay hides them all.
   expect(await page.evaluate(() => (window as any).sniffed)).toEqual([]);
   await tool('honest.echo').locator('button.call').click();
-  await expect(panel.locator('#log li.ok')).toHaveCount(2);
+  await expect(panel.locator('#log li.ok')).toHaveCount(3);
 });
