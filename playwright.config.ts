@@ -36,15 +36,26 @@ export default defineConfig({
   projects: [
     // Native WebMCP off: everything runs against the polyfill.
     { name: 'chromium' },
-    // Chromium's own document.modelContext (behind a flag): the contract suite, and form tools
-    // served over the wire.
+    // Chromium's own document.modelContext (behind a flag): the contract suite, form tools
+    // served over the wire, and @toolwire/playwright through Playwright's page.webmcp (which
+    // needs --enable-features=WebMCP: the experimental-features flag alone gives the page
+    // document.modelContext, but page.webmcp says WebMCP is not enabled).
     {
       name: 'chromium-native',
-      testMatch: ['polyfill-contract.e2e.ts', 'declarative-wire.e2e.ts'],
+      testMatch: [
+        'polyfill-contract.e2e.ts',
+        'declarative-wire.e2e.ts',
+        'playwright-helper.e2e.ts',
+        'playwright-readme.e2e.ts',
+      ],
       use: {
         launchOptions: {
           executablePath,
-          args: [...CHROMIUM_ARGS, '--enable-experimental-web-platform-features'],
+          args: [
+            ...CHROMIUM_ARGS,
+            '--enable-experimental-web-platform-features',
+            '--enable-features=WebMCP',
+          ],
         },
       },
     },

@@ -344,8 +344,12 @@ test('the SDK client over stdio: tools/list shows the page tools, tools/call run
   try {
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true } });
     expect(client.getServerVersion()).toMatchObject({ name: 'toolwire' });
-    // Only the bridge's own toolwire_pair before a page connects.
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['toolwire_pair']);
+    // Only the bridge's own tools before a page connects.
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
+      'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
+    ]);
     const url = await mcp.hostUrl();
     await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
     await expect.poll(() => changed).toBeGreaterThanOrEqual(1);
@@ -353,6 +357,8 @@ test('the SDK client over stdio: tools/list shows the page tools, tools/call run
     // The read grant (the default): read tools only, ids made MCP-safe.
     expect(tools.map((tool) => tool.name)).toEqual([
       'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
       'demo_big',
       'demo_echo',
       'demo_slow',

@@ -51,6 +51,14 @@ test.beforeAll(async () => {
     { 'index.html': page('endpoint.iife.js') },
     [...endpointChunks, 'endpoint.iife.js'].map((file) => [join(dist('endpoint'), file), file]),
   );
+  // The same without the built-in ui.* tools' chunk.
+  folder(
+    'endpoint-no-builtins',
+    { 'index.html': page('endpoint.iife.js') },
+    [...endpointChunks, 'endpoint.iife.js']
+      .filter((file) => file !== 'polyfill-ui-builtins.js')
+      .map((file) => [join(dist('endpoint'), file), file]),
+  );
   server = await serveFolder(root);
 });
 
@@ -293,6 +301,103 @@ test('an endpoint page serves a host a tool with a trivial schema, with no valid
     const refused = await session.call('strict', { a: 1 }).catch((error) => error.code);
     expect(refused).toBe('tool_arguments_schema_invalid');
     expect(validators()).toEqual(['/endpoint-split/polyfill-validator-cfworker.js']);
+  } finally {
+    await host.close();
+  }
+});
+
+test('endpoint.iife.js without the built-ins chunk: the ui.* tools are listed, and a call answers toolwire_chunk_load_failed', async ({
+  page,
+}) => {
+  const host = await createHost({ origins: [server.origin], maxToolPolicy: 'write' });
+  try {
+    // The honest path first: with its chunks beside it, the first ui.* call loads and runs.
+    const split = await browserSession(page, host, 'endpoint-split');
+    const tree = (await split.call('ui.get_visual_tree', {})).result as { root: unknown };
+    expect(tree.root).toBeDefined();
+    await page.goto('about:blank');
+
+    const errors = consoleErrors(page);
+    const alone = await browserSession(page, host, 'endpoint-no-builtins');
+    expect(alone.tools().map((tool) => tool.id)).toEqual(
+      expect.arrayContaining(['ui.get_visual_tree', 'ui.query_nodes', 'ui.perform_action']),
+    );
+    const refused = await alone.call('ui.query_nodes', { role: 'button' }).then(
+      () => undefined,
+      (error) => ({ code: error.code, retryable: error.retryable, message: error.message }),
+    );
+    expect(refused).toMatchObject({ code: 'toolwire_chunk_load_failed', retryable: true });
+    expect(refused?.message).toContain('cannot load polyfill-ui-builtins.js from');
+    expect(refused?.message).toContain(
+      `${server.origin}/endpoint-no-builtins/polyfill-ui-builtins.js`,
+    );
+    await expect
+      .poll(() => errors.some((text) => text.includes('cannot load polyfill-ui-builtins.js')))
+      .toBe(true);
+  } finally {
+    await host.close();
+  }
+});
+
+/** The page at /<folder>/ connected to `host` (one registered tool), its first call made. */
+async function browserSession(
+  page: Page,
+  host: Awaited<ReturnType<typeof createHost>>,
+  folder: string,
+) {
+  await page.goto(`${server.origin}/${folder}/`);
+  const connected = host.waitForSession({ timeoutMs: 10_000 });
+  await page.evaluate(async (url) => {
+    const w = window as any;
+    await w.toolManager.register({
+      name: 'free',
+      naturalLanguageProperties: { description: 'Takes anything.' },
+      execute: (input: unknown) => input,
+    });
+    w.toolwire.connect({ url, guard: 'full-access' });
+  }, host.url);
+  const session = await connected;
+  expect((await session.call('free', { a: 1 })).result).toEqual({ a: 1 });
+  return session;
+}
+
+test('endpoint.iife.js fetches fflate only to gzip without CompressionStream', async ({ page }) => {
+  // As a browser without CompressionStream: the page's in-line gzip is fflate, fetched then.
+  await page.addInitScript(() => {
+    delete (window as any).CompressionStream;
+  });
+  const host = await createHost({
+    origins: [server.origin],
+    maxToolPolicy: 'write',
+    compress: 'on',
+  });
+  try {
+    const before = server.requested.length;
+    const deflate = () =>
+      server.requested.slice(before).filter((path) => path.endsWith('/polyfill-deflate.js'));
+    await page.goto(`${server.origin}/endpoint-split/`);
+    const connected = host.waitForSession({ timeoutMs: 10_000 });
+    await page.evaluate(async (url) => {
+      const w = window as any;
+      await w.toolManager.register({
+        name: 'big',
+        naturalLanguageProperties: { description: 'A large, compressible answer.' },
+        execute: () => ({ text: 'toolwire '.repeat(20_000) }),
+      });
+      await w.toolManager.register({
+        name: 'small',
+        naturalLanguageProperties: { description: 'A small answer.' },
+        execute: () => ({ ok: true }),
+      });
+      w.toolwire.connect({ url, guard: 'full-access' });
+    }, host.url);
+    const session = await connected;
+    expect((await session.call('small', {})).result).toEqual({ ok: true });
+    expect(deflate()).toEqual([]);
+    const big = (await session.call('big', {})).result as { text: string };
+    expect(big.text).toHaveLength(180_000);
+    expect(session.stats.encodedResponses).toBe(1);
+    expect(deflate()).toEqual(['/endpoint-split/polyfill-deflate.js']);
   } finally {
     await host.close();
   }

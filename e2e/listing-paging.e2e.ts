@@ -67,8 +67,8 @@ test('a 5,000-tool page lists completely through toolwire tools and MCP', async 
     timings['MCP tools/list (toolwire mcp --attach)'] = Date.now() - started;
     expect(answer.nextCursor).toBeUndefined();
     const names = new Set(answer.tools.map((tool) => tool.name));
-    // toolwire_pair and every granted tool: the page's 5,000 and the read-only built-ins.
-    expect(names.size).toBe(granted + 1);
+    // The bridge's own three and every granted tool: the page's 5,000 and the read-only built-ins.
+    expect(names.size).toBe(granted + 3);
     for (let i = 0; i < COUNT; i++) {
       const name = bulk(i).replace('.', '_');
       expect(names.has(name), name).toBe(true);

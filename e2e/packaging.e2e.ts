@@ -139,7 +139,7 @@ test.describe('the packed packages, installed from files outside the workspace',
     expectOk(await run(tsc, ['-p', 'tsconfig.json'], project), 'tsc with typed-api.ts');
   });
 
-  test('plain Node ESM imports createHost and lower, and the host runs', async () => {
+  test('plain Node ESM imports createHost, lower and webmcp, and the host runs', async () => {
     cpSync(join(FIXTURES, 'node'), join(project, 'node'), { recursive: true });
     const ran = await run(process.execPath, ['node/imports.mjs'], project);
     expectOk(ran, 'node node/imports.mjs');
@@ -148,6 +148,7 @@ test.describe('the packed packages, installed from files outside the workspace',
       createToolClient: 'function',
       url: true,
       lowered: '1970-01-01T00:00:00.000Z',
+      webmcp: ['function', 'tool_not_found'],
     });
   });
 

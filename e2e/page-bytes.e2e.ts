@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { constants, gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { createHost } from '../packages/host/src/index.js';
-import { measurePageBytes, PAGE_BUDGETS } from '../scripts/size.js';
+import { chunkClosureBytes, measurePageBytes, PAGE_BUDGETS } from '../scripts/size.js';
 import { type StaticServer, serveFolder } from './support/static-server.js';
 
 // Issue 16, item 2: `pnpm size` computes each page's bytes before its first call from the chunk
@@ -20,6 +20,8 @@ import { type StaticServer, serveFolder } from './support/static-server.js';
 // served as a page author copies them: one tool with a small object schema, registered and
 // called once (by the page itself, or by a host over the endpoint's socket). What it fetched
 // must be exactly the files `pnpm size` charges, and the same bytes (gzip -9 of each file).
+// The endpoint's built-in ui.* tools are listed from the start but load on the first ui.* call:
+// that call, and only it, fetches their chunk.
 
 const SCHEMA = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] };
 const page = (script: string) =>
@@ -85,7 +87,7 @@ test('a polyfill page fetches what pnpm size charges it before its first call', 
   expect(seen.gzipBytes).toBe(expected?.gzipBytes);
 });
 
-test('an endpoint page fetches what pnpm size charges it before a host first calls it', async ({
+test('an endpoint page fetches what pnpm size charges it before a host first calls it, and the built-ins chunk at the first ui.* call', async ({
   page,
 }) => {
   const budget = endpointBudget as (typeof PAGE_BUDGETS)[number];
@@ -109,9 +111,27 @@ test('an endpoint page fetches what pnpm size charges it before a host first cal
     );
     const session = await connected;
     expect((await session.call('search', { q: 'shoes' })).result).toEqual({ found: 'shoes' });
+    // The host listed the built-ins with the page's tool, before their code was fetched.
+    const listed = session.tools().map((tool) => tool.id);
+    expect(listed).toEqual(
+      expect.arrayContaining(['search', 'ui.get_visual_tree', 'ui.query_nodes']),
+    );
     const seen = fetched(budget.script, from);
     expect([...seen.files].sort()).toEqual([...(expected?.files ?? [])].sort());
     expect(seen.gzipBytes).toBe(expected?.gzipBytes);
+
+    // The first ui.* call fetches the built-ins' chunk (and what it imports), nothing else.
+    const builtins = await chunkClosureBytes(budget.dist, 'polyfill-ui-builtins.js');
+    const beforeUi = server.requested.length;
+    const tree = (await session.call('ui.get_visual_tree', {})).result as { root: unknown };
+    expect(tree.root).toBeDefined();
+    const uiSeen = fetched(budget.script, beforeUi);
+    expect([...uiSeen.files].sort()).toEqual([...builtins.files].sort());
+    expect(uiSeen.gzipBytes).toBe(builtins.gzipBytes);
+    // Loaded once: a second ui.* call fetches nothing.
+    const beforeSecond = server.requested.length;
+    await session.call('ui.query_nodes', { role: 'button' });
+    expect(fetched(budget.script, beforeSecond).files).toEqual([]);
   } finally {
     await host.close();
   }

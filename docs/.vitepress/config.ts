@@ -32,6 +32,7 @@ const guide: DefaultTheme.SidebarItem[] = [
   { text: 'The browser API', link: '/browser-api' },
   { text: "The polyfill's rules", link: '/polyfill-rules' },
   { text: 'React: useTool', link: '/react' },
+  { text: 'Playwright: webmcp(page)', link: '/playwright' },
   { text: 'The browser extension', link: '/extension' },
   { text: 'Permissions and trust', link: '/permissions' },
   { text: 'The JSON lowering', link: '/lowering' },
@@ -63,7 +64,7 @@ export default defineConfig({
       {
         text: 'Guide',
         link: '/browser-api',
-        activeMatch: '^/(browser-api|polyfill-rules|permissions|lowering|cli)',
+        activeMatch: '^/(browser-api|polyfill-rules|react|playwright|permissions|lowering|cli)',
       },
       { text: 'Wire contract', link: '/wire' },
       { text: 'API reference', link: '/api/', activeMatch: '^/api/' },

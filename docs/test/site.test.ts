@@ -58,6 +58,7 @@ describe('pnpm docs:build', () => {
     ['cli.html', 'packages/host/README.md', 'The control API'],
     ['polyfill-rules.html', 'packages/polyfill/README.md', 'Declarative tools'],
     ['react.html', 'packages/react/README.md', 'What the hook does'],
+    ['playwright.html', 'packages/playwright/README.md', 'What the two paths return'],
     ['performance.html', 'bench/README.md', 'Headline rows'],
   ])('%s includes %s', (file, source, text) => {
     expect(readFileSync(join(repoDir, source), 'utf8')).toContain(text);

@@ -8,10 +8,11 @@
  *    only copies the bytes over. The output is one standard gzip member (node:zlib reads it).
  * 2. Where there is no Worker, or it cannot start (a CSP without `blob:` in `worker-src`), or it
  *    fails: CompressionStream on this thread (native, asynchronous, but on it), else fflate in
- *    line (the protocol's `gzip`), as every page did before. A failed Worker is not tried again.
+ *    line (the protocol's `gzip`, loaded then: chunks.ts), as every page did before. A failed
+ *    Worker is not tried again.
  */
 import type { GzipAsync } from '@toolwire/protocol';
-import { gzip } from '@toolwire/protocol';
+import { loadDeflate } from './chunks.js';
 
 async function streamGzip(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes as Uint8Array<ArrayBuffer>])
@@ -20,7 +21,7 @@ async function streamGzip(bytes: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-const inLine: GzipAsync = async (bytes) => gzip(bytes);
+const inLine: GzipAsync = async (bytes) => (await loadDeflate()).gzip(bytes);
 
 /** The Worker's whole program: gzip each message's bytes, answer by id, transfer the result. */
 const WORKER_SOURCE = `onmessage = async (event) => {

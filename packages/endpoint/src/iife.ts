@@ -1,7 +1,8 @@
 /**
  * dist/endpoint.iife.js: the polyfill and the endpoint in one classic script. It installs the
  * globals, exposes `window.toolwire.connect`, and pairs the tab from a link the host printed
- * (`#toolwire=<ws address ?pair=CODE>`), after asking the person at the page (pair-from-link.ts).
+ * (`#toolwire=<ws address ?pair=CODE>`), after asking the person at the page (pairing-flow.ts,
+ * fetched only when the tab has a link or a pairing it kept: pairing-link.ts).
  *
  * The page author decides, on the script tag:
  * - `data-toolwire-guard`: the page's guard (`read-only` by default, `read-write`,
@@ -10,11 +11,12 @@
  */
 
 import { install } from '@toolwire/polyfill';
+import { chunkFromScript } from '@toolwire/polyfill/wire';
 import type { GuardPreset } from '@toolwire/protocol';
 import { GUARD_PRESETS } from '@toolwire/protocol';
 import type { ConnectOptions, Session } from './connect.js';
 import { connect, SDK_VERSION } from './connect.js';
-import { pairFromLink, parseHosts } from './pair-from-link.js';
+import { hasKeptPairing, hasPairingLink, parseHosts, takePairingLink } from './pairing-link.js';
 
 interface ToolwireGlobal {
   version: string;
@@ -37,27 +39,44 @@ if (guardAttribute) {
   }
 }
 
+/** `true` in the split build (a define): the pairing is the chunk `polyfill-pairing.js`. */
+declare const __TOOLWIRE_IIFE__: boolean | undefined;
+
+/** Pairing from a link: the checks, the prompt and the kept credential (pairing-flow.ts). */
+function loadPairing(): Promise<typeof import('./pairing-flow.js')> {
+  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+    ? chunkFromScript('pairing')
+    : import('./pairing-flow.js');
+}
+
 install();
 const api = { version: SDK_VERSION, connect } as ToolwireGlobal;
 const hosts = parseHosts(script?.dataset.toolwireHosts);
-const pair = (): Promise<Session | undefined> =>
-  pairFromLink({ guard, hosts }).then(
-    (session) => {
-      if (session) {
-        // A new pairing replaces the tab's old one (a second link opened in the same tab).
-        if (api.session && api.session !== session) api.session.close();
-        api.session = session;
-      }
-      return session;
-    },
-    (error: unknown) => {
-      console.warn(`toolwire: pairing failed: ${String(error)}`);
-      return undefined;
-    },
-  );
+// A link leaves the address bar at once; the pairing code (checks, prompt) is fetched only for
+// a tab that has a link or a pairing it kept.
+const pair = (): Promise<Session | undefined> => {
+  const link = takePairingLink(location, history);
+  if (link === null && !hasKeptPairing()) return Promise.resolve(undefined);
+  return loadPairing()
+    .then((pairing) => pairing.pairWith({ guard, hosts }, connect, { link }))
+    .then(
+      (session) => {
+        if (session) {
+          // A new pairing replaces the tab's old one (a second link opened in the same tab).
+          if (api.session && api.session !== session) api.session.close();
+          api.session = session;
+        }
+        return session;
+      },
+      (error: unknown) => {
+        console.warn(`toolwire: pairing failed: ${String(error)}`);
+        return undefined;
+      },
+    );
+};
 api.paired = pair();
 // A link opened in a tab that already shows this page changes only the fragment: no reload.
 window.addEventListener('hashchange', () => {
-  if (new URLSearchParams(location.hash.slice(1)).has('toolwire')) void pair();
+  if (hasPairingLink(location.hash)) void pair();
 });
 (window as unknown as { toolwire: ToolwireGlobal }).toolwire = api;

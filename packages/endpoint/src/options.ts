@@ -38,6 +38,14 @@ export interface ConnectOptions {
   connector?: Connector;
   /** Debounce for tool.catalog.changed. Default 100 ms. */
   catalogChangedDelayMs?: number;
+  /**
+   * The tab this connection speaks for, as `session.open` reports it: each field left out is
+   * read from `location` and `document` as usual. For code that connects on a tab's behalf (a
+   * browser extension's service worker), which must name the tab, not itself. It is a label for
+   * people: the host shows it and never decides anything by it (the WebSocket's Origin header,
+   * which the browser sets, decides whether the socket is accepted).
+   */
+  page?: { url?: string; title?: string; origin?: string };
 }
 
 export type SessionStatus = 'connecting' | 'open' | 'closed';

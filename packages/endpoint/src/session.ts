@@ -23,6 +23,7 @@ import {
 } from '@toolwire/protocol';
 import { createBuiltinTools } from './builtins/index.js';
 import { CatalogPush, guardReport } from './catalog-push.js';
+import { loadDeflate } from './chunks.js';
 import { pageGzip } from './compression.js';
 import type { Connection } from './connection.js';
 import { Watchdog } from './heartbeat.js';
@@ -42,6 +43,21 @@ declare const __TOOLWIRE_ENDPOINT_VERSION__: string | undefined;
 /** This package's version, as the page reports it in `session.open`; `dev` from unbuilt source. */
 export const SDK_VERSION: string =
   typeof __TOOLWIRE_ENDPOINT_VERSION__ === 'string' ? __TOOLWIRE_ENDPOINT_VERSION__ : 'dev';
+
+/** What `session.open` says of the tab: `ConnectOptions.page`'s fields, else this document's. */
+function tabIdentity(page: ConnectOptions['page']): { origin: string; url: string; title: string } {
+  const here = typeof location !== 'undefined' ? location : undefined;
+  return {
+    origin: typeof page?.origin === 'string' ? page.origin : (here?.origin ?? 'null'),
+    url: typeof page?.url === 'string' ? page.url : (here?.href ?? ''),
+    title:
+      typeof page?.title === 'string'
+        ? page.title
+        : typeof document !== 'undefined'
+          ? document.title
+          : '',
+  };
+}
 
 /** 1009 in the application range: a page's close() accepts only 1000 and 3000-4999. */
 const MESSAGE_TOO_BIG = 4009;
@@ -107,6 +123,8 @@ export class Session extends EventTarget {
       // as they are; absent (no welcome yet, or a host that does not say) keeps the default,
       // gzipping 32 KiB or more, which every host reads.
       compress: () => (this.#welcome?.compressPayloads === false ? false : gzipAsync),
+      // fflate, fetched only for a compressed request (or a gzip without CompressionStream).
+      loadDeflate,
       limits: {
         maxInflatedBytes: Math.min(
           options.limits?.maxInflatedBytes ?? maxMessageBytes,
@@ -261,11 +279,7 @@ export class Session extends EventTarget {
       connection,
       sessionOpen({
         sdk: { name: SDK_NAME, version: SDK_VERSION },
-        page: {
-          origin: typeof location !== 'undefined' ? location.origin : 'null',
-          url: typeof location !== 'undefined' ? location.href : '',
-          title: typeof document !== 'undefined' ? document.title : '',
-        },
+        page: tabIdentity(this.#options.page),
         session: this.sessionKey,
         ...(guard ? { guard } : {}),
       }),

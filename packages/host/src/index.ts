@@ -15,7 +15,13 @@ export { publishControl } from './control/server.js';
 // The MCP bridge, over the host in this process or another tool source.
 export type { McpBridge, McpBridgeOptions } from './mcp/bridge.js';
 export { createMcpBridge } from './mcp/bridge.js';
-export type { McpSourceTool, McpToolSource, McpWithheldTool } from './mcp/source.js';
+export type {
+  McpSourceSession,
+  McpSourceTool,
+  McpTab,
+  McpToolSource,
+  McpWithheldTool,
+} from './mcp/source.js';
 // The host and its sessions.
 export type {
   CompressMode,

@@ -401,6 +401,8 @@ describe('toolwire mcp --attach', () => {
     const listed = await rpc('tools/list');
     expect(listed.result.tools.map((t: any) => t.name)).toEqual([
       'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
       'demo_echo',
       'demo_fail',
       'notes_add',

@@ -76,7 +76,7 @@ describe('a call refused by the grant names --max-tool-policy', () => {
     const listed = (await client.rpc('tools/list')).result.tools.map(
       (t: { name: string }) => t.name,
     );
-    expect(listed).toEqual(['toolwire_pair', 'notes_read']); // cart.add is above the grant
+    expect(listed).toEqual(['toolwire_pair', 'toolwire_sessions', 'toolwire_call', 'notes_read']); // cart.add is above the grant
     raise(page);
     const answer = (await client.rpc('tools/call', { name: 'notes_read', arguments: {} })).result;
     expect(answer.isError).toBe(true);
@@ -106,6 +106,8 @@ describe('over MCP, with a host of its own', () => {
     const listed = (await client.rpc('tools/list')).result;
     expect(listed.tools.map((t: { name: string }) => t.name)).toEqual([
       'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
       'notes_read',
     ]);
     expect(listed._meta['toolwire/note']).toBe("1 tool above the host's grant (read): cart.add");

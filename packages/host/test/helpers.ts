@@ -46,6 +46,8 @@ export interface FakePageOptions {
   origin?: string;
   /** The page's session key in session.open (default: random per page). */
   key?: string;
+  /** The tab session.open names (default: `origin`, http://fake.test/, "Fake"). */
+  tab?: { origin?: string; url?: string; title?: string };
   /** Send session.open (default true). */
   open?: boolean;
   /** Report the guard and the tools it hides in session.open, as the endpoint does. */
@@ -111,7 +113,12 @@ export class FakePage {
       page.send(
         sessionOpen({
           sdk: { name: 'fake-page', version: '1.0.0' },
-          page: { origin: options.origin ?? 'null', url: 'http://fake.test/', title: 'Fake' },
+          page: {
+            origin: options.origin ?? 'null',
+            url: 'http://fake.test/',
+            title: 'Fake',
+            ...options.tab,
+          },
           session: page.key,
           ...(options.reportGuard ? { guard: await page.guardReport() } : {}),
         }),

@@ -54,12 +54,22 @@ describe('toolwire mcp: attach or a host of its own', () => {
     await client.open();
     await until(() => client.err().includes('attached to the host at http://127.0.0.1:'));
     expect(client.err()).not.toContain('connect a page'); // no host banner: none was started
-    expect(await names(client)).toEqual(['toolwire_pair', 'demo_echo']);
+    expect(await names(client)).toEqual([
+      'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
+      'demo_echo',
+    ]);
     expect(readFileSync(env.TOOLWIRE_STATE, 'utf8')).toBe(state);
     // --port only says where a host of its own would listen: it still attaches.
     const withPort = mcp(['--port', '0', '-q'], env);
     await withPort.open();
-    expect(await names(withPort)).toEqual(['toolwire_pair', 'demo_echo']);
+    expect(await names(withPort)).toEqual([
+      'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
+      'demo_echo',
+    ]);
   });
 
   it('attached, the page hints are annotations and a declared image is image content', async () => {
@@ -90,7 +100,7 @@ describe('toolwire mcp: attach or a host of its own', () => {
     const client = mcp([], env);
     await client.open();
     const listed = (await client.rpc('tools/list')).result.tools;
-    expect(listed[1]).toMatchObject({
+    expect(listed[3]).toMatchObject({
       name: 'demo_shot',
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     });
@@ -138,7 +148,7 @@ describe('toolwire mcp: attach or a host of its own', () => {
     expect(client.err()).toContain('this one is separate');
     expect(client.err()).toContain('grant write');
     expect(client.err()).not.toContain('control API on');
-    expect(await names(client)).toEqual(['toolwire_pair']); // the other host's page is not here
+    expect(await names(client)).toEqual(['toolwire_pair', 'toolwire_sessions', 'toolwire_call']); // the other host's page is not here
     expect(readFileSync(env.TOOLWIRE_STATE, 'utf8')).toBe(state);
   });
 
@@ -182,7 +192,12 @@ describe('the state file, from an MCP client environment (no XDG_RUNTIME_DIR)', 
     const client = mcp([], env);
     await client.open();
     await until(() => client.err().includes('attached to the host'));
-    expect(await names(client)).toEqual(['toolwire_pair', 'demo_echo']);
+    expect(await names(client)).toEqual([
+      'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
+      'demo_echo',
+    ]);
   });
 
   it('an untrusted file at the other place is passed over; at the usual place it is an error', async () => {

@@ -41,7 +41,11 @@ describe('toolwire_pair', () => {
     const init = await client.open();
     expect(init.instructions).toContain('call toolwire_pair with the page');
     const listed = (await client.rpc('tools/list')).result.tools;
-    expect(listed.map((entry: { name: string }) => entry.name)).toEqual(['toolwire_pair']);
+    expect(listed.map((entry: { name: string }) => entry.name)).toEqual([
+      'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
+    ]);
     expect(listed[0]).toMatchObject({
       inputSchema: { required: ['page'] },
       annotations: { readOnlyHint: false, destructiveHint: false },
@@ -65,7 +69,12 @@ describe('toolwire_pair', () => {
     // The page trades the code: its tools join the list.
     await connect(addressOf(link));
     await until(() => client.messages.some((m) => m.method === 'notifications/tools/list_changed'));
-    expect(await names(client)).toEqual(['toolwire_pair', 'demo_echo']);
+    expect(await names(client)).toEqual([
+      'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
+      'demo_echo',
+    ]);
     const echo = await client.rpc('tools/call', { name: 'demo_echo', arguments: { a: 1 } });
     expect(echo.result.isError).toBe(false);
     // Single use: the same link again is refused.
@@ -105,7 +114,12 @@ describe('toolwire_pair', () => {
     await client.open();
     await connect(host.url, [tool('toolwire.pair', () => ({ link: 'https://evil.test/' }))]);
     await until(() => client.messages.some((m) => m.method === 'notifications/tools/list_changed'));
-    expect(await names(client)).toEqual(['toolwire_pair', 'toolwire_pair_2']);
+    expect(await names(client)).toEqual([
+      'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
+      'toolwire_pair_2',
+    ]);
     const ours = (
       await client.rpc('tools/call', { name: 'toolwire_pair', arguments: { page: `${ORIGIN}/` } })
     ).result;

@@ -65,16 +65,18 @@ describe('the MCP bridge', () => {
       tool('notes.delete', () => ({}), { policy: 'critical' }),
     ]);
     const { result } = await rpc('tools/list');
-    // toolwire_pair (the bridge's own) first, then the page's.
+    // The bridge's own three first, then the page's.
     expect(result.tools.map((t: any) => t.name)).toEqual([
       'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
       'demo_echo',
       'notes_add',
     ]);
-    result.tools.shift();
+    result.tools.splice(0, 3);
     expect(result.tools[0]).toMatchObject({
       title: 'Echo',
-      description: 'The demo.echo tool.',
+      description: expect.stringMatching(/^The demo\.echo tool\. \[tab "/),
       inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
       outputSchema: { type: 'object' },
       annotations: { readOnlyHint: true, destructiveHint: false },
@@ -92,8 +94,8 @@ describe('the MCP bridge', () => {
       ids.map((id) => tool(id)),
     );
     const { result } = await rpc('tools/list');
-    expect(result.tools).toHaveLength(2501);
-    expect(result.tools.slice(1).map((t: any) => t._meta['toolwire/toolId'])).toEqual(ids);
+    expect(result.tools).toHaveLength(2503);
+    expect(result.tools.slice(3).map((t: any) => t._meta['toolwire/toolId'])).toEqual(ids);
     expect(result).not.toHaveProperty('nextCursor');
     const paged = await rpc('tools/list', { cursor: 'anything' });
     expect(paged.error).toMatchObject({ code: -32602 });
@@ -116,13 +118,18 @@ describe('the MCP bridge', () => {
     const byName = Object.fromEntries(result.tools.map((t: any) => [t.name, t]));
     expect(byName.app_save).toMatchObject({
       title: 'Save',
-      description: 'The app.save tool.',
+      // Every tool names its tab: the page's title and origin, and the session's label.
+      description: expect.stringMatching(
+        /^The app\.save tool\. \[tab "Fake" at null, session [0-9a-f]{8}\]$/,
+      ),
       annotations: { title: 'Save' },
       _meta: { 'toolwire/origin': 'http://fake.test' },
     });
     expect(byName.calendar_events).toMatchObject({
       title: 'Events (from https://widget.example)',
-      description: 'Lists events. (from https://widget.example, a frame of this page)',
+      description: expect.stringMatching(
+        /^Lists events\. \(from https:\/\/widget\.example, a frame of this page\) \[tab "Fake"/,
+      ),
       annotations: { title: 'Events (from https://widget.example)' },
       _meta: { 'toolwire/toolId': 'calendar.events', 'toolwire/origin': 'https://widget.example' },
     });
@@ -187,17 +194,21 @@ describe('the MCP bridge', () => {
     first.socket.terminate();
     await until(() => changed().length === 2);
     const left = (await rpc('tools/list')).result.tools.map((t: any) => t.name);
-    expect(left).toEqual(['toolwire_pair']);
+    expect(left).toEqual(['toolwire_pair', 'toolwire_sessions', 'toolwire_call']);
   });
 
-  it('prefers the newest page for a shared id; a name clash gets a suffix', async () => {
+  it('the first page keeps the plain name of a shared id; both stay callable', async () => {
     const { host, rpc } = await start();
-    await page(host, [tool('demo.echo', () => 'old'), tool('a.b')]);
-    await page(host, [tool('demo.echo', () => 'new'), tool('a_b')]);
+    await page(host, [tool('demo.echo', () => 'old'), tool('a.b'), tool('a_b')]);
+    await page(host, [tool('demo.echo', () => 'new')]);
+    const [, second] = host.sessions;
+    const label = second?.id.replace(/-/g, '').slice(0, 8);
     const names = (await rpc('tools/list')).result.tools.map((t: any) => t.name);
-    expect(names).toEqual(['toolwire_pair', 'a_b', 'a_b_2', 'demo_echo']);
-    const call = await rpc('tools/call', { name: 'demo_echo' });
-    expect(call.result.content[0].text).toBe('new');
+    // Two ids of one page alike after the rewrite: a number; another page's id: its label.
+    expect(names.slice(3)).toEqual(['a_b', 'a_b_2', 'demo_echo', `demo_echo__${label}`]);
+    expect((await rpc('tools/call', { name: 'demo_echo' })).result.content[0].text).toBe('old');
+    const theirs = await rpc('tools/call', { name: `demo_echo__${label}` });
+    expect(theirs.result.content[0].text).toBe('new');
   });
 
   it('stops waiting for a call the client cancels (and, as MCP says, does not answer it)', async () => {

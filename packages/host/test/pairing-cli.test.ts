@@ -215,7 +215,12 @@ describe("tools the page's own guard hides", () => {
         (await rpc('tools/list')).result.tools.some((t: any) => t.name === 'demo_echo'),
       );
       const listed = (await rpc('tools/list')).result;
-      expect(listed.tools.map((t: any) => t.name)).toEqual(['toolwire_pair', 'demo_echo']);
+      expect(listed.tools.map((t: any) => t.name)).toEqual([
+        'toolwire_pair',
+        'toolwire_sessions',
+        'toolwire_call',
+        'demo_echo',
+      ]);
       expect(listed._meta['toolwire/note']).toBe(
         "1 tool hidden by the page's guard (read-write): notes.delete; 1 tool above the host's grant (read): cart.add",
       );

@@ -8,7 +8,9 @@
  * - deadlines.ts: the call timeout, one sweep timer for all running calls;
  * - frame.ts: writing the response frame, where serializability is checked (a payload that
  *   cannot be serialized becomes `tool_protocol_bridge_failed`; >= 32 KiB is gzip-wrapped when
- *   that is smaller).
+ *   that is smaller, after it is written).
+ * - deflate-load.ts: fflate, loaded the first time a payload must be inflated, or gzipped without
+ *   a compressor given.
  */
 import type { EvidenceProvider } from './call.js';
 import { createCallPipeline, DEFAULT_EVIDENCE } from './call.js';
@@ -16,6 +18,8 @@ import type { CatalogState, ToolSource } from './catalog.js';
 import { buildCatalogState, createDefinitionCache, evaluateAvailability } from './catalog.js';
 import type { CodecLimits, GzipAsync } from './codec.js';
 import { createDeadlines } from './deadlines.js';
+import type { DeflateModule } from './deflate-load.js';
+import { importDeflate } from './deflate-load.js';
 import type { CatalogHolder } from './dispatch.js';
 import { createDispatch } from './dispatch.js';
 import type { BridgeResponse } from './frame.js';
@@ -55,9 +59,16 @@ export interface ToolBridgeOptions {
   /**
    * Asked at every response: gzip large payloads with this compressor (asynchronously: the
    * page's CompressionStream), or `false` to send them as they are (the host said so in its
-   * welcome, docs/wire.md "Large payloads"). Absent: gzipped in line (fflate), as before.
+   * welcome, docs/wire.md "Large payloads"). Absent: gzipped with fflate (the same bytes as
+   * `encodePayload`'s), loaded by `loadDeflate` the first time a payload is large enough.
    */
   compress?: () => GzipAsync | false;
+  /**
+   * Loads fflate: for a request whose payload is gzipped, and for the default `compress`.
+   * Default: this package's own module, by import(). A page script that fetches its chunks by
+   * URL passes its own.
+   */
+  loadDeflate?: () => Promise<DeflateModule>;
   /** Told about tool definitions left out of the catalog (invalid, duplicate). Default: console.warn. */
   onToolError?: (error: Error) => void;
 }
@@ -91,6 +102,9 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
   const onToolError =
     options.onToolError ?? ((error: Error) => console.warn(`toolwire: ${error.message}`));
   const definitionCache = createDefinitionCache();
+  const loadDeflate = options.loadDeflate ?? importDeflate;
+  // No compressor given: fflate's gzip at level 1, as encodePayload writes it.
+  const gzipInLine: GzipAsync = async (bytes) => (await loadDeflate()).gzip(bytes);
   let statePromise: Promise<CatalogState> | undefined;
   /** The state statePromise resolved to, once it has: calls then skip an await. */
   let ready: CatalogState | undefined;
@@ -133,7 +147,8 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     }),
     frameLimits: { maxInflatedBytes: options.limits?.maxInflatedBytes, maxDepth: frameDepth },
     write: { maxDepth: frameDepth },
-    ...(options.compress ? { compress: options.compress } : {}),
+    compress: options.compress ?? (() => gzipInLine),
+    loadDeflate,
   });
 
   const revisionsOf = async (state: CatalogState): Promise<BridgeRevisions> => ({

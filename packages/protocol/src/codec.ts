@@ -14,9 +14,12 @@
  *    "Large payloads"); the wrapper and its rules are the same.
  * 7. The gunzip step is injectable (`DecodeOptions.inflate`): a Node host passes one built on
  *    node:zlib (see @toolwire/host); the default here is fflate, so the package stays portable.
+ *    The bridge loads fflate only when it needs it (deflate-load.ts) and passes it in
+ *    (`decodeWith`, `inflateTextWith`), so a page that meets no compressed payload never loads it.
  */
 
 import { decodeBase64, encodeBase64 } from '@toolwire/lowering';
+import type { Gunzip as GunzipClass } from 'fflate';
 import { Gunzip } from 'fflate';
 import { ToolProtocolError } from './errors.js';
 import { gzip } from './gzip.js';
@@ -113,9 +116,7 @@ export function utf8Bytes(text: string): Uint8Array {
  */
 export function encodePayload(payload: unknown, options: EncodeOptions = {}): EncodedPayload {
   const threshold = options.thresholdBytes ?? COMPRESSION_THRESHOLD_BYTES;
-  const json = options.walked
-    ? (JSON.stringify(payload) ?? 'null')
-    : serializeJson(payload, options.maxDepth ?? DEFAULT_MAX_DEPTH);
+  const json = payloadJson(payload, options);
   // A string of n UTF-16 units is between n and 3n UTF-8 bytes: skip the encode when small.
   if (json.length * 3 < threshold || options.compress === false) {
     return {
@@ -156,6 +157,19 @@ export function encodePayload(payload: unknown, options: EncodeOptions = {}): En
     originalByteCount: bytes.byteLength,
     compressedByteCount: compressed.byteLength,
   };
+}
+
+/**
+ * A payload's compact JSON, as encodePayload writes it (never gzipped). Throws a plain Error
+ * when the payload cannot be serialized (too deep, cyclic, BigInt).
+ */
+export function payloadJson(
+  payload: unknown,
+  options: Pick<EncodeOptions, 'maxDepth' | 'walked'> = {},
+): string {
+  return options.walked
+    ? (JSON.stringify(payload) ?? 'null')
+    : serializeJson(payload, options.maxDepth ?? DEFAULT_MAX_DEPTH);
 }
 
 function wrapperOf(bytes: Uint8Array, compressed: Uint8Array): EncodedPayloadWrapper {
@@ -212,6 +226,15 @@ export function decodePayloadWithInfo(
   payload: unknown,
   limits: DecodeOptions = {},
 ): DecodedPayload {
+  return decodeWith(payload, limits, limits.inflate ?? inflateToText);
+}
+
+/** decodePayloadWithInfo with the gunzip step given (fflate loaded by the caller, or another). */
+export function decodeWith(
+  payload: unknown,
+  limits: CodecLimits,
+  inflate: InflateText,
+): DecodedPayload {
   if (!isEncodedPayloadWrapper(payload)) {
     return { payload, encoded: false, originalByteCount: null, compressedByteCount: null };
   }
@@ -240,7 +263,7 @@ export function decodePayloadWithInfo(
       'The encoded payload data is not padded base64.',
     );
   }
-  const text = inflateWith(limits.inflate, compressed, maxBytes);
+  const text = inflateWith(inflate, compressed, maxBytes);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -263,12 +286,7 @@ export function decodePayloadWithInfo(
   };
 }
 
-function inflateWith(
-  inflate: InflateText | undefined,
-  compressed: Uint8Array,
-  maxBytes: number,
-): string {
-  if (!inflate) return inflateToText(compressed, maxBytes);
+function inflateWith(inflate: InflateText, compressed: Uint8Array, maxBytes: number): string {
   try {
     return inflate(compressed, maxBytes);
   } catch (error) {
@@ -300,11 +318,21 @@ export function inflateToText(
   maxBytes: number,
   onChunk?: (chunk: Uint8Array, total: number) => void,
 ): string {
+  return inflateTextWith(Gunzip, compressed, maxBytes, onChunk);
+}
+
+/** inflateToText over a given fflate `Gunzip` (the bridge's, loaded on first need). */
+export function inflateTextWith(
+  Inflater: typeof GunzipClass,
+  compressed: Uint8Array,
+  maxBytes: number,
+  onChunk?: (chunk: Uint8Array, total: number) => void,
+): string {
   const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   const parts: string[] = [];
   let total = 0;
   let finished = false;
-  const gunzip = new Gunzip((chunk, final) => {
+  const gunzip = new Inflater((chunk, final) => {
     total += chunk.byteLength;
     onChunk?.(chunk, total);
     if (total > maxBytes) throw payloadTooLarge(maxBytes);

@@ -14,8 +14,9 @@
 import type { CallPipeline } from './call.js';
 import { CALL, CALL_WALKED, failure } from './call.js';
 import type { CatalogState } from './catalog.js';
-import type { CodecLimits, GzipAsync } from './codec.js';
-import { decodePayload, parseFrame } from './codec.js';
+import type { CodecLimits, GzipAsync, InflateText } from './codec.js';
+import { decodeWith, inflateTextWith, PAYLOAD_ENCODING, parseFrame } from './codec.js';
+import type { DeflateModule } from './deflate-load.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
 import type { BridgeResponse, RequestInfo, WriteOptions } from './frame.js';
 import { compressResponse, describe, writeResponse } from './frame.js';
@@ -50,17 +51,18 @@ export interface DispatchOptions {
   write: WriteOptions;
   /**
    * Asked once per response: gzip its large payload with this (asynchronously), or `false`:
-   * send it as it is. Absent: payloads are gzipped in line as they are written.
+   * send it as it is.
    */
-  compress?: () => GzipAsync | false;
+  compress: () => GzipAsync | false;
+  /** fflate, loaded when a request's payload must be inflated. */
+  loadDeflate: () => Promise<DeflateModule>;
 }
 
 export type Handle = (message: unknown) => Promise<BridgeResponse | undefined>;
 
 export function createDispatch(options: DispatchOptions): Handle {
-  const { catalog, runCall, frameLimits, compress } = options;
-  // A bridge told how to compress never gzips in line.
-  const written: WriteOptions = compress ? { ...options.write, compress: false } : options.write;
+  const { catalog, runCall, frameLimits, compress, loadDeflate } = options;
+  const written: WriteOptions = options.write;
   // Payloads whose values were all walked already (batches, calls with evidence).
   const writtenWalked: WriteOptions = { ...written, walked: true };
 
@@ -192,7 +194,7 @@ export function createDispatch(options: DispatchOptions): Handle {
     const request: RequestInfo = { id, sessionId: readSession(value.sessionId) };
     try {
       if (typeof message !== 'string') assertDepth(value, frameLimits.maxDepth);
-      const payload = decodePayload(value.payload, frameLimits);
+      const payload = await decodeRequestPayload(value.payload, frameLimits, loadDeflate);
       switch (value.type) {
         case 'tool.query':
           return await handleQuery(request, payload);
@@ -209,13 +211,34 @@ export function createDispatch(options: DispatchOptions): Handle {
       );
     }
   };
-  if (!compress) return answer;
   return async (message) => {
     const response = await answer(message);
     if (!response) return undefined;
     const gzipAsync = compress();
     return gzipAsync ? compressResponse(response, gzipAsync) : response;
   };
+}
+
+/**
+ * A request's payload, decoded (codec.ts decodePayload): fflate is loaded only for a payload
+ * that names the gzip encoding; every other payload, wrapped or not, is decoded without it.
+ */
+async function decodeRequestPayload(
+  payload: unknown,
+  limits: CodecLimits,
+  loadDeflate: () => Promise<DeflateModule>,
+): Promise<unknown> {
+  let inflate: InflateText = noInflate;
+  if ((payload as { $ansightEncoding?: unknown } | null)?.$ansightEncoding === PAYLOAD_ENCODING) {
+    const { Gunzip } = await loadDeflate();
+    inflate = (compressed, maxBytes) => inflateTextWith(Gunzip, compressed, maxBytes);
+  }
+  return decodeWith(payload, limits, inflate).payload;
+}
+
+/** Never called: decodeWith inflates only a payload in the gzip encoding. */
+function noInflate(): string {
+  throw new Error('no gunzip for this payload');
 }
 
 function readSession(value: unknown): string | null {

@@ -7,7 +7,7 @@
  * (nested too deep, cyclic, a function, a BigInt) is answered `tool_protocol_bridge_failed`.
  */
 import type { GzipAsync } from './codec.js';
-import { encodePayload, wrapCompressed } from './codec.js';
+import { payloadJson, wrapCompressed } from './codec.js';
 import { errorPayload } from './errors.js';
 import { isoNow, randomHex } from './ids.js';
 import type { ResponseEnvelope, ResponseType } from './messages.js';
@@ -38,8 +38,6 @@ export interface WriteOptions {
    * are, as they run): serialize without walking again.
    */
   walked?: boolean;
-  /** Gzip large payloads as they are written (fflate, in line). Default true. */
-  compress?: boolean;
 }
 
 class WrittenResponse implements BridgeResponse {
@@ -75,15 +73,15 @@ export function writeResponse(
   let json: string;
   let responseType = type;
   try {
-    json = encodePayload(payload, options).json;
+    json = payloadJson(payload, options);
   } catch (error) {
     responseType = 'tool.error';
-    json = encodePayload(
+    json = payloadJson(
       errorPayload(
         'tool_protocol_bridge_failed',
         `The response could not be serialized: ${describe(error)}`,
       ),
-    ).json;
+    );
   }
   const id = request ? `${request.id}.response` : `tool.error.${randomHex(16)}`;
   const sessionId = request?.sessionId ?? null;

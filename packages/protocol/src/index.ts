@@ -39,6 +39,8 @@ export {
   payloadTooLarge,
 } from './codec.js';
 export { MAX_CURSOR_LENGTH } from './cursor.js';
+export type { DeflateModule } from './deflate-load.js';
+export { importDeflate } from './deflate-load.js';
 export type { ToolErrorCode } from './errors.js';
 export { defaultRetryable, errorPayload, TOOL_ERROR_CODES, ToolProtocolError } from './errors.js';
 export type { BridgeResponse } from './frame.js';

@@ -1,7 +1,8 @@
 /**
  * The bridge told whether to compress (docs/wire.md "Large payloads", issue 16 item 3): `false`
  * sends even a large payload as it is; a GzipAsync wraps it (and the host's node:zlib reads the
- * member); a compressor that fails leaves the payload readable; absent, gzip in line as before.
+ * member); a compressor that fails leaves the payload readable; absent, fflate's gzip as before
+ * (loaded on first need: bridge-deflate-load.test.ts).
  */
 import { gunzipSync } from 'node:zlib';
 import { decodeBase64 } from '@toolwire/lowering';
@@ -91,7 +92,7 @@ describe('a bridge told whether to compress', () => {
     expect(frame.payload.result).toEqual(LARGE);
   });
 
-  it('absent: gzipped in line, as before', async () => {
+  it('absent: gzipped with fflate, as before', async () => {
     const frame = await call(bridgeWith(), 'big.rows');
     expect(frame.payload.$ansightEncoding).toBe('gzip-base64-json');
   });

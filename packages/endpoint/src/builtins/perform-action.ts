@@ -14,16 +14,9 @@
  */
 import type { BridgeTool, ToolFailureOutcome } from '@toolwire/protocol';
 import { toolFailure, toolResult } from '@toolwire/protocol';
-import { BUILTIN_ERROR_CODES, DISPOSED, invalidArguments, staleReference } from './lib/failures.js';
+import { BUILTIN_ERROR_CODES, invalidArguments, staleReference } from './lib/failures.js';
 import { checkedOf, rawValueOf } from './lib/node-state.js';
 import { roleOf } from './lib/roles.js';
-import {
-  checkedSchema,
-  nodeIdSchema,
-  referenceSchema,
-  revisionSchema,
-  snapshotIdSchema,
-} from './lib/schemas.js';
 import type { DomSnapshotter } from './lib/snapshot.js';
 import { collapse, truncate } from './lib/text.js';
 import {
@@ -34,65 +27,8 @@ import {
   tap,
 } from './lib/user-input.js';
 import { isEnabled } from './lib/visibility.js';
+import { MAX_RESULT_VALUE, UI_ACTIONS } from './perform-action-definition.js';
 import type { NodeReference, PerformActionResult, UiAction } from './types.js';
-
-const UI_ACTIONS: readonly UiAction[] = [
-  'tap',
-  'setText',
-  'clear',
-  'focus',
-  'scrollIntoView',
-  'select',
-  'check',
-];
-
-/** The value in an action's result is bounded (a textarea may hold megabytes). */
-const MAX_RESULT_VALUE = 1000;
-
-const argumentsSchema = {
-  type: 'object',
-  properties: {
-    reference: referenceSchema,
-    action: { enum: UI_ACTIONS },
-    text: { type: 'string', maxLength: 1_000_000, description: 'setText: the new value.' },
-    value: {
-      description: 'select: option value or label; an array selects several in <select multiple>.',
-      anyOf: [
-        { type: 'string' },
-        { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 1000 },
-      ],
-    },
-    checked: { type: 'boolean', default: true, description: 'check: the state wanted.' },
-  },
-  required: ['reference', 'action'],
-  additionalProperties: false,
-  allOf: [
-    {
-      if: { properties: { action: { const: 'setText' } }, required: ['action'] },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword.
-      then: { required: ['text'] },
-    },
-    {
-      if: { properties: { action: { const: 'select' } }, required: ['action'] },
-      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword.
-      then: { required: ['value'] },
-    },
-  ],
-};
-
-const resultSchema = {
-  type: 'object',
-  properties: {
-    performed: { enum: UI_ACTIONS },
-    nodeId: nodeIdSchema,
-    snapshotId: snapshotIdSchema,
-    revision: revisionSchema,
-    value: { type: 'string', maxLength: MAX_RESULT_VALUE },
-    checked: checkedSchema,
-  },
-  required: ['performed', 'nodeId', 'snapshotId', 'revision'],
-  additionalProperties: false,
-};
 
 // Inputs whose value a user cannot type.
 const UNTYPABLE_INPUTS: ReadonlySet<string> = new Set([
@@ -245,81 +181,66 @@ function scrollIntoView(element: Element): Outcome {
   return undefined;
 }
 
-export function performActionTool(snapshotter: DomSnapshotter): BridgeTool {
-  return {
-    definition: {
-      id: 'ui.perform_action',
-      name: 'Perform UI Action',
-      description:
-        'Performs a user action (tap, setText, clear, focus, scrollIntoView, select, check) on a node referenced by ui.query_nodes, dispatching the events a real user would cause.',
-      category: 'ui',
-      policy: 'write',
-      argumentsSchema,
-      resultSchema,
-      keywords: ['ui', 'dom', 'tap', 'click', 'type', 'fill', 'select', 'check', 'action', 'input'],
-      prerequisiteToolIds: ['ui.query_nodes'],
-    },
-    availability: () => (snapshotter.disposed ? DISPOSED : true),
-    execute(args) {
-      const reference = args.reference as NodeReference | undefined;
-      const action = args.action as UiAction;
-      if (!reference || typeof reference.nodeId !== 'string' || !UI_ACTIONS.includes(action))
-        return invalidArguments('ui.perform_action needs a reference and an action.');
-      const { nodeId } = reference;
-      if (typeof reference.revision === 'number' && reference.revision > snapshotter.revision())
-        return staleReference(
-          nodeId,
-          'comes from a revision this page has not reached (an earlier page load)',
-        );
-      const element = snapshotter.resolve(nodeId);
-      if (!element) return staleReference(nodeId, 'is no longer in the page');
-      if (action !== 'scrollIntoView' && !isEnabled(element)) {
-        return toolFailure({
-          code: BUILTIN_ERROR_CODES.nodeDisabled,
-          message: `Node ${nodeId} is disabled; a user could not ${action} it.`,
-          details: { nodeId, action },
-        });
-      }
-
-      let outcome: Outcome;
-      switch (action) {
-        case 'tap':
-          tap(element);
-          break;
-        case 'setText':
-          if (typeof args.text !== 'string') return invalidArguments('setText needs `text`.');
-          outcome = setText(element, action, args.text);
-          break;
-        case 'clear':
-          outcome = setText(element, action, '');
-          break;
-        case 'focus':
-          outcome = focus(element);
-          break;
-        case 'scrollIntoView':
-          outcome = scrollIntoView(element);
-          break;
-        case 'select':
-          outcome = selectOptions(element, args.value);
-          break;
-        case 'check':
-          outcome = check(element, args.checked !== false);
-          break;
-      }
-      if (outcome !== undefined && typeof outcome !== 'string') return outcome;
-
-      const capture = snapshotter.capture();
-      const result: PerformActionResult = {
-        performed: action,
+export function performAction(snapshotter: DomSnapshotter): BridgeTool['execute'] {
+  return (args) => {
+    const reference = args.reference as NodeReference | undefined;
+    const action = args.action as UiAction;
+    if (!reference || typeof reference.nodeId !== 'string' || !UI_ACTIONS.includes(action))
+      return invalidArguments('ui.perform_action needs a reference and an action.');
+    const { nodeId } = reference;
+    if (typeof reference.revision === 'number' && reference.revision > snapshotter.revision())
+      return staleReference(
         nodeId,
-        snapshotId: capture.snapshotId,
-        revision: capture.revision,
-      };
-      const value = rawValueOf(element);
-      if (value !== undefined) result.value = truncate(value, MAX_RESULT_VALUE);
-      const checked = checkedOf(element, roleOf(element));
-      if (checked !== undefined) result.checked = checked;
-      return typeof outcome === 'string' ? toolResult(result, { message: outcome }) : result;
-    },
+        'comes from a revision this page has not reached (an earlier page load)',
+      );
+    const element = snapshotter.resolve(nodeId);
+    if (!element) return staleReference(nodeId, 'is no longer in the page');
+    if (action !== 'scrollIntoView' && !isEnabled(element)) {
+      return toolFailure({
+        code: BUILTIN_ERROR_CODES.nodeDisabled,
+        message: `Node ${nodeId} is disabled; a user could not ${action} it.`,
+        details: { nodeId, action },
+      });
+    }
+
+    let outcome: Outcome;
+    switch (action) {
+      case 'tap':
+        tap(element);
+        break;
+      case 'setText':
+        if (typeof args.text !== 'string') return invalidArguments('setText needs `text`.');
+        outcome = setText(element, action, args.text);
+        break;
+      case 'clear':
+        outcome = setText(element, action, '');
+        break;
+      case 'focus':
+        outcome = focus(element);
+        break;
+      case 'scrollIntoView':
+        outcome = scrollIntoView(element);
+        break;
+      case 'select':
+        outcome = selectOptions(element, args.value);
+        break;
+      case 'check':
+        outcome = check(element, args.checked !== false);
+        break;
+    }
+    if (outcome !== undefined && typeof outcome !== 'string') return outcome;
+
+    const capture = snapshotter.capture();
+    const result: PerformActionResult = {
+      performed: action,
+      nodeId,
+      snapshotId: capture.snapshotId,
+      revision: capture.revision,
+    };
+    const value = rawValueOf(element);
+    if (value !== undefined) result.value = truncate(value, MAX_RESULT_VALUE);
+    const checked = checkedOf(element, roleOf(element));
+    if (checked !== undefined) result.checked = checked;
+    return typeof outcome === 'string' ? toolResult(result, { message: outcome }) : result;
   };
 }

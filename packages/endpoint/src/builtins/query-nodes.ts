@@ -13,63 +13,13 @@
  */
 import type { BridgeTool } from '@toolwire/protocol';
 import { toolFailure } from '@toolwire/protocol';
-import { BUILTIN_ERROR_CODES, DISPOSED } from './lib/failures.js';
+import { BUILTIN_ERROR_CODES } from './lib/failures.js';
 import { hasAutomationId } from './lib/node-state.js';
-import {
-  referenceSchema,
-  revisionSchema,
-  SUMMARY_REQUIRED,
-  snapshotIdSchema,
-  summaryProperties,
-} from './lib/schemas.js';
 import type { DomSnapshotter, ModelNode } from './lib/snapshot.js';
 import { flatten } from './lib/snapshot.js';
 import { collapse, SKIPPED_TAGS } from './lib/text.js';
+import { DEFAULT_QUERY_LIMIT } from './query-nodes-definition.js';
 import type { QueriedNode, QueryNodesResult } from './types.js';
-
-const DEFAULT_QUERY_LIMIT = 20;
-
-const criterion = { type: 'string', minLength: 1, maxLength: 1000 };
-
-const argumentsSchema = {
-  type: 'object',
-  properties: {
-    automationId: { ...criterion, description: 'Exact data-testid or id.' },
-    role: { ...criterion, description: 'ARIA role, e.g. button, textbox, checkbox, link.' },
-    text: { ...criterion, description: 'Case-insensitive substring of the name or text.' },
-    selector: { ...criterion, description: 'A CSS selector.' },
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: DEFAULT_QUERY_LIMIT },
-    includeHidden: { type: 'boolean', default: false },
-  },
-  additionalProperties: false,
-  anyOf: [
-    { required: ['automationId'] },
-    { required: ['role'] },
-    { required: ['text'] },
-    { required: ['selector'] },
-  ],
-};
-
-const resultSchema = {
-  type: 'object',
-  properties: {
-    snapshotId: snapshotIdSchema,
-    revision: revisionSchema,
-    count: { type: 'integer', minimum: 0 },
-    truncated: { type: 'boolean' },
-    nodes: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { reference: referenceSchema, ...summaryProperties },
-        required: ['reference', ...SUMMARY_REQUIRED],
-        additionalProperties: false,
-      },
-    },
-  },
-  required: ['snapshotId', 'revision', 'count', 'truncated', 'nodes'],
-  additionalProperties: false,
-};
 
 /** Elements of page content: under the tree root and not inside script, style, SVG... */
 function isContent(element: Element, root: Element): boolean {
@@ -82,94 +32,80 @@ function isContent(element: Element, root: Element): boolean {
   return true;
 }
 
-export function queryNodesTool(snapshotter: DomSnapshotter): BridgeTool {
-  return {
-    definition: {
-      id: 'ui.query_nodes',
-      name: 'Query UI Nodes',
-      description:
-        'Finds page nodes by automation id, role, text or CSS selector and returns snapshot-scoped references for ui.perform_action.',
-      category: 'ui',
-      policy: 'read',
-      argumentsSchema,
-      resultSchema,
-      keywords: ['ui', 'dom', 'find', 'query', 'selector', 'element', 'reference', 'node'],
-    },
-    availability: () => (snapshotter.disposed ? DISPOSED : true),
-    execute(args) {
-      const automationId = typeof args.automationId === 'string' ? args.automationId : undefined;
-      const role = typeof args.role === 'string' ? args.role.trim().toLowerCase() : undefined;
-      const text =
-        typeof args.text === 'string' ? collapse(args.text).toLowerCase() || undefined : undefined;
-      const selector = typeof args.selector === 'string' ? args.selector : undefined;
-      const limit = typeof args.limit === 'number' ? args.limit : DEFAULT_QUERY_LIMIT;
-      const includeHidden = args.includeHidden === true;
+export function queryNodes(snapshotter: DomSnapshotter): BridgeTool['execute'] {
+  return (args) => {
+    const automationId = typeof args.automationId === 'string' ? args.automationId : undefined;
+    const role = typeof args.role === 'string' ? args.role.trim().toLowerCase() : undefined;
+    const text =
+      typeof args.text === 'string' ? collapse(args.text).toLowerCase() || undefined : undefined;
+    const selector = typeof args.selector === 'string' ? args.selector : undefined;
+    const limit = typeof args.limit === 'number' ? args.limit : DEFAULT_QUERY_LIMIT;
+    const includeHidden = args.includeHidden === true;
 
-      let matched: Element[] | undefined;
-      if (selector !== undefined) {
-        try {
-          matched = Array.from(snapshotter.document.querySelectorAll(selector));
-        } catch (error) {
-          return toolFailure({
-            code: BUILTIN_ERROR_CODES.invalidSelector,
-            message: `"${selector}" is not a valid CSS selector: ${error instanceof Error ? error.message : String(error)}`,
-            details: { selector },
-          });
-        }
-      }
-
-      const capture = snapshotter.capture();
-      const root = snapshotter.rootElement();
-      const tree = includeHidden ? snapshotter.walk(root, { includeHidden }) : capture.document;
-      const inTree = new Map<Element, ModelNode>();
-      for (const node of flatten(tree)) inTree.set(node.element, node);
-
-      let candidates: ModelNode[];
-      if (matched) {
-        candidates = [];
-        for (const element of matched) {
-          if (!isContent(element, root)) continue;
-          const node = inTree.get(element) ?? snapshotter.describe(element);
-          if (includeHidden || node.summary.visible) candidates.push(node);
-        }
-      } else {
-        candidates = [...inTree.values()];
-      }
-
-      const nodes: QueriedNode[] = [];
-      let truncated = false;
-      for (const node of candidates) {
-        const { summary, element } = node;
-        if (automationId !== undefined && !hasAutomationId(element, automationId)) continue;
-        if (role !== undefined && summary.role !== role) continue;
-        if (
-          text !== undefined &&
-          !(summary.name ?? '').toLowerCase().includes(text) &&
-          !(summary.text ?? '').toLowerCase().includes(text)
-        )
-          continue;
-        if (nodes.length >= limit) {
-          truncated = true;
-          break;
-        }
-        nodes.push({
-          reference: {
-            source: 'web',
-            snapshotId: capture.snapshotId,
-            revision: capture.revision,
-            nodeId: node.nodeId,
-          },
-          ...summary,
+    let matched: Element[] | undefined;
+    if (selector !== undefined) {
+      try {
+        matched = Array.from(snapshotter.document.querySelectorAll(selector));
+      } catch (error) {
+        return toolFailure({
+          code: BUILTIN_ERROR_CODES.invalidSelector,
+          message: `"${selector}" is not a valid CSS selector: ${error instanceof Error ? error.message : String(error)}`,
+          details: { selector },
         });
       }
-      const result: QueryNodesResult = {
-        snapshotId: capture.snapshotId,
-        revision: capture.revision,
-        count: nodes.length,
-        truncated,
-        nodes,
-      };
-      return result;
-    },
+    }
+
+    const capture = snapshotter.capture();
+    const root = snapshotter.rootElement();
+    const tree = includeHidden ? snapshotter.walk(root, { includeHidden }) : capture.document;
+    const inTree = new Map<Element, ModelNode>();
+    for (const node of flatten(tree)) inTree.set(node.element, node);
+
+    let candidates: ModelNode[];
+    if (matched) {
+      candidates = [];
+      for (const element of matched) {
+        if (!isContent(element, root)) continue;
+        const node = inTree.get(element) ?? snapshotter.describe(element);
+        if (includeHidden || node.summary.visible) candidates.push(node);
+      }
+    } else {
+      candidates = [...inTree.values()];
+    }
+
+    const nodes: QueriedNode[] = [];
+    let truncated = false;
+    for (const node of candidates) {
+      const { summary, element } = node;
+      if (automationId !== undefined && !hasAutomationId(element, automationId)) continue;
+      if (role !== undefined && summary.role !== role) continue;
+      if (
+        text !== undefined &&
+        !(summary.name ?? '').toLowerCase().includes(text) &&
+        !(summary.text ?? '').toLowerCase().includes(text)
+      )
+        continue;
+      if (nodes.length >= limit) {
+        truncated = true;
+        break;
+      }
+      nodes.push({
+        reference: {
+          source: 'web',
+          snapshotId: capture.snapshotId,
+          revision: capture.revision,
+          nodeId: node.nodeId,
+        },
+        ...summary,
+      });
+    }
+    const result: QueryNodesResult = {
+      snapshotId: capture.snapshotId,
+      revision: capture.revision,
+      count: nodes.length,
+      truncated,
+      nodes,
+    };
+    return result;
   };
 }

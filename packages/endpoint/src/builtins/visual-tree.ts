@@ -10,80 +10,18 @@
  */
 import type { BridgeTool } from '@toolwire/protocol';
 import { DEFAULT_MAX_DEPTH as MAX_JSON_DEPTH } from '@toolwire/protocol';
-import { DISPOSED, staleReference } from './lib/failures.js';
+import { staleReference } from './lib/failures.js';
 import { boundsOf } from './lib/node-state.js';
-import {
-  boundsSchema,
-  nodeIdSchema,
-  revisionSchema,
-  SUMMARY_REQUIRED,
-  snapshotIdSchema,
-  summaryProperties,
-} from './lib/schemas.js';
 import type { DomSnapshotter, ModelNode } from './lib/snapshot.js';
 import type { VisualTreeNode, VisualTreeResult } from './types.js';
+import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES } from './visual-tree-definition.js';
 
-const DEFAULT_MAX_DEPTH = 32;
 /**
  * Levels that fit the bridge's default JSON depth (128): a level-k node sits at depth 2k of the
  * result and its bounds at 2k + 1, so level 64 would fail `tool_protocol_bridge_failed`. A
  * page really 64 interesting levels deep is cut at 63 and reported `truncated`.
  */
 const MAX_LEVELS = Math.floor((MAX_JSON_DEPTH - 1) / 2);
-const DEFAULT_MAX_NODES = 500;
-
-const argumentsSchema = {
-  type: 'object',
-  properties: {
-    maxDepth: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 64,
-      default: DEFAULT_MAX_DEPTH,
-      description: 'Levels to include; 1 is the root alone.',
-    },
-    maxNodes: {
-      type: 'integer',
-      minimum: 1,
-      maximum: 5000,
-      default: DEFAULT_MAX_NODES,
-      description: 'Most nodes to include, chosen breadth-first.',
-    },
-    rootNodeId: { ...nodeIdSchema, description: 'Start at this node instead of the document.' },
-    includeHidden: {
-      type: 'boolean',
-      default: false,
-      description: 'Also report hidden nodes (visible: false).',
-    },
-  },
-  additionalProperties: false,
-};
-
-const resultSchema = {
-  type: 'object',
-  properties: {
-    snapshotId: snapshotIdSchema,
-    revision: revisionSchema,
-    truncated: { type: 'boolean' },
-    nodeCount: { type: 'integer', minimum: 1 },
-    root: { $ref: '#/$defs/node' },
-  },
-  required: ['snapshotId', 'revision', 'truncated', 'nodeCount', 'root'],
-  additionalProperties: false,
-  $defs: {
-    node: {
-      type: 'object',
-      properties: {
-        nodeId: nodeIdSchema,
-        ...summaryProperties,
-        bounds: boundsSchema,
-        children: { type: 'array', minItems: 1, items: { $ref: '#/$defs/node' } },
-      },
-      required: ['nodeId', ...SUMMARY_REQUIRED],
-      additionalProperties: false,
-    },
-  },
-};
 
 /** Picks the nodes to report: breadth-first within maxDepth levels and maxNodes nodes. */
 function select(
@@ -131,45 +69,31 @@ function render(node: ModelNode, kept: Set<ModelNode>): VisualTreeNode {
   return out;
 }
 
-export function visualTreeTool(snapshotter: DomSnapshotter): BridgeTool {
-  return {
-    definition: {
-      id: 'ui.get_visual_tree',
-      name: 'Get Visual Tree',
-      description:
-        "Returns a compact tree of the page's accessible DOM nodes (role, name, automation id, text, value, bounds, state) with a snapshotId that changes when the page does.",
-      category: 'ui',
-      policy: 'read',
-      argumentsSchema,
-      resultSchema,
-      keywords: ['ui', 'dom', 'accessibility', 'tree', 'snapshot', 'inspect', 'screen'],
-    },
-    availability: () => (snapshotter.disposed ? DISPOSED : true),
-    execute(args) {
-      const maxDepth = Math.min(
-        MAX_LEVELS,
-        typeof args.maxDepth === 'number' ? args.maxDepth : DEFAULT_MAX_DEPTH,
-      );
-      const maxNodes = typeof args.maxNodes === 'number' ? args.maxNodes : DEFAULT_MAX_NODES;
-      const includeHidden = args.includeHidden === true;
-      const capture = snapshotter.capture();
-      let tree = capture.document;
-      if (typeof args.rootNodeId === 'string') {
-        const element = snapshotter.resolve(args.rootNodeId);
-        if (!element) return staleReference(args.rootNodeId, 'is no longer in the page');
-        tree = snapshotter.walk(element, { includeHidden });
-      } else if (includeHidden) {
-        tree = snapshotter.walk(snapshotter.rootElement(), { includeHidden });
-      }
-      const { kept, truncated } = select(tree, maxDepth, maxNodes);
-      const result: VisualTreeResult = {
-        snapshotId: capture.snapshotId,
-        revision: capture.revision,
-        truncated,
-        nodeCount: kept.size,
-        root: render(tree, kept),
-      };
-      return result;
-    },
+export function visualTree(snapshotter: DomSnapshotter): BridgeTool['execute'] {
+  return (args) => {
+    const maxDepth = Math.min(
+      MAX_LEVELS,
+      typeof args.maxDepth === 'number' ? args.maxDepth : DEFAULT_MAX_DEPTH,
+    );
+    const maxNodes = typeof args.maxNodes === 'number' ? args.maxNodes : DEFAULT_MAX_NODES;
+    const includeHidden = args.includeHidden === true;
+    const capture = snapshotter.capture();
+    let tree = capture.document;
+    if (typeof args.rootNodeId === 'string') {
+      const element = snapshotter.resolve(args.rootNodeId);
+      if (!element) return staleReference(args.rootNodeId, 'is no longer in the page');
+      tree = snapshotter.walk(element, { includeHidden });
+    } else if (includeHidden) {
+      tree = snapshotter.walk(snapshotter.rootElement(), { includeHidden });
+    }
+    const { kept, truncated } = select(tree, maxDepth, maxNodes);
+    const result: VisualTreeResult = {
+      snapshotId: capture.snapshotId,
+      revision: capture.revision,
+      truncated,
+      nodeCount: kept.size,
+      root: render(tree, kept),
+    };
+    return result;
   };
 }

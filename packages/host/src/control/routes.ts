@@ -6,8 +6,8 @@
  *    `POST /v1/call {session?, toolId, arguments?, after?}`,
  *    `POST /v1/batch {session?, calls, continueOnError?}`, `POST /v1/pair {page?, ttlMs?}`,
  *    `POST /v1/revoke {session}`, and `GET /v1/changes?after=N`: a long poll (up to 20 s) for a
- *    change counter that moves when a session opens or closes or a catalog changes
- *    (`toolwire mcp --attach` follows it).
+ *    change counter that moves when a session opens or closes, its page names its tab
+ *    (`session.open`) or a catalog changes (`toolwire mcp --attach` follows it).
  * 2. Answers are `{ok: true, ...}` or `{ok: false, error: {code, message, retryable, details}}`:
  *    HTTP 200 when the tool or the page said no, 404 `session_not_connected` when there is no
  *    such session, 409 `session_ambiguous` when the request does not say which of several,
@@ -202,6 +202,9 @@ export function controlRoutes(host: Host): ControlRoutes {
   const unsubscribe = [
     host.on('session', watchReady),
     host.on('session', changed),
+    // The tab's identity (session.open) may come after the first catalog: a change too.
+    ...host.sessions.map((session) => session.on('open', changed)),
+    host.on('session', (session) => void session.on('open', changed)),
     host.on('catalog', changed),
     host.on('sessionclose', changed),
   ];

@@ -6,9 +6,11 @@
  * 1. The SDK negotiates `initialize` (the client's version when it speaks it, else its newest);
  *    the server declares `tools: {listChanged: true}` and nothing else.
  * 2. `tools/list` lists the tools of every open session that the grant allows, after a short,
- *    bounded refresh of each catalog. Names are the tool ids made MCP-safe
- *    (`[A-Za-z0-9_-]{1,64}`: `demo.echo` -> `demo_echo`); when two pages list one id, the page
- *    that connected last wins; a name clash after the rewrite gets a numeric suffix.
+ *    bounded refresh of each catalog (listing.ts). Names are the tool ids made MCP-safe
+ *    (`[A-Za-z0-9_-]{1,64}`: `demo.echo` -> `demo_echo`), unique across tabs and stable while a
+ *    tab's session lives: when two tabs list one id, the first keeps the plain name and the
+ *    other's is suffixed with its session label (naming.ts). Each tool's description and
+ *    `_meta` name the tab it belongs to.
  * 3. `tools/call` runs through HostSession.call (grant, catalog check, one retry on
  *    `tool_not_found`). Tool failures are results with `isError: true` and the wire code in the
  *    text; an unknown name is JSON-RPC error -32602, as MCP says. Images and Blobs that the tool
@@ -22,7 +24,8 @@
  * 6. Nothing but JSON-RPC is written to `output`; diagnostics go to `log`.
  * 7. When the source can pair, `toolwire_pair` (pair-tool.ts) is listed first and its name is
  *    reserved: a client's user pairs a page without reading stderr (issue 15). The server's
- *    `instructions` say so.
+ *    `instructions` say so. `toolwire_sessions` and `toolwire_call` (fallback-tools.ts) follow,
+ *    always: for clients that ignore `list_changed`, they list the tabs and call any tab's tool.
  * 8. `tools/list` is one page, never `nextCursor`, however many tools the pages list (issue 16
  *    part 7): MCP clients that do not follow cursors still see every tool, and stdio has no
  *    frame limit to page around. A request with a cursor gets -32602, as MCP says of a cursor
@@ -31,15 +34,25 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
-import type { HostTool } from '../catalog/cache.js';
 import { Host } from '../server/host.js';
 import { grantHint } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
-import { binaryKindOf, resultContent } from './content.js';
+import { resultContent } from './content.js';
+import {
+  CALL_TOOL,
+  CALL_TOOL_NAME,
+  callTarget,
+  resolveCall,
+  SESSIONS_TOOL,
+  SESSIONS_TOOL_NAME,
+  sessionsResult,
+} from './fallback-tools.js';
 import { hostToolSource } from './host-source.js';
+import { mcpToolDefinition } from './listing.js';
+import { McpToolNames, mcpToolName } from './naming.js';
 import { PAIR_TOOL, PAIR_TOOL_NAME, pairResult, pairTarget } from './pair-tool.js';
-import type { McpSourceTool, McpToolSource } from './source.js';
-import { withheldError, withheldSummary } from './source.js';
+import type { McpSourceSession, McpSourceTool, McpToolSource } from './source.js';
+import { sessionsOf, withheldError, withheldSummary } from './source.js';
 
 /**
  * The MCP versions the SDK (1.32) speaks, newest first (a test holds this to the SDK's own
@@ -71,65 +84,6 @@ export interface McpBridge {
   close(): Promise<void>;
 }
 
-/** `demo.echo` -> `demo_echo`: the name pattern every MCP client accepts. */
-export function mcpToolName(id: string): string {
-  const name = id.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
-  return name === '' ? 'tool' : name;
-}
-
-function inputSchemaOf(tool: HostTool): Record<string, unknown> {
-  const schema = tool.argumentsSchema;
-  // MCP wants an object schema at the top; docs/wire.md arguments are always an object.
-  return schema.type === undefined ? { type: 'object', ...schema } : schema;
-}
-
-function originOf(url: string | null): string | undefined {
-  try {
-    return url === null ? undefined : new URL(url).origin;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A page tool as `tools/list` lists it under `name`. */
-function mcpToolDefinition(name: string, entry0: McpSourceTool): Record<string, unknown> {
-  const tool = entry0.tool;
-  // A frame's tool (a widget of another origin) says so where a person reads it: the title and
-  // the end of the description.
-  const frame =
-    tool.origin !== undefined && tool.origin !== originOf(entry0.pageUrl) ? tool.origin : undefined;
-  const title = frame ? `${tool.name} (from ${frame})` : tool.name;
-  let description = tool.runtime
-    ? `${tool.description} (unavailable now: ${tool.runtime.reason ?? tool.runtime.code ?? 'no reason given'})`
-    : tool.description;
-  if (frame) description = `${description} (from ${frame}, a frame of this page)`;
-  const entry: Record<string, unknown> = {
-    name,
-    title,
-    description,
-    inputSchema: inputSchemaOf(tool),
-  };
-  // A whole image or Blob is a content block, not structured content (content.ts 2).
-  if (tool.resultSchema.type === 'object' && !binaryKindOf(tool.resultSchema)) {
-    entry.outputSchema = tool.resultSchema;
-  }
-  entry.annotations = {
-    title,
-    readOnlyHint: tool.policy === 'read',
-    destructiveHint: tool.policy === 'critical',
-    // The page's own hints, when it set them (docs/wire.md, the toolwire `annotations`).
-    ...tool.annotations,
-  };
-  entry._meta = {
-    'toolwire/toolId': tool.id,
-    'toolwire/policy': tool.policy,
-    'toolwire/page': entry0.pageUrl,
-    'toolwire/session': entry0.sessionId,
-    ...(tool.origin !== undefined ? { 'toolwire/origin': tool.origin } : {}),
-  };
-  return entry;
-}
-
 function errorContent(error: unknown): Record<string, unknown> {
   const coded =
     error instanceof ToolProtocolError
@@ -156,32 +110,41 @@ export function createMcpBridge(
   const pairs = source.pair !== undefined;
   const log = options.log ?? (() => {});
   let names = new Map<string, McpSourceTool>();
+  const naming = new McpToolNames([PAIR_TOOL_NAME, SESSIONS_TOOL_NAME, CALL_TOOL_NAME]);
+  /** The open sessions as of the last listing (sources that cannot say: those with tools). */
+  const openSessions = (entries: readonly McpSourceTool[]): McpSourceSession[] =>
+    source.sessions?.() ?? sessionsOf(entries);
   let listedSignature = '';
   let initialized = false;
   let closed = false;
   let changedTimer: ReturnType<typeof setTimeout> | undefined;
 
-  /** Requirement 2: names for the listed set, the newest session winning a shared id. */
+  /** Requirement 2: names for the listed set (naming.ts). */
   const collect = async (refresh: boolean): Promise<Map<string, McpSourceTool>> => {
-    const byId = new Map<string, McpSourceTool>();
-    const entries = (await source.tools(refresh)).sort((a, b) => a.connectedAt - b.connectedAt);
-    for (const entry of entries) byId.set(entry.tool.id, entry);
-    const next = new Map<string, McpSourceTool>();
-    // The bridge's own tool keeps its name: a page's `toolwire.pair` becomes `toolwire_pair_2`.
-    const taken = (name: string) => next.has(name) || (pairs && name === PAIR_TOOL_NAME);
-    for (const id of [...byId.keys()].sort()) {
-      const base = mcpToolName(id);
-      let name = base;
-      for (let n = 2; taken(name); n++) name = `${base.slice(0, 60)}_${n}`;
-      next.set(name, byId.get(id) as McpSourceTool);
-    }
-    return next;
+    const entries = await source.tools(refresh);
+    return naming.assign(
+      entries,
+      openSessions(entries).map((session) => session.id),
+    );
   };
 
-  const signatureOf = (map: Map<string, McpSourceTool>): string =>
-    [...map]
-      .map(([name, entry]) => `${name}:${entry.sessionId}:${entry.tool.definitionRevision}`)
-      .join('|');
+  /** What the client's list depends on: names, definitions, and the tabs they name. */
+  const signatureOf = (map: Map<string, McpSourceTool>): string => {
+    const tabs = new Map(openSessions([...map.values()]).map((one) => [one.id, one]));
+    return JSON.stringify(
+      [...map].map(([name, entry]) => {
+        const session = tabs.get(entry.sessionId);
+        return [
+          name,
+          entry.sessionId,
+          entry.tool.definitionRevision,
+          session?.tab?.title,
+          session?.tab?.origin,
+          session?.connectedFrom,
+        ];
+      }),
+    );
+  };
 
   let toldWithheld = '';
   const listTools = async (): Promise<object> => {
@@ -191,10 +154,15 @@ export function createMcpBridge(
     const told = JSON.stringify(withheld);
     if (withheld.length > 0 && told !== toldWithheld) log(`mcp: ${withheldSummary(withheld)}`);
     toldWithheld = told;
+    const sessions = new Map(openSessions([...names.values()]).map((one) => [one.id, one]));
     return {
       tools: [
         ...(pairs ? [PAIR_TOOL] : []),
-        ...[...names].map(([name, entry]) => mcpToolDefinition(name, entry)),
+        SESSIONS_TOOL,
+        CALL_TOOL,
+        ...[...names].map(([name, entry]) =>
+          mcpToolDefinition(name, entry, sessions.get(entry.sessionId)),
+        ),
       ],
       // MCP allows _meta on a result: clients that show it see why a page's tool is missing.
       ...(withheld.length > 0
@@ -214,6 +182,45 @@ export function createMcpBridge(
     } catch (error) {
       return errorContent(error);
     }
+  };
+
+  /** One page tool's call, answered as MCP content (requirement 3). */
+  const callTool = async (
+    target: McpSourceTool,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> => {
+    try {
+      const result = await source.call(target, args, signal);
+      return resultContent(result, target.tool.resultSchema, {
+        sessionId: target.sessionId,
+        toolId: target.tool.id,
+      });
+    } catch (error) {
+      return errorContent(error);
+    }
+  };
+
+  /** `toolwire_sessions` and `toolwire_call` (fallback-tools.ts), on a fresh listing. */
+  const fallback = async (
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> => {
+    const call = name === CALL_TOOL_NAME ? callTarget(args) : undefined;
+    if (call instanceof ToolProtocolError) return errorContent(call);
+    let listed: Map<string, McpSourceTool>;
+    try {
+      listed = await collect(name === SESSIONS_TOOL_NAME);
+    } catch (error) {
+      return errorContent(error);
+    }
+    const sessions = openSessions([...listed.values()]);
+    const withheld = source.withheld?.() ?? [];
+    if (!call) return sessionsResult(sessions, listed, withheld);
+    const target = resolveCall(call, sessions, listed, withheld);
+    if (target instanceof ToolProtocolError) return errorContent(target);
+    return callTool(target, call.arguments, signal);
   };
 
   const start = async () => {
@@ -250,6 +257,9 @@ export function createMcpBridge(
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name } = request.params;
       if (pairs && name === PAIR_TOOL_NAME) return pair(request.params.arguments);
+      if (name === SESSIONS_TOOL_NAME || name === CALL_TOOL_NAME) {
+        return fallback(name, request.params.arguments, extra.signal);
+      }
       // A client may call without listing first, or after the page reloaded: look again then.
       let target = names.get(name);
       if (!target) target = (await collect(false)).get(name);
@@ -263,15 +273,7 @@ export function createMcpBridge(
       if (args !== undefined && args !== null && !isPlainObject(args)) {
         throw new McpError(ErrorCode.InvalidParams, 'Tool arguments must be an object.');
       }
-      try {
-        const result = await source.call(target, args ?? {}, extra.signal);
-        return resultContent(result, target.tool.resultSchema, {
-          sessionId: target.sessionId,
-          toolId: target.tool.id,
-        });
-      } catch (error) {
-        return errorContent(error);
-      }
+      return callTool(target, args ?? {}, extra.signal);
     });
     if (!closed) await server.connect(new StdioServerTransport(options.input, options.output));
     return server;

@@ -18,8 +18,35 @@ import { controlChannel } from '../control/channel.js';
 import type { ControlAnswer, ControlTarget } from '../control/client.js';
 import { ControlFailure, controlToolError } from '../control/client.js';
 import { escapeLine } from '../shared/terminal-text.js';
-import type { McpSourceTool, McpToolSource, McpWithheldTool } from './source.js';
+import type {
+  McpSourceSession,
+  McpSourceTool,
+  McpTab,
+  McpToolSource,
+  McpWithheldTool,
+} from './source.js';
 import { withheldTools } from './source.js';
+
+/** A session of `GET /v1/sessions` as the bridge shows it (control/views.ts SessionSummary). */
+function sessionOf(session: {
+  id: string;
+  connectedAt: string;
+  origin?: unknown;
+  grant?: unknown;
+  guard?: unknown;
+  page: Partial<McpTab> | null;
+}): McpSourceSession {
+  const page = session.page;
+  const text = (value: unknown) => (typeof value === 'string' ? value : '');
+  return {
+    id: session.id,
+    connectedAt: Date.parse(session.connectedAt),
+    tab: page ? { title: text(page.title), url: text(page.url), origin: text(page.origin) } : null,
+    connectedFrom: typeof session.origin === 'string' ? session.origin : null,
+    grant: String(session.grant ?? 'read'),
+    guard: typeof session.guard === 'string' ? session.guard : null,
+  };
+}
 
 export function controlToolSource(
   target: ControlTarget,
@@ -56,11 +83,20 @@ export function controlToolSource(
   };
 
   let withheld: McpWithheldTool[] = [];
+  let open: McpSourceSession[] = [];
   return {
     withheld: () => withheld,
+    sessions: () => open,
     async tools() {
       const { sessions } = (await ask('/v1/sessions')) as {
-        sessions: { id: string; connectedAt: string; page: { url: string } | null }[];
+        sessions: {
+          id: string;
+          connectedAt: string;
+          origin?: unknown;
+          grant?: unknown;
+          guard?: unknown;
+          page: Partial<McpTab> | null;
+        }[];
       };
       const lists = await Promise.all(
         sessions.map(async (session) => {
@@ -85,8 +121,9 @@ export function controlToolSource(
       );
       const entries: McpSourceTool[] = [];
       const held: McpWithheldTool[] = [];
+      open = sessions.map(sessionOf);
       for (const { session, summary, tools } of lists) {
-        const pageUrl = session.page?.url ?? null;
+        const pageUrl = typeof session.page?.url === 'string' ? session.page.url : null;
         const ungranted: HostTool[] = [];
         for (const { granted, ...tool } of tools) {
           if (!granted) {

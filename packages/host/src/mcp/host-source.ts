@@ -5,9 +5,10 @@
 import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import type { Host } from '../server/host.js';
+import type { HostSession } from '../server/session.js';
 import { guardName } from '../server/session.js';
 import { within } from '../shared/within.js';
-import type { McpSourceTool, McpToolSource, McpWithheldTool } from './source.js';
+import type { McpSourceSession, McpSourceTool, McpToolSource, McpWithheldTool } from './source.js';
 import { withheldTools } from './source.js';
 
 const LIST_REFRESH_BOUND_MS = 2000;
@@ -15,8 +16,10 @@ const LIST_REFRESH_BOUND_MS = 2000;
 /** The tools of a host in this process. */
 export function hostToolSource(host: Host): McpToolSource {
   let withheld: McpWithheldTool[] = [];
+  let open: McpSourceSession[] = [];
   return {
     withheld: () => withheld,
+    sessions: () => open,
     async tools(refresh) {
       if (refresh) {
         await within(
@@ -26,9 +29,19 @@ export function hostToolSource(host: Host): McpToolSource {
       }
       const entries: McpSourceTool[] = [];
       const held: McpWithheldTool[] = [];
+      const listed: McpSourceSession[] = [];
       for (const session of host.sessions) {
         if (!session.isOpen) continue;
         const pageUrl = session.info?.page.url ?? null;
+        const guard = session.pageGuard;
+        listed.push({
+          id: session.id,
+          connectedAt: +session.connectedAt,
+          tab: session.info ? { ...session.info.page } : null,
+          connectedFrom: session.origin,
+          grant: session.grant,
+          guard: guard ? guardName(guard) : null,
+        });
         const ungranted: HostTool[] = [];
         for (const tool of session.tools()) {
           // A tool above the grant would only be refused: it is not offered.
@@ -43,7 +56,6 @@ export function hostToolSource(host: Host): McpToolSource {
             tool,
           });
         }
-        const guard = session.pageGuard;
         held.push(
           ...withheldTools(
             {
@@ -58,6 +70,7 @@ export function hostToolSource(host: Host): McpToolSource {
         );
       }
       withheld = held;
+      open = listed;
       return entries;
     },
     async call(entry, args, signal) {
@@ -76,7 +89,14 @@ export function hostToolSource(host: Host): McpToolSource {
       };
     },
     onChange(listener) {
-      const off = [host.on('catalog', listener), host.on('sessionclose', listener)];
+      // A page's session.open (its tab) may come after its first catalog: a change too.
+      const opened = (session: HostSession) => off.push(session.on('open', listener));
+      const off = [
+        host.on('catalog', listener),
+        host.on('sessionclose', listener),
+        host.on('session', opened),
+      ];
+      for (const session of host.sessions) opened(session);
       return () => {
         for (const unsubscribe of off) unsubscribe();
       };

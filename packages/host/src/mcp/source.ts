@@ -10,10 +10,35 @@ import type { ResultPayload } from '@toolwire/protocol';
 import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 
+/**
+ * The tab a session speaks for, as its page said in `session.open`: the page's word, a label for
+ * people (an extension may name the tab it connects for). Nothing is decided by it: the
+ * WebSocket's Origin header (`connectedFrom`) is what the host accepted the socket on.
+ */
+export interface McpTab {
+  title: string;
+  url: string;
+  origin: string;
+}
+
+/** One open session, as the bridge names and shows it (`toolwire_sessions`). */
+export interface McpSourceSession {
+  id: string;
+  /** Milliseconds since the epoch: the first session to offer an id keeps its plain name. */
+  connectedAt: number;
+  /** null until the page's `session.open` arrives. */
+  tab: McpTab | null;
+  /** The upgrade's Origin header (the browser's word); null when it sent none. */
+  connectedFrom: string | null;
+  grant: string;
+  /** The page's guard as a person reads it; null when it reported none. */
+  guard: string | null;
+}
+
 /** One page tool the bridge may offer, wherever it comes from. */
 export interface McpSourceTool {
   sessionId: string;
-  /** Milliseconds since the epoch: the newest session wins a shared id. */
+  /** Milliseconds since the epoch: the first session to offer an id keeps its plain name. */
   connectedAt: number;
   pageUrl: string | null;
   tool: HostTool;
@@ -46,6 +71,11 @@ export interface McpToolSource {
   tools(refresh: boolean): Promise<McpSourceTool[]>;
   /** The tools of every open session that are not offered (as of the last `tools()`). */
   withheld?(): McpWithheldTool[];
+  /**
+   * Every open session, tools or not (as of the last `tools()`). Without it, the bridge knows
+   * only the sessions that offer tools, and not their tabs.
+   */
+  sessions?(): McpSourceSession[];
   call(
     entry: McpSourceTool,
     args: Record<string, unknown>,
@@ -56,6 +86,23 @@ export interface McpToolSource {
   /** Calls `listener` when a session or a catalog may have changed. */
   onChange(listener: () => void): () => void;
   close?(): void;
+}
+
+/** The sessions `entries` come from, as far as they tell (a source without `sessions()`). */
+export function sessionsOf(entries: readonly McpSourceTool[]): McpSourceSession[] {
+  const byId = new Map<string, McpSourceSession>();
+  for (const entry of entries) {
+    if (byId.has(entry.sessionId)) continue;
+    byId.set(entry.sessionId, {
+      id: entry.sessionId,
+      connectedAt: entry.connectedAt,
+      tab: null,
+      connectedFrom: null,
+      grant: 'unknown',
+      guard: null,
+    });
+  }
+  return [...byId.values()];
 }
 
 /** One session's withheld tools: those its guard hides, then those above the host's grant. */

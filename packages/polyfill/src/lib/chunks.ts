@@ -18,14 +18,21 @@ declare global {
   const __TOOLWIRE_IIFE__: boolean | undefined;
 }
 
-/** The chunks scripts/build.ts writes beside the IIFE, as `polyfill-<name>.js`. */
+/**
+ * The chunks scripts/build.ts writes beside the IIFE, as `polyfill-<name>.js`; the last three
+ * are the endpoint's own (packages/endpoint/src/chunks.ts), written beside `endpoint.iife.js`
+ * under the same pattern, so a page serves one set of files.
+ */
 export type ChunkName =
   | 'validator-ajv'
   | 'validator-cfworker'
   | 'lowering'
   | 'frames'
   | 'native'
-  | 'declarative';
+  | 'declarative'
+  | 'ui-builtins'
+  | 'pairing'
+  | 'deflate';
 
 /**
  * The IIFE's own URL, read while it is being evaluated (currentScript is null afterwards). An

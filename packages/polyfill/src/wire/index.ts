@@ -1,8 +1,9 @@
 /**
  * `@toolwire/polyfill/wire`: what the WebSocket endpoint (packages/endpoint) reads of the
- * polyfill beyond `window.tools`: a tool's wire metadata, and the call option that lets a JSON
- * result go out as it is.
+ * polyfill beyond `window.tools`: a tool's wire metadata, the call option that lets a JSON
+ * result go out as it is, and the IIFE's chunk loader (for the endpoint's own lazy chunks).
  */
+export { chunkFromScript } from '../lib/chunks.js';
 export type { ToolSources, ToolWireInfo } from './info.js';
 export { wireInfo } from './info.js';
 export { WIRE_RESULT } from './result.js';

@@ -16,6 +16,11 @@ export const BUILTIN_ERROR_CODES = {
   screenshotFailed: 'screenshot_failed',
   /** Arguments the schema cannot express alone (also what the bridge reports for schema misses). */
   argumentsInvalid: 'tool_arguments_schema_invalid',
+  /**
+   * The tools' implementations could not be loaded (the page's `polyfill-ui-builtins.js` is not
+   * served beside `endpoint.iife.js`): the polyfill's ChunkLoadError code; retryable.
+   */
+  chunkLoadFailed: 'toolwire_chunk_load_failed',
 } as const;
 
 export type BuiltinErrorCode = (typeof BUILTIN_ERROR_CODES)[keyof typeof BUILTIN_ERROR_CODES];

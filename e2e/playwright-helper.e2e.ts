@@ -1,0 +1,136 @@
+import { expect, test } from '@playwright/test';
+import { WebMCPError, webmcp } from '../packages/playwright/src/index.js';
+
+// @toolwire/playwright against a real page (issue 17 part 4). This file runs in both projects:
+// `chromium` (no native WebMCP: the polyfill path) and `chromium-native` (launched with
+// --enable-features=WebMCP: Playwright's page.webmcp). Each test asserts the path it expects,
+// so it cannot pass on the wrong one.
+
+const SHOP = '/e2e/pages/playwright/shop.html';
+const expected = (projectName: string) =>
+  projectName === 'chromium-native' ? 'native' : 'polyfill';
+
+test.beforeEach(async ({ page }) => {
+  await page.goto(SHOP);
+  await expect(page.locator('#status')).toHaveText('ready');
+});
+
+test('takes the path the browser allows, and says which', async ({ page }, info) => {
+  const native = await page.evaluate(
+    () => (window as unknown as { shopInfo: { native: boolean } }).shopInfo.native,
+  );
+  expect(native).toBe(info.project.name === 'chromium-native');
+  expect(await webmcp(page).via()).toBe(expected(info.project.name));
+});
+
+test('lists the agent-exposed tools, polyfill and modelContext alike', async ({ page }) => {
+  const tools = await webmcp(page).tools();
+  expect(tools.map((tool) => tool.name)).toEqual([
+    'cart.add',
+    'cart.clear',
+    'cart.count',
+    'cart.label',
+    'page.heading',
+  ]);
+  expect(tools[0]).toEqual({
+    name: 'cart.add',
+    description: 'Adds a product to the cart.',
+    inputSchema: {
+      type: 'object',
+      properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } },
+      required: ['sku'],
+    },
+    annotations: { consequential: true },
+  });
+  expect(tools[2]).toMatchObject({ name: 'cart.count', annotations: { readOnly: true } });
+  expect(tools[4]).toEqual({ name: 'page.heading', description: 'The page heading.' });
+});
+
+test('calls tools and resolves their JSON results', async ({ page }) => {
+  const shop = webmcp(page);
+  expect(await shop.callTool('cart.add', { sku: 'A-1', qty: 2 })).toEqual({
+    sku: 'A-1',
+    qty: 2,
+    items: 2,
+  });
+  expect(await shop.callTool('cart.add', { sku: 'B-2' })).toEqual({ sku: 'B-2', qty: 1, items: 3 });
+  expect(await shop.callTool('cart.count')).toBe(3);
+  expect(await shop.callTool('page.heading')).toEqual({
+    heading: 'toolwire: a shop for @toolwire/playwright',
+  });
+  // A string stays a string, and a tool that returns nothing resolves null, on both paths.
+  expect(await shop.callTool('cart.label')).toBe('3 items');
+  expect(await shop.callTool('cart.clear')).toBeNull();
+  expect(await shop.callTool('cart.count')).toBe(0);
+});
+
+test('a tool that throws rejects with a coded WebMCPError', async ({ page }, info) => {
+  const shop = webmcp(page);
+  expect(await shop.callTool('cart.add', { sku: 'A-1' })).toMatchObject({ items: 1 });
+  const error = await shop
+    .callTool('cart.add', { sku: 'SOLD-OUT' })
+    .catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(WebMCPError);
+  expect(error).toMatchObject({
+    code: 'tool_execution_exception',
+    toolName: 'cart.add',
+    via: expected(info.project.name),
+  });
+  // The polyfill passes the tool's message on; the browser's WebMCP does not.
+  if (info.project.name === 'chromium')
+    expect((error as Error).message).toContain('SOLD-OUT is sold out');
+  expect(await shop.callTool('cart.count')).toBe(1);
+});
+
+test('an unknown tool rejects with tool_not_found', async ({ page }, info) => {
+  const shop = webmcp(page);
+  expect((await shop.tools()).length).toBeGreaterThan(0);
+  await expect(shop.callTool('cart.nope')).rejects.toMatchObject({
+    name: 'WebMCPError',
+    code: 'tool_not_found',
+    toolName: 'cart.nope',
+    via: expected(info.project.name),
+  });
+  // Not agent-exposed: the page can call it, but the helper neither lists nor calls it, on
+  // either path (an agent could not).
+  const direct = await page.evaluate(() =>
+    (window as unknown as { tools: { callTool(name: string): Promise<unknown> } }).tools.callTool(
+      'cart.debug',
+    ),
+  );
+  expect(direct).toEqual({ items: 0 });
+  expect((await shop.tools()).map((tool) => tool.name)).not.toContain('cart.debug');
+  await expect(shop.callTool('cart.debug')).rejects.toMatchObject({ code: 'tool_not_found' });
+});
+
+test('input that fails the schema is refused before the tool runs', async ({ page }, info) => {
+  const shop = webmcp(page);
+  expect(await shop.callTool('cart.add', { sku: 'A-1', qty: 1 })).toMatchObject({ items: 1 });
+  const error = await shop
+    .callTool('cart.add', { sku: 'A-1', qty: 0 })
+    .catch((caught: unknown) => caught);
+  // The polyfill says why; the browser reports every failure of the tool's side alike.
+  expect(error).toMatchObject({
+    code: info.project.name === 'chromium' ? 'tool_arguments_invalid' : 'tool_execution_exception',
+  });
+  expect(await shop.callTool('cart.count')).toBe(1);
+});
+
+test('forcing a path the page cannot take fails clearly', async ({ page }, info) => {
+  if (info.project.name === 'chromium') {
+    await expect(webmcp(page, { via: 'native' }).tools()).rejects.toMatchObject({
+      code: 'tool_call_failed',
+      via: 'native',
+    });
+  } else {
+    // The polyfill path works on a native browser too: the polyfill lists native tools.
+    expect((await webmcp(page, { via: 'polyfill' }).tools()).map((tool) => tool.name)).toContain(
+      'cart.add',
+    );
+  }
+  await page.goto('/e2e/pages/index.html');
+  await expect(webmcp(page, { via: 'polyfill' }).callTool('cart.add')).rejects.toMatchObject({
+    code: 'webmcp_unavailable',
+    message: expect.stringContaining('window.tools'),
+  });
+});

@@ -1,0 +1,29 @@
+/**
+ * The endpoint's own lazily loaded parts (issue 16, item 2, "a light page"), beside the
+ * polyfill's (validators, lowering): the built-in `ui.*` tools' implementations and fflate (the
+ * third, pairing from a link, is loaded by iife.ts, its only user). Module builds let the bundler split each at its import(); the split IIFE
+ * (`endpoint.iife.js`) fetches it from beside its own URL as `polyfill-<name>.js` (the one
+ * pattern a page serves for every chunk), and a load that fails rejects with the polyfill's
+ * ChunkLoadError; the standalone IIFE inlines each (scripts/build.ts).
+ */
+
+import { chunkFromScript } from '@toolwire/polyfill/wire';
+import type { DeflateModule } from '@toolwire/protocol';
+import { importDeflate } from '@toolwire/protocol';
+
+/** `true` in the split IIFE build (a define), `false` in the standalone one, else undefined. */
+declare const __TOOLWIRE_IIFE__: boolean | undefined;
+
+/** The built-in DOM tools (builtins/runtime.ts). */
+export function loadBuiltinRuntime(): Promise<typeof import('./builtins/runtime.js')> {
+  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+    ? chunkFromScript('ui-builtins')
+    : import('./builtins/runtime.js');
+}
+
+/** fflate's DEFLATE and gunzip, for the bridge and the in-line gzip fallback (compression.ts). */
+export function loadDeflate(): Promise<DeflateModule> {
+  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+    ? chunkFromScript('deflate')
+    : importDeflate();
+}

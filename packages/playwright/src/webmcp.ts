@@ -1,0 +1,72 @@
+/**
+ * `webmcp(page)`: list and call a page's WebMCP tools from a Playwright test. It takes
+ * Playwright's own `page.webmcp` when the browser has WebMCP enabled (Chromium launched with
+ * `--enable-features=WebMCP`), and the page's `window.tools` (toolwire's polyfill) otherwise.
+ * The path is chosen once, on first use, and can be forced with `{ via }`.
+ */
+import type { Frame, Page } from '@playwright/test';
+import { firstLine, WebMCPError, type WebMCPPath } from './errors.js';
+import { isNotEnabled, nativeCall, nativeTools } from './native-path.js';
+import { polyfillCall, polyfillTools } from './polyfill-path.js';
+import type { WebMCPTool } from './tool.js';
+
+export interface WebMCPOptions {
+  /** `'auto'` (the default) tries the native path first; the others force one path. */
+  via?: 'auto' | WebMCPPath;
+}
+
+export interface WebMCP {
+  /** The tools agents see in this page (or frame), sorted by name. */
+  tools(): Promise<WebMCPTool[]>;
+  /**
+   * Calls a tool with JSON arguments and resolves its result as JSON. Rejects with a
+   * `WebMCPError` (`code`, `toolName`, `via`) when the tool is unknown, refuses its input,
+   * or throws.
+   */
+  callTool(name: string, args?: Record<string, unknown>): Promise<unknown>;
+  /** Which path this helper uses (found out on first use). */
+  via(): Promise<WebMCPPath>;
+}
+
+const byName = (a: WebMCPTool, b: WebMCPTool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export function webmcp(target: Page | Frame, options: WebMCPOptions = {}): WebMCP {
+  const wanted = options.via ?? 'auto';
+  if (wanted !== 'auto' && wanted !== 'native' && wanted !== 'polyfill')
+    throw new TypeError(`webmcp(): unknown via ${JSON.stringify(wanted)}`);
+  let chosen: Promise<WebMCPPath> | undefined =
+    wanted === 'auto' ? undefined : Promise.resolve(wanted);
+
+  // One cheap probe: Playwright's tools() throws at once when the browser has no WebMCP.
+  const probe = async (): Promise<WebMCPPath> => {
+    try {
+      await target.webmcp.tools();
+      return 'native';
+    } catch (error) {
+      if (isNotEnabled(error)) return 'polyfill';
+      throw new WebMCPError('webmcp_unavailable', firstLine(error), 'native');
+    }
+  };
+  const via = (): Promise<WebMCPPath> => {
+    chosen ??= probe().catch((error: unknown) => {
+      chosen = undefined; // a page still loading, say: the next call probes again
+      throw error;
+    });
+    return chosen;
+  };
+
+  return {
+    via,
+    async tools() {
+      const list =
+        (await via()) === 'native' ? await nativeTools(target) : await polyfillTools(target);
+      return list.sort(byName);
+    },
+    async callTool(name, args = {}) {
+      if (typeof name !== 'string') throw new TypeError('webmcp().callTool: name must be a string');
+      return (await via()) === 'native'
+        ? nativeCall(target, name, args)
+        : polyfillCall(target, name, args);
+    },
+  };
+}
