@@ -1,0 +1,52 @@
+/**
+ * The shapes `@toolwire/extension` speaks: a tab, its tools, and the "tools of tab T" client
+ * that the background gives to the side panel and to the host link.
+ */
+
+/** What a tab is, as the host and MCP clients are told (page-controlled strings: escape them). */
+export interface TabIdentity {
+  tabId: number;
+  title: string;
+  url: string;
+  origin: string;
+}
+
+/** Where a tool comes from: toolwire's polyfill, the browser's own WebMCP, or a declarative form. */
+export type TabToolSource = 'toolwire' | 'native' | 'declarative';
+
+export type TabToolPolicy = 'read' | 'write' | 'critical';
+
+/** One tool of a tab, as the MAIN-world reader found it (JSON only). */
+export interface TabTool {
+  /** The name to call it by in this tab (unique within the tab). */
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema?: object;
+  outputSchema?: object;
+  annotations?: Record<string, unknown>;
+  /** The origin of the document that registered it (a frame's tools carry the frame's origin). */
+  origin: string;
+  source: TabToolSource;
+  policy?: TabToolPolicy;
+}
+
+/** A call's outcome: the result lowered to JSON (docs/lowering.md), or a coded error. */
+export type TabCallOutcome =
+  | { ok: true; result: unknown }
+  | { ok: false; error: { code: string; name?: string; message: string } };
+
+/** Why a tab's client stopped: the tab closed, navigated away, or the client was closed. */
+export type TabGoneReason = 'closed' | 'navigated' | 'disconnected';
+
+/** "Tools of tab T": list, call, change events. Lives in the background (service worker). */
+export interface TabToolsClient {
+  readonly tab: TabIdentity;
+  list(): Promise<TabTool[]>;
+  call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<TabCallOutcome>;
+  /** Called with the new list whenever the tab's tools change. Returns an unsubscribe. */
+  onChange(listener: (tools: TabTool[]) => void): () => void;
+  /** Called once when the tab closes or navigates; pending calls fail with `tab_gone`. */
+  onGone(listener: (reason: TabGoneReason) => void): () => void;
+  close(): void;
+}
