@@ -32,6 +32,9 @@ say(`  the app, paired with the host:  ${appUrl}`);
 say(`  its calendar widget (a frame):  ${servers.originB}/app/calendar.html`);
 say(`  the frames page:                ${servers.framesUrl}`);
 say(`  host: ws://127.0.0.1:${host.port}, grant write, pages allowed from ${servers.originA}`);
+say(
+  '  the browser extension (Load unpacked in chrome://extensions): packages/extension/dist-extension',
+);
 
 // Our own SIGINT/SIGTERM handler closes Chromium, the host and the servers, then exits 0;
 // Playwright's would race it and exit with its own code.

@@ -33,6 +33,7 @@ const guide: DefaultTheme.SidebarItem[] = [
   { text: "The polyfill's rules", link: '/polyfill-rules' },
   { text: 'React: useTool', link: '/react' },
   { text: 'Playwright: webmcp(page)', link: '/playwright' },
+  { text: 'The browser extension', link: '/extension' },
   { text: 'Permissions and trust', link: '/permissions' },
   { text: 'The JSON lowering', link: '/lowering' },
   { text: 'The CLI and MCP', link: '/cli' },

@@ -1,0 +1,116 @@
+/**
+ * The side panel: the tools of one tab (`?tab=ID`), or of the active tab, following it as it
+ * changes. It talks only to the background (the `toolwire-panel` port); the background reads
+ * the tab through its relay.
+ */
+import type { TabCallOutcome, TabTool } from '../../src/types.js';
+import { CallLog } from './log.js';
+import type { PanelEvent } from './messages.js';
+import { PANEL_PORT_NAME } from './messages.js';
+import { renderTool } from './tool-view.js';
+
+const fixedTab = Number(new URLSearchParams(location.search).get('tab'));
+const toolsList = document.getElementById('tools') as HTMLElement;
+const status = document.getElementById('status') as HTMLElement;
+const tabLine = document.getElementById('tab') as HTMLElement;
+const log = new CallLog(document.getElementById('log') as HTMLOListElement);
+
+let port = chrome.runtime.connect({ name: PANEL_PORT_NAME });
+let tabId = -1;
+let nextCall = 1;
+const waiting = new Map<number, (outcome: TabCallOutcome) => void>();
+
+function call(name: string, args: unknown): Promise<TabCallOutcome> {
+  const id = nextCall++;
+  const done = log.start(name, args);
+  return new Promise((resolve) => {
+    waiting.set(id, (outcome) => {
+      done(outcome);
+      resolve(outcome);
+    });
+    try {
+      port.postMessage({ op: 'call', id, tabId, name, args });
+    } catch {
+      // Between a stopped worker and the next connection.
+      waiting.delete(id);
+      const outcome: TabCallOutcome = {
+        ok: false,
+        error: { code: 'disconnected', message: 'The extension is restarting: call again.' },
+      };
+      done(outcome);
+      resolve(outcome);
+    }
+  });
+}
+
+let shown = '';
+
+function show(tools: TabTool[]): void {
+  // Rebuild only when the tools changed, so a form being filled in is kept.
+  const signature = JSON.stringify(tools);
+  if (signature === shown) return;
+  shown = signature;
+  toolsList.replaceChildren(...tools.map((tool) => renderTool(document, tool, call)));
+  status.textContent = tools.length === 0 ? 'This tab has no tools.' : `${tools.length} tools`;
+}
+
+function watch(id: number): void {
+  if (id === tabId) return;
+  tabId = id;
+  shown = '';
+  toolsList.replaceChildren();
+  status.textContent = 'Reading the tab’s tools…';
+  port.postMessage({ op: 'watch', tabId: id });
+}
+
+function onEvent(event: PanelEvent): void {
+  if (event.type === 'outcome') {
+    waiting.get(event.id)?.(event.outcome);
+    waiting.delete(event.id);
+  } else if (event.type === 'tools' && event.tab.tabId === tabId) {
+    tabLine.textContent = `${event.tab.title} — ${event.tab.origin}`;
+    show(event.tools);
+  } else if (event.type === 'error' && event.tabId === tabId) {
+    status.textContent = `${event.code}: ${event.message}`;
+  } else if (event.type === 'gone' && event.tabId === tabId) {
+    status.textContent = event.reason === 'closed' ? 'The tab closed.' : 'The tab navigated…';
+    // A navigated tab has a new document: read it again once it has a relay.
+    if (event.reason === 'navigated') {
+      const again = tabId;
+      tabId = -1;
+      setTimeout(() => watch(again), 200);
+    }
+  }
+}
+
+/**
+ * The background's service worker may be stopped while idle, which closes this port: pending
+ * calls fail, and the panel connects again (waking it) and reads its tab once more.
+ */
+function onDisconnect(): void {
+  for (const settle of waiting.values())
+    settle({ ok: false, error: { code: 'disconnected', message: 'The extension restarted.' } });
+  waiting.clear();
+  setTimeout(() => {
+    port = chrome.runtime.connect({ name: PANEL_PORT_NAME });
+    port.onMessage.addListener(onEvent);
+    port.onDisconnect.addListener(onDisconnect);
+    const again = tabId;
+    tabId = -1;
+    if (again > 0) watch(again);
+  }, 100);
+}
+
+port.onMessage.addListener(onEvent);
+port.onDisconnect.addListener(onDisconnect);
+
+async function followActiveTab(): Promise<void> {
+  const [active] = await chrome.tabs.query({ active: true, currentWindow: true });
+  if (active?.id !== undefined) watch(active.id);
+}
+
+if (Number.isSafeInteger(fixedTab) && fixedTab > 0) watch(fixedTab);
+else {
+  void followActiveTab();
+  chrome.tabs.onActivated.addListener(({ tabId: id }) => watch(id));
+}

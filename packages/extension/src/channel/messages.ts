@@ -1,0 +1,78 @@
+/**
+ * The three hops of a tab's tools and what travels on each (docs in packages/extension/README.md):
+ * the MAIN world (page-shared) <-> the isolated relay over a private MessagePort, and the relay
+ * <-> the background over a `chrome.runtime` port. Shapes and guards only; no runtime imports.
+ */
+import type { TabCallOutcome } from '../types.js';
+
+/** The `data.toolwire` tag of the one window message that hands the private port over. */
+export const HANDOFF_TAG = 'toolwire-extension-handoff';
+
+/** The name of the relay's `chrome.runtime` port (the background accepts only top frames). */
+export const RELAY_PORT_NAME = 'toolwire-relay';
+
+/** The MAIN world's handoff, posted once at document_start with the private port. */
+export interface Handoff {
+  toolwire: typeof HANDOFF_TAG;
+  nonce: string;
+}
+
+/** relay -> MAIN world, on the private port: every request carries the nonce and a fresh id. */
+export type MainRequest =
+  | { nonce: string; id: string; op: 'list' }
+  | { nonce: string; id: string; op: 'call'; name: string; args: unknown }
+  | { nonce: string; id: string; op: 'abort' };
+
+/** MAIN world -> relay: an answer to one request id, or a change notice. */
+export type MainReply =
+  | { nonce: string; id: string; outcome: TabCallOutcome }
+  | { nonce: string; event: 'changed' };
+
+/** background -> relay. */
+export type RelayRequest =
+  | { id: number; op: 'list' }
+  | { id: number; op: 'call'; name: string; args: unknown }
+  | { id: number; op: 'abort' };
+
+/** relay -> background: an outcome (a list's result is the checked TabTool[]), or a change. */
+export type RelayReply = { id: number; outcome: TabCallOutcome } | { event: 'changed' };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function isHandoff(data: unknown): data is Handoff {
+  return (
+    isRecord(data) &&
+    data.toolwire === HANDOFF_TAG &&
+    typeof data.nonce === 'string' &&
+    /^[0-9a-f]{32}$/.test(data.nonce)
+  );
+}
+
+export function isMainRequest(data: unknown, nonce: string): data is MainRequest {
+  if (!isRecord(data) || data.nonce !== nonce || typeof data.id !== 'string') return false;
+  if (data.op === 'call') return typeof data.name === 'string';
+  return data.op === 'list' || data.op === 'abort';
+}
+
+export function isRelayRequest(data: unknown): data is RelayRequest {
+  if (!isRecord(data) || !Number.isSafeInteger(data.id)) return false;
+  if (data.op === 'call') return typeof data.name === 'string';
+  return data.op === 'list' || data.op === 'abort';
+}
+
+export function isRelayReply(data: unknown): data is RelayReply {
+  if (!isRecord(data)) return false;
+  if (data.event === 'changed') return true;
+  return Number.isSafeInteger(data.id) && isRecord(data.outcome);
+}
+
+/** 32 hex digits from the platform's CSPRNG: a nonce, or the random half of a call id. */
+export function randomHex(getRandomValues: (array: Uint8Array<ArrayBuffer>) => unknown): string {
+  const bytes = new Uint8Array(16);
+  getRandomValues(bytes);
+  let out = '';
+  for (const byte of bytes) out += byte.toString(16).padStart(2, '0');
+  return out;
+}

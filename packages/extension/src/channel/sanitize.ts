@@ -1,0 +1,119 @@
+/**
+ * What crosses out of the MAIN world is untrusted: the page shares that world and can lie or
+ * send junk. The relay rebuilds every tool list and outcome from checked fields (strings capped,
+ * origins canonical, schemas plain JSON within a size), and the background checks again.
+ */
+import type { TabCallOutcome, TabTool, TabToolPolicy, TabToolSource } from '../types.js';
+
+/** At most this many tools per tab (a frame lists at most 256; a page may have several). */
+const MAX_TOOLS = 1024;
+const MAX_NAME = 256;
+const MAX_TEXT = 8192;
+/** One tool's schemas and annotations, as JSON text. */
+const MAX_SCHEMA_CHARS = 256 * 1024;
+/** One call's result, as JSON text (a lowered image is base64 in it). */
+const MAX_RESULT_CHARS = 64 * 1024 * 1024;
+
+const SOURCES: readonly TabToolSource[] = ['toolwire', 'native', 'declarative'];
+const POLICIES: readonly TabToolPolicy[] = ['read', 'write', 'critical'];
+
+function text(value: unknown, max: number): string | undefined {
+  return typeof value === 'string' && value.length <= max ? value : undefined;
+}
+
+/** A copy of `value` as plain JSON objects, or undefined when it is not JSON or too large. */
+function plainJson(value: unknown, maxChars: number): unknown {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+  if (json === undefined || json.length > maxChars) return undefined;
+  return JSON.parse(json);
+}
+
+function jsonObject(value: unknown): object | undefined {
+  if (value === undefined || value === null) return undefined;
+  const copy = plainJson(value, MAX_SCHEMA_CHARS);
+  return typeof copy === 'object' && copy !== null && !Array.isArray(copy) ? copy : undefined;
+}
+
+function canonicalOrigin(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const origin = new URL(value).origin;
+    return origin === value && origin !== 'null' ? origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One tool, rebuilt from checked fields; undefined (dropped) when a required field is bad. */
+function sanitizeTool(raw: unknown): TabTool | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const tool = raw as Record<string, unknown>;
+  const name = text(tool.name, MAX_NAME);
+  const origin = canonicalOrigin(tool.origin);
+  const source = SOURCES.find((s) => s === tool.source);
+  if (!name || !origin || !source) return undefined;
+  const out: TabTool = {
+    name,
+    description: text(tool.description, MAX_TEXT) ?? '',
+    origin,
+    source,
+  };
+  const title = text(tool.title, MAX_NAME);
+  if (title) out.title = title;
+  const inputSchema = jsonObject(tool.inputSchema);
+  if (inputSchema) out.inputSchema = inputSchema;
+  const outputSchema = jsonObject(tool.outputSchema);
+  if (outputSchema) out.outputSchema = outputSchema;
+  const annotations = jsonObject(tool.annotations);
+  if (annotations) out.annotations = annotations as Record<string, unknown>;
+  const policy = POLICIES.find((p) => p === tool.policy);
+  if (policy) out.policy = policy;
+  return out;
+}
+
+/** A tool list: each entry checked, duplicates by name dropped, at most MAX_TOOLS. */
+export function sanitizeTools(raw: unknown): TabTool[] {
+  if (!Array.isArray(raw)) return [];
+  const seen = new Set<string>();
+  const out: TabTool[] = [];
+  for (const entry of raw.slice(0, MAX_TOOLS)) {
+    const tool = sanitizeTool(entry);
+    if (!tool || seen.has(tool.name)) continue;
+    seen.add(tool.name);
+    out.push(tool);
+  }
+  return out;
+}
+
+/** A coded error outcome (messages are capped; they are shown as text, never as markup). */
+export function failure(code: string, message: string, name?: string): TabCallOutcome {
+  const error: { code: string; name?: string; message: string } = {
+    code,
+    message: message.slice(0, MAX_TEXT),
+  };
+  if (name) error.name = name.slice(0, MAX_NAME);
+  return { ok: false, error };
+}
+
+/** An outcome from the other side: JSON results within the size limit, coded errors. */
+export function sanitizeOutcome(raw: unknown): TabCallOutcome {
+  if (typeof raw !== 'object' || raw === null) return failure('response_invalid', 'No outcome.');
+  const outcome = raw as Record<string, unknown>;
+  if (outcome.ok === true) {
+    if (outcome.result === undefined || outcome.result === null) return { ok: true, result: null };
+    const result = plainJson(outcome.result, MAX_RESULT_CHARS);
+    if (result === undefined)
+      return failure('response_invalid', 'The result is not JSON, or is too large.');
+    return { ok: true, result };
+  }
+  const error = (outcome.error ?? {}) as Record<string, unknown>;
+  const code = text(error.code, MAX_NAME);
+  if (outcome.ok !== false || !code || !/^[a-z][a-z0-9_]*$/.test(code))
+    return failure('response_invalid', 'An outcome that is neither a result nor a coded error.');
+  return failure(code, text(error.message, MAX_TEXT) ?? '', text(error.name, MAX_NAME));
+}

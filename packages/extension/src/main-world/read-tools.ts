@@ -1,0 +1,162 @@
+/**
+ * Reading and calling a page's tools from the MAIN world: through `window.tools` where
+ * toolwire runs (its listing already coalesces frames, native and form tools), else through
+ * `document.modelContext` (a browser's own WebMCP, or another polyfill). Everything read here is
+ * the page's word; the relay checks its shape, not its truth.
+ */
+import type { TabCallOutcome, TabTool, TabToolPolicy, TabToolSource } from '../types.js';
+
+interface PageTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: object | string;
+  outputSchema?: object;
+  annotations?: Record<string, unknown>;
+  origin?: string;
+}
+
+interface ToolwireTools extends EventTarget {
+  getTools(): Promise<PageTool[]>;
+  callTool(tool: PageTool | string, input: unknown, options: object): Promise<unknown>;
+}
+
+interface ModelContextLike extends EventTarget {
+  getTools(): Promise<PageTool[]>;
+  executeTool(tool: PageTool, input: object, options: object): Promise<string | null>;
+}
+
+/** Where this document's tools are read from now (the polyfill may install after us). */
+export function toolSource(win: Window): EventTarget | undefined {
+  const tools = (win as unknown as { tools?: Partial<ToolwireTools> }).tools;
+  if (typeof tools?.getTools === 'function' && typeof tools.callTool === 'function')
+    return tools as ToolwireTools;
+  const context = (win.document as unknown as { modelContext?: Partial<ModelContextLike> })
+    .modelContext;
+  if (typeof context?.getTools === 'function' && typeof context.executeTool === 'function')
+    return context as ModelContextLike;
+  return undefined;
+}
+
+function policyOf(annotations: Record<string, unknown> | undefined): TabToolPolicy {
+  if (annotations?.destructiveHint === true) return 'critical';
+  if (annotations?.readOnlyHint === true) return 'read';
+  return 'write';
+}
+
+function isFormTool(win: Window, name: string, origin: string | undefined): boolean {
+  if (origin !== win.location.origin) return false;
+  for (const form of win.document.querySelectorAll('form[toolname]'))
+    if (form.getAttribute('toolname') === name) return true;
+  return false;
+}
+
+/** The tools of this tab as the MAIN world sees them, with the handles to call them by. */
+export class ToolReader {
+  #win: Window;
+  #handles = new Map<string, PageTool>();
+
+  constructor(win: Window) {
+    this.#win = win;
+  }
+
+  async list(): Promise<TabTool[]> {
+    const source = toolSource(this.#win);
+    if (!source) return [];
+    const toolwire = 'callTool' in source;
+    const listed = await (source as ToolwireTools | ModelContextLike).getTools();
+    const handles = new Map<string, PageTool>();
+    const out: TabTool[] = [];
+    for (const tool of listed) {
+      const origin = typeof tool.origin === 'string' ? tool.origin : this.#win.location.origin;
+      const form = isFormTool(this.#win, tool.name, origin);
+      const kind: TabToolSource = form ? 'declarative' : toolwire ? 'toolwire' : 'native';
+      // A name several frames use: the first keeps it, the others are named with their origin.
+      const name = handles.has(tool.name) ? `${tool.name}@${origin}` : tool.name;
+      if (handles.has(name)) continue;
+      handles.set(name, tool);
+      const inputSchema =
+        typeof tool.inputSchema === 'string' ? parseSchema(tool.inputSchema) : tool.inputSchema;
+      out.push({
+        name,
+        title: tool.title || undefined,
+        description: tool.description ?? '',
+        inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: tool.annotations ? { ...tool.annotations } : undefined,
+        origin,
+        source: kind,
+        policy: form ? 'write' : policyOf(tool.annotations),
+      } as TabTool);
+    }
+    this.#handles = handles;
+    return out;
+  }
+
+  /** Calls a tool by its listed name; the result is lowered JSON (docs/lowering.md). */
+  async call(name: string, args: unknown, signal: AbortSignal): Promise<TabCallOutcome> {
+    const source = toolSource(this.#win);
+    if (!source) return { ok: false, error: { code: 'tool_not_found', message: 'No tools here.' } };
+    try {
+      if ('callTool' in source) {
+        const tool = this.#handles.get(name) ?? name;
+        const result = await (source as ToolwireTools).callTool(tool, args ?? {}, {
+          encoding: 'json',
+          signal,
+        });
+        return { ok: true, result: result ?? null };
+      }
+      const context = source as ModelContextLike;
+      const tool =
+        this.#handles.get(name) ?? (await context.getTools()).find((t) => t.name === name);
+      if (!tool)
+        throw Object.assign(new Error(`No tool named "${name}".`), { name: 'NotFoundError' });
+      const text = await context.executeTool(tool, (args ?? {}) as object, { signal });
+      return { ok: true, result: text === null ? null : parseResult(text) };
+    } catch (error) {
+      return errorOutcome(error);
+    }
+  }
+}
+
+function parseSchema(text: string): object | undefined {
+  try {
+    const schema: unknown = JSON.parse(text);
+    return typeof schema === 'object' && schema !== null ? schema : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseResult(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** callTool's errors (docs/browser-api.md "Errors from callTool") as the wire's codes. */
+const CODES: Record<string, string> = {
+  NotFoundError: 'tool_not_found',
+  NotAllowedError: 'tool_execution_denied',
+  DataError: 'tool_arguments_invalid',
+  ToolExecutionError: 'tool_execution_exception',
+  OperationError: 'tool_execution_failed',
+  UnknownError: 'tool_execution_failed',
+  AbortError: 'tool_request_aborted',
+  TimeoutError: 'tool_execution_timeout',
+};
+
+export function errorOutcome(error: unknown): TabCallOutcome {
+  const record = (typeof error === 'object' && error !== null ? error : {}) as Record<
+    string,
+    unknown
+  >;
+  const name = typeof record.name === 'string' ? record.name : 'Error';
+  const message = typeof record.message === 'string' ? record.message : String(error);
+  return {
+    ok: false,
+    error: { code: CODES[name] ?? 'tool_execution_failed', name, message },
+  };
+}

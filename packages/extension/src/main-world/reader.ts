@@ -1,0 +1,90 @@
+/**
+ * The MAIN-world half (an extension's content script with `"world": "MAIN"`, `document_start`).
+ * It runs before any page script, so it takes what it needs while the page cannot have touched
+ * it yet: `MessageChannel`, `postMessage`, `crypto`. It makes a private channel and posts one
+ * end to the isolated relay with a fresh nonce; everything after goes over that port, which
+ * page scripts never hold. Requests must carry the nonce; each answer names its request's id.
+ */
+import type { MainReply } from '../channel/messages.js';
+import { HANDOFF_TAG, isMainRequest, randomHex } from '../channel/messages.js';
+import type { TabCallOutcome } from '../types.js';
+import { errorOutcome, ToolReader, toolSource } from './read-tools.js';
+
+/** Coalesces bursts of changes into one notice. */
+const CHANGE_DELAY_MS = 30;
+
+/**
+ * Starts the reader in this document. Call it once, synchronously, from a MAIN-world content
+ * script at `document_start` (the built `@toolwire/extension/content/main-world.js` does).
+ */
+export function startMainWorldReader(win: Window = window): void {
+  const origin = win.location.origin;
+  // An opaque origin cannot be checked by the relay: such documents get no reader.
+  if (origin === 'null' || !/^https?:/.test(win.location.protocol)) return;
+  const globals = win as unknown as typeof globalThis;
+  const Channel = globals.MessageChannel;
+  const post = win.postMessage.bind(win);
+  const nonce = randomHex(win.crypto.getRandomValues.bind(win.crypto));
+  const setTimer = win.setTimeout.bind(win);
+  const Controller = globals.AbortController;
+  const channel = new Channel();
+  const port = channel.port1;
+  const postToRelay = port.postMessage.bind(port);
+  const send = (message: MainReply) => postToRelay(message);
+  const reader = new ToolReader(win);
+  const running = new Map<string, AbortController>();
+  const watched = new WeakSet<EventTarget>();
+
+  let changeTimer: number | undefined;
+  const changed = () => {
+    if (changeTimer !== undefined) return;
+    changeTimer = setTimer(() => {
+      changeTimer = undefined;
+      send({ nonce, event: 'changed' });
+    }, CHANGE_DELAY_MS);
+  };
+  // The polyfill (or a native context) may appear after us: watch whatever is there at each list.
+  const watch = () => {
+    const source = toolSource(win);
+    if (!source || watched.has(source)) return;
+    watched.add(source);
+    source.addEventListener('toolchange', changed);
+  };
+
+  const answer = (id: string, outcome: TabCallOutcome) => {
+    try {
+      send({ nonce, id, outcome });
+    } catch (error) {
+      // A result the structured clone refuses (a function, a proxy): say so instead.
+      send({ nonce, id, outcome: errorOutcome(error) });
+    }
+  };
+
+  port.onmessage = (event: MessageEvent) => {
+    const request = event.data;
+    if (!isMainRequest(request, nonce)) return;
+    if (request.op === 'abort') {
+      running.get(request.id)?.abort();
+      return;
+    }
+    if (running.has(request.id)) return;
+    const controller = new Controller();
+    running.set(request.id, controller);
+    const work: Promise<TabCallOutcome> =
+      request.op === 'list'
+        ? reader.list().then((tools) => {
+            watch();
+            return { ok: true as const, result: tools };
+          })
+        : reader.call(request.name, request.args, controller.signal);
+    work.catch(errorOutcome).then((outcome) => {
+      running.delete(request.id);
+      answer(request.id, outcome);
+    });
+  };
+
+  // Loading adds tools (scripts, forms): tell the relay when the document is parsed and loaded.
+  win.addEventListener('DOMContentLoaded', changed, { once: true });
+  win.addEventListener('load', changed, { once: true });
+  post({ toolwire: HANDOFF_TAG, nonce }, origin, [channel.port2]);
+}

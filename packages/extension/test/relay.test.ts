@@ -1,0 +1,206 @@
+/**
+ * The isolated relay's checks (src/relay/relay.ts): one handoff only, from this window and
+ * origin with one port; requests carry the nonce and fresh ids; only answers to issued ids
+ * pass, once, rebuilt by the sanitizer. Each hostile case follows the honest one.
+ */
+import { Window } from 'happy-dom';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HANDOFF_TAG } from '../src/channel/messages.js';
+import type { RuntimePortLike } from '../src/channel/runtime-port.js';
+import { startRelay } from '../src/relay/relay.js';
+
+const NONCE = '0123456789abcdef0123456789abcdef';
+
+class FakeBackground implements RuntimePortLike {
+  readonly name = 'toolwire-relay';
+  sent: unknown[] = [];
+  #listeners: Array<(message: unknown) => void> = [];
+  postMessage(message: unknown): void {
+    this.sent.push(message);
+  }
+  disconnect(): void {}
+  onMessage = {
+    addListener: (listener: (message: unknown) => void) => this.#listeners.push(listener),
+  };
+  onDisconnect = { addListener: () => {} };
+  request(message: unknown): void {
+    for (const listener of this.#listeners) listener(message);
+  }
+}
+
+const channels: MessageChannel[] = [];
+const windows: Window[] = [];
+afterEach(async () => {
+  for (const win of windows.splice(0)) await win.happyDOM.close();
+  for (const channel of channels) {
+    channel.port1.close();
+    channel.port2.close();
+  }
+  channels.length = 0;
+});
+
+function setup() {
+  // A fresh window per case: each relay listens on its own.
+  const happy = new Window({ url: 'http://localhost:5197/page' });
+  windows.push(happy);
+  const win = happy as unknown as globalThis.Window;
+  const backgrounds: FakeBackground[] = [];
+  const state = startRelay({
+    win,
+    connect: () => {
+      const port = new FakeBackground();
+      backgrounds.push(port);
+      return port;
+    },
+  });
+  const handoff = (
+    init: Partial<MessageEventInit> = {},
+    data: unknown = { toolwire: HANDOFF_TAG, nonce: NONCE },
+  ) => {
+    const channel = new MessageChannel();
+    channels.push(channel);
+    const event = new (happy as unknown as typeof globalThis).MessageEvent('message', {
+      data,
+      origin: 'http://localhost:5197',
+      source: win as unknown as MessageEventSource,
+      ports: [channel.port2],
+      ...init,
+    });
+    win.dispatchEvent(event);
+    return channel.port1;
+  };
+  return { state, backgrounds, handoff, win };
+}
+
+/** The next message on a port. */
+function next(port: MessagePort): Promise<any> {
+  return new Promise((resolve) => {
+    port.onmessage = (event) => resolve(event.data);
+  });
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('the relay', () => {
+  it('accepts the first handoff, forwards requests with the nonce and fresh ids, and answers once', async () => {
+    const { state, backgrounds, handoff } = setup();
+    const main = handoff();
+    expect(state).toMatchObject({ accepted: true, refused: 0 });
+    expect(backgrounds).toHaveLength(1);
+    const background = backgrounds[0] as FakeBackground;
+
+    const first = next(main);
+    background.request({ id: 1, op: 'list' });
+    const listRequest = await first;
+    expect(listRequest).toMatchObject({ nonce: NONCE, op: 'list' });
+    const second = next(main);
+    background.request({ id: 2, op: 'call', name: 'cart.add', args: { qty: 1 } });
+    const callRequest = await second;
+    expect(callRequest).toMatchObject({
+      nonce: NONCE,
+      op: 'call',
+      name: 'cart.add',
+      args: { qty: 1 },
+    });
+    expect(callRequest.id).not.toBe(listRequest.id);
+
+    main.postMessage({
+      nonce: NONCE,
+      id: listRequest.id,
+      outcome: {
+        ok: true,
+        result: [
+          {
+            name: 'cart.add',
+            description: 'Adds.',
+            origin: 'http://localhost:1',
+            source: 'toolwire',
+          },
+          // Not canonical: dropped.
+          { name: 'evil', description: '', origin: 'http://LOCALHOST:1', source: 'toolwire' },
+        ],
+      },
+    });
+    main.postMessage({ nonce: NONCE, id: callRequest.id, outcome: { ok: true, result: { n: 1 } } });
+    // The same id again: refused, not forwarded twice.
+    main.postMessage({ nonce: NONCE, id: callRequest.id, outcome: { ok: true, result: { n: 2 } } });
+    await tick();
+    expect(background.sent).toEqual([
+      {
+        id: 1,
+        outcome: {
+          ok: true,
+          result: [
+            {
+              name: 'cart.add',
+              description: 'Adds.',
+              origin: 'http://localhost:1',
+              source: 'toolwire',
+            },
+          ],
+        },
+      },
+      { id: 2, outcome: { ok: true, result: { n: 1 } } },
+    ]);
+    expect(state.refused).toBe(1);
+  });
+
+  it('refuses a second handoff, and hides every handoff from later listeners', async () => {
+    const { state, backgrounds, handoff, win } = setup();
+    const seen: unknown[] = [];
+    const spy = (event: Event) => seen.push((event as MessageEvent).data);
+    win.addEventListener('message', spy, true);
+    const main = handoff();
+    const forged = handoff({}, { toolwire: HANDOFF_TAG, nonce: 'f'.repeat(32) });
+    expect(state).toMatchObject({ accepted: true, refused: 1 });
+    expect(backgrounds).toHaveLength(1);
+    expect(seen).toEqual([]);
+    win.removeEventListener('message', spy, true);
+
+    // Requests still go to the first port only, with the first nonce.
+    let forgedGot = 0;
+    forged.onmessage = () => forgedGot++;
+    const request = next(main);
+    backgrounds[0]?.request({ id: 7, op: 'list' });
+    expect(await request).toMatchObject({ nonce: NONCE });
+    await tick();
+    expect(forgedGot).toBe(0);
+  });
+
+  it.each([
+    ['another source', { source: null }],
+    ['another origin', { origin: 'http://evil.example' }],
+    ['no port', { ports: [] }],
+  ])('refuses a handoff from %s', (_label, init) => {
+    const { state, backgrounds, handoff } = setup();
+    handoff(init as Partial<MessageEventInit>);
+    expect(state).toMatchObject({ accepted: false, refused: 1 });
+    expect(backgrounds).toHaveLength(0);
+    // The honest one after it is still accepted.
+    handoff();
+    expect(state.accepted).toBe(true);
+  });
+
+  it('drops answers with a wrong nonce or an id it never issued, and junk from the background', async () => {
+    const { state, backgrounds, handoff } = setup();
+    const main = handoff();
+    const background = backgrounds[0] as FakeBackground;
+    const request = next(main);
+    background.request({ id: 1, op: 'call', name: 't', args: {} });
+    const { id } = await request;
+    main.postMessage({ nonce: 'f'.repeat(32), id, outcome: { ok: true, result: 'forged' } });
+    main.postMessage({ nonce: NONCE, id: `${id}0`, outcome: { ok: true, result: 'forged' } });
+    background.request({ id: 'x', op: 'list' });
+    background.request({ id: 2, op: 'eval' });
+    await tick();
+    expect(background.sent).toEqual([]);
+    expect(state.refused).toBe(2);
+    main.postMessage({ nonce: NONCE, id, outcome: { ok: true, result: 'real' } });
+    main.postMessage({ nonce: NONCE, event: 'changed' });
+    await tick();
+    expect(background.sent).toEqual([
+      { id: 1, outcome: { ok: true, result: 'real' } },
+      { event: 'changed' },
+    ]);
+  });
+});

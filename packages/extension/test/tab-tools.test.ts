@@ -1,0 +1,166 @@
+/**
+ * `tabTools(tabId)` in the background (src/background/): relays accepted only from this
+ * extension's top frames, calls answered through the relay, and `tab_gone` for pending calls
+ * when the tab's document goes (navigated) or the tab closes, with `onGone` once. A fake
+ * `chrome` stands in for the browser.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { RuntimePortLike } from '../src/channel/runtime-port.js';
+
+type Listener<T extends unknown[]> = (...args: T) => void;
+
+class FakePort implements RuntimePortLike {
+  sent: any[] = [];
+  disconnected = false;
+  #message: Listener<[unknown]>[] = [];
+  #disconnect: Listener<[]>[] = [];
+  constructor(
+    readonly name: string,
+    readonly sender: object,
+  ) {}
+  postMessage(message: unknown): void {
+    this.sent.push(message);
+  }
+  disconnect(): void {
+    this.disconnected = true;
+  }
+  onMessage = { addListener: (listener: Listener<[unknown]>) => this.#message.push(listener) };
+  onDisconnect = { addListener: (listener: Listener<[]>) => this.#disconnect.push(listener) };
+  /** The relay answers. */
+  reply(message: unknown): void {
+    for (const listener of this.#message) listener(message);
+  }
+  /** The document unloads. */
+  drop(): void {
+    for (const listener of this.#disconnect) listener();
+  }
+}
+
+const connectListeners: Listener<[FakePort]>[] = [];
+const removedListeners: Listener<[number]>[] = [];
+const updatedListeners: Listener<[number, { title?: string; url?: string }]>[] = [];
+const openTabs = new Set<number>();
+(globalThis as any).chrome = {
+  runtime: {
+    id: 'ext',
+    onConnect: { addListener: (listener: Listener<[FakePort]>) => connectListeners.push(listener) },
+  },
+  tabs: {
+    get: (tabId: number) =>
+      openTabs.has(tabId) ? Promise.resolve({}) : Promise.reject(new Error('gone')),
+    onRemoved: { addListener: (listener: Listener<[number]>) => removedListeners.push(listener) },
+    onUpdated: {
+      addListener: (listener: Listener<[number, { title?: string; url?: string }]>) =>
+        updatedListeners.push(listener),
+    },
+  },
+};
+
+let tabTools: typeof import('../src/background/tab-tools.js').tabTools;
+beforeAll(async () => {
+  ({ tabTools } = await import('../src/background/tab-tools.js'));
+});
+
+function connect(tabId: number, sender: object = {}): FakePort {
+  openTabs.add(tabId);
+  const port = new FakePort('toolwire-relay', {
+    id: 'ext',
+    frameId: 0,
+    url: `https://app.example/t${tabId}`,
+    tab: { id: tabId, title: `Tab ${tabId}` },
+    ...sender,
+  });
+  for (const listener of connectListeners) listener(port);
+  return port;
+}
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+const TOOL = { name: 't', description: 'T.', origin: 'https://app.example', source: 'toolwire' };
+
+describe('tabTools', () => {
+  it("lists and calls through the tab's relay, which connected before or after", async () => {
+    const client = tabTools(1, { waitMs: 1000 });
+    await tick();
+    const port = connect(1);
+    const listing = client.list();
+    await tick();
+    expect(port.sent).toEqual([{ id: 1, op: 'list' }]);
+    port.reply({ id: 1, outcome: { ok: true, result: [TOOL, { name: 'bad' }] } });
+    expect(await listing).toEqual([TOOL]);
+    expect(client.tab).toEqual({
+      tabId: 1,
+      title: 'Tab 1',
+      url: 'https://app.example/t1',
+      origin: 'https://app.example',
+    });
+    // The title and URL follow the document; a URL of another origin is not this document's.
+    for (const listener of updatedListeners)
+      listener(1, { title: 'Loaded', url: 'https://app.example/t1#x' });
+    for (const listener of updatedListeners) listener(1, { url: 'https://evil.example/' });
+    expect(client.tab).toMatchObject({ title: 'Loaded', url: 'https://app.example/t1#x' });
+    const call = client.call('t', { a: 1 });
+    await tick();
+    expect(port.sent[1]).toEqual({ id: 2, op: 'call', name: 't', args: { a: 1 } });
+    port.reply({ id: 2, outcome: { ok: true, result: { b: 2 } } });
+    expect(await call).toEqual({ ok: true, result: { b: 2 } });
+  });
+
+  it('refuses relays from frames, other extensions or no tab', async () => {
+    const frame = connect(2, { frameId: 3 });
+    const other = connect(2, { id: 'someone-else' });
+    expect([frame.disconnected, other.disconnected]).toEqual([true, true]);
+    await expect(tabTools(2, { waitMs: 30 }).list()).rejects.toMatchObject({ code: 'no_relay' });
+    expect(await tabTools(2, { waitMs: 30 }).call('t', {})).toMatchObject({
+      ok: false,
+      error: { code: 'no_relay' },
+    });
+  });
+
+  it('fails pending calls with tab_gone when the document goes, and fires onGone once', async () => {
+    const port = connect(3);
+    const client = tabTools(3);
+    const reasons: string[] = [];
+    client.onGone((reason) => reasons.push(reason));
+    const call = client.call('t', {});
+    await tick();
+    port.drop();
+    expect(await call).toMatchObject({ ok: false, error: { code: 'tab_gone' } });
+    await tick();
+    expect(reasons).toEqual(['navigated']);
+    await expect(client.list()).rejects.toMatchObject({ code: 'tab_gone' });
+
+    const next = connect(3);
+    const closing = tabTools(3);
+    const closed: string[] = [];
+    closing.onGone((reason) => closed.push(reason));
+    const pending = closing.call('t', {});
+    await tick();
+    openTabs.delete(3);
+    for (const listener of removedListeners) listener(3);
+    next.drop();
+    expect(await pending).toMatchObject({ ok: false, error: { code: 'tab_gone' } });
+    await tick();
+    expect(closed).toEqual(['closed']);
+  });
+
+  it('re-lists on a change notice, and close() ends only this client', async () => {
+    const port = connect(4);
+    const client = tabTools(4);
+    const seen: unknown[] = [];
+    client.onChange((tools) => seen.push(tools));
+    await tick();
+    port.reply({ event: 'changed' });
+    await tick();
+    const request = port.sent.at(-1);
+    expect(request).toMatchObject({ op: 'list' });
+    port.reply({ id: request.id, outcome: { ok: true, result: [TOOL] } });
+    await tick();
+    expect(seen).toEqual([[TOOL]]);
+    const reasons: string[] = [];
+    client.onGone((reason) => reasons.push(reason));
+    client.close();
+    expect(reasons).toEqual(['disconnected']);
+    expect(port.disconnected).toBe(false);
+    expect(await client.call('t', {})).toMatchObject({ ok: false, error: { code: 'tab_gone' } });
+  });
+});
