@@ -1,82 +1,49 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import {
-  type BrowserContext,
-  chromium,
-  expect,
-  type Page,
-  test,
-  type Worker,
-} from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
-import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
 import { HostProcess, toolwire } from './support/cli.js';
+import type { ExtensionBrowser } from './support/extension.js';
+import { launchWithExtension } from './support/extension.js';
 import { launchMcp } from './support/mcp.js';
 
 // Issue 17 part 2, "Connect this tab to toolwire": the BUILT extension in Chromium, a page
-// with only the toolwire polyfill (no endpoint.iife.js, no connect()), the built `toolwire`
-// host, CLI and `toolwire mcp` as processes. The person pastes the address `toolwire pair
-// --extension ID` printed in the side panel and clicks Connect; the host then lists and calls
-// the tab's tools. Closing the tab ends the session and fails a pending call with a code.
+// with only the toolwire polyfill (no endpoint.iife.js, no connect()) or only the browser's own
+// WebMCP, and the built `toolwire` host, CLI and `toolwire mcp` as processes. The person pastes
+// the address `toolwire pair --extension ID` printed in the side panel and clicks Connect; the
+// host then lists and calls the tab's tools. Closing the tab ends the session and fails a
+// pending call with a code.
 
-/** The extension APIs the service worker's evaluations use (the worker has them; Node does not). */
-declare const chrome: {
-  tabs: { query(filter: { url: string }): Promise<{ id?: number }[]> };
-  action: { getBadgeText(details: { tabId: number }): Promise<string> };
-};
-
-const EXTENSION = fileURLToPath(new URL('../packages/extension/dist-extension', import.meta.url));
 const PAGE = `http://localhost:${E2E_PORT}/e2e/pages/connect/page.html`;
 
-let context: BrowserContext;
-let worker: Worker;
-let extensionId: string;
+let browser: ExtensionBrowser | undefined;
 let host: HostProcess | undefined;
-
-test.beforeAll(async () => {
-  if (!existsSync(`${EXTENSION}/manifest.json`)) {
-    throw new Error(`Build the extension first (pnpm build): no ${EXTENSION}/manifest.json`);
-  }
-  context = await chromium.launchPersistentContext('', {
-    executablePath: findChromium(),
-    headless: true,
-    args: [
-      ...CHROMIUM_ARGS,
-      `--disable-extensions-except=${EXTENSION}`,
-      `--load-extension=${EXTENSION}`,
-    ],
-  });
-  worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
-  extensionId = new URL(worker.url()).host;
-});
-
-test.afterAll(async () => {
-  await context?.close();
-});
 
 test.afterEach(async () => {
   await host?.stop();
   host = undefined;
-  for (const page of context.pages()) await page.close();
+  await browser?.close();
+  browser = undefined;
 });
 
-/** The page, loaded with its tools registered, and its tab id. */
-async function openShop(): Promise<{ page: Page; tabId: number }> {
-  const page = await context.newPage();
-  await page.goto(PAGE);
+/** The browser with the extension, and a host process (its options). */
+async function start(hostArgs: string[] = [], native = false) {
+  browser = await launchWithExtension({ native });
+  host = new HostProcess(hostArgs);
+  await host.url();
+  return { browser, host, env: host.env };
+}
+
+/** A page loaded with its tools registered, and its tab id. */
+async function openTab(url = PAGE): Promise<{ page: Page; tabId: number }> {
+  const current = browser as ExtensionBrowser;
+  const page = await current.context.newPage();
+  await page.goto(url);
   await expect(page.locator('#status')).toHaveText('ready');
-  const tabId = await worker.evaluate(async (url) => {
-    const [tab] = await chrome.tabs.query({ url });
-    return tab?.id ?? -1;
-  }, PAGE);
-  expect(tabId).toBeGreaterThan(0);
-  return { page, tabId };
+  return { page, tabId: await current.tabIdOf(page) };
 }
 
 /** The side panel for `tabId`, as a tab of its own. */
 async function openPanel(tabId: number): Promise<Page> {
-  const panel = await context.newPage();
-  await panel.goto(`chrome-extension://${extensionId}/panel.html?tab=${tabId}`);
+  const panel = await (browser as ExtensionBrowser).openPanel(tabId);
   await expect(panel.locator('#connect h2')).toHaveText('Connect this tab to toolwire');
   return panel;
 }
@@ -85,9 +52,12 @@ async function openPanel(tabId: number): Promise<Page> {
 async function connectTab(panel: Page, guard = 'read-only'): Promise<void> {
   const running = host as HostProcess;
   await expect(panel.locator('.connect-command')).toHaveText(
-    `toolwire pair --extension chrome-extension://${extensionId}`,
+    `toolwire pair --extension chrome-extension://${(browser as ExtensionBrowser).extensionId}`,
   );
-  const paired = await toolwire(['pair', '--extension', extensionId], running.env);
+  const paired = await toolwire(
+    ['pair', '--extension', (browser as ExtensionBrowser).extensionId],
+    running.env,
+  );
   expect(paired.code, paired.err).toBe(0);
   await panel.locator('#connect-pairing').fill(paired.out.trim());
   await panel.locator('#connect-guard').selectOption(guard);
@@ -96,17 +66,18 @@ async function connectTab(panel: Page, guard = 'read-only'): Promise<void> {
 }
 
 const badge = (tabId: number) =>
-  worker.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), tabId);
+  (browser as ExtensionBrowser).worker.evaluate(
+    (id) => (globalThis as any).chrome.action.getBadgeText({ tabId: id }) as Promise<string>,
+    tabId,
+  );
 
 async function sessions(env: Record<string, string>): Promise<any[]> {
   return JSON.parse((await toolwire(['sessions', '--json'], env)).out).sessions;
 }
 
 test('a page without endpoint.iife.js answers toolwire tools, call and MCP once connected', async () => {
-  host = new HostProcess(['--max-tool-policy', 'write']);
-  await host.url();
-  const { env } = host;
-  const { page, tabId } = await openShop();
+  const { env } = await start(['--max-tool-policy', 'write']);
+  const { page, tabId } = await openTab();
   // Nothing connects by itself: the page has no endpoint.
   expect(await sessions(env)).toEqual([]);
   const panel = await openPanel(tabId);
@@ -115,7 +86,13 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
 
   await expect.poll(async () => (await sessions(env)).length).toBe(1);
   const [session] = await sessions(env);
-  expect(session.origin).toBe(`chrome-extension://${extensionId}`);
+  // The socket is the extension's; the session names the tab.
+  expect(session).toMatchObject({
+    origin: `chrome-extension://${(browser as ExtensionBrowser).extensionId}`,
+    page: { url: PAGE, origin: `http://localhost:${E2E_PORT}`, title: 'toolwire connect e2e' },
+    guard: 'read-only',
+    paired: true,
+  });
 
   const tools = await toolwire(['tools', '--json'], env);
   expect(tools.code, tools.err).toBe(0);
@@ -133,7 +110,7 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
     env,
   );
   expect(called.code, called.err).toBe(0);
-  expect(JSON.parse(called.out).result).toEqual({
+  expect(JSON.parse(called.out).result.result).toEqual({
     query: 'shoe',
     results: ['shoe (blue)', 'shoe (red)'],
   });
@@ -153,7 +130,10 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
       arguments: { query: 'hat' },
     });
     expect(answer.isError).toBeFalsy();
-    expect(answer.structuredContent).toMatchObject({ query: 'hat' });
+    expect(JSON.parse(answer.content[0].text)).toEqual({
+      query: 'hat',
+      results: ['hat (blue)', 'hat (red)'],
+    });
     // The image the tab lowered arrives as MCP image content, unchanged.
     const logo: any = await mcp.client.callTool({ name: 'shop_logo', arguments: {} });
     expect(logo.content).toContainEqual(
@@ -165,10 +145,8 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
 });
 
 test('closing the tab ends its session and fails a pending call with a code, no hang', async () => {
-  host = new HostProcess([]);
-  await host.url();
-  const { env } = host;
-  const { page, tabId } = await openShop();
+  const { env } = await start();
+  const { page, tabId } = await openTab();
   const panel = await openPanel(tabId);
   await connectTab(panel);
   await expect.poll(async () => (await sessions(env)).length).toBe(1);
@@ -177,9 +155,9 @@ test('closing the tab ends its session and fails a pending call with a code, no 
   expect(ok.code, ok.err).toBe(0);
 
   const pending = toolwire(['call', 'shop.wait', '--json'], env);
-  await expect.poll(() => page.evaluate(() => (window as any).calls.includes('shop.wait'))).toBe(
-    true,
-  );
+  await expect
+    .poll(() => page.evaluate(() => (window as any).calls.includes('shop.wait')))
+    .toBe(true);
   const started = Date.now();
   await page.close();
   const failed = await pending;
@@ -187,14 +165,12 @@ test('closing the tab ends its session and fails a pending call with a code, no 
   expect(failed.code).toBe(1);
   expect(JSON.parse(failed.out).error.code).toMatch(/^(tool_transport_closed|tab_gone)$/);
   await expect.poll(async () => (await sessions(env)).length).toBe(0);
-  await expect(panel.locator('.connect-status')).toContainText('Not connected');
+  await expect(panel.locator('.connect-status')).toHaveText(/not connected/i);
 });
 
 test('navigating the tab ends its session; a second tab reuses the pairing', async () => {
-  host = new HostProcess([]);
-  await host.url();
-  const { env } = host;
-  const first = await openShop();
+  const { env } = await start();
+  const first = await openTab();
   const panel = await openPanel(first.tabId);
   await connectTab(panel);
   await expect.poll(async () => (await sessions(env)).length).toBe(1);
@@ -203,7 +179,7 @@ test('navigating the tab ends its session; a second tab reuses the pairing', asy
   await expect.poll(() => badge(first.tabId)).toBe('');
 
   // Another tab: no new code, the extension's pairing with this host run is reused.
-  const second = await openShop();
+  const second = await openTab();
   const secondPanel = await openPanel(second.tabId);
   await expect(secondPanel.locator('.connect-hint')).toContainText('Paired with ws://127.0.0.1:');
   await secondPanel.locator('#connect-button').click();
@@ -211,4 +187,44 @@ test('navigating the tab ends its session; a second tab reuses the pairing', asy
   await expect.poll(async () => (await sessions(env)).length).toBe(1);
   const called = await toolwire(['call', 'shop.search', '--args', '{"query":"b"}'], env);
   expect(called.code, called.err).toBe(0);
+});
+
+test("a page with only the browser's own WebMCP answers the host once connected", async () => {
+  const { env } = await start([], true);
+  const { tabId } = await openTab(`http://localhost:${E2E_PORT}/e2e/pages/connect/native.html`);
+  const panel = await openPanel(tabId);
+  await connectTab(panel);
+  await expect
+    .poll(async () => JSON.parse((await toolwire(['tools', '--json'], env)).out).tools?.length)
+    .toBe(1);
+  const called = await toolwire(['call', 'news.latest', '--args', '{"count":1}', '--json'], env);
+  expect(called.code, called.err).toBe(0);
+  expect(JSON.parse(called.out).result.result).toEqual({
+    headlines: ['Native tools reach the host'],
+  });
+});
+
+test("a page cannot use the extension's pairing address; the extension still can", async () => {
+  const { env } = await start();
+  const { page, tabId } = await openTab();
+  const extensionId = (browser as ExtensionBrowser).extensionId;
+  const address = (await toolwire(['pair', '--extension', extensionId], env)).out.trim();
+  // The page tries it itself (a page can read anything pasted or shown in it).
+  const refused = await page.evaluate(
+    (url) =>
+      new Promise<{ code: number; reason: string }>((resolve) => {
+        const socket = new WebSocket(url);
+        socket.onclose = (event) => resolve({ code: event.code, reason: event.reason });
+      }),
+    address,
+  );
+  expect(refused.code).toBe(4401);
+  expect(refused.reason).toContain(`not for pages of http://localhost:${E2E_PORT}`);
+  expect(await sessions(env)).toEqual([]);
+  // Unspent: pasted in the panel, it connects the tab.
+  const panel = await openPanel(tabId);
+  await panel.locator('#connect-pairing').fill(address);
+  await panel.locator('#connect-button').click();
+  await expect(panel.locator('.connect-status')).toHaveText(/^Connected to /);
+  await expect.poll(async () => (await sessions(env)).length).toBe(1);
 });
