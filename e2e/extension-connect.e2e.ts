@@ -102,8 +102,12 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
     'shop.search',
     'shop.wait',
   ]);
-  // The read-only guard picked in the panel hides the write tool; the host says so.
-  expect(listed.session.hidden).toEqual([{ id: 'cart.add', policy: 'write' }]);
+  // The read-only guard picked in the panel hides the write and critical tools; the host says
+  // so. The page-only tool (no naturalLanguageProperties) is not offered at all.
+  expect(listed.session.hidden).toEqual([
+    { id: 'cart.add', policy: 'write' },
+    { id: 'shop.reset', policy: 'critical' },
+  ]);
 
   const called = await toolwire(
     ['call', 'shop.search', '--args', '{"query":"shoe"}', '--json'],
@@ -142,6 +146,28 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
   } finally {
     await mcp.close();
   }
+
+  // Connected again with read-write (no new code: the extension's pairing): the write tool
+  // runs; the tool the page declared critical stays hidden.
+  await panel.locator('#connect-guard').selectOption('read-write');
+  await panel.locator('#connect-button').click();
+  await expect(panel.locator('.connect-status')).toHaveText(/\(read-write\)\.$/);
+  await expect.poll(async () => (await sessions(env))[0]?.guard).toBe('read-write');
+  expect(await sessions(env)).toHaveLength(1);
+  const added = await toolwire(['call', 'cart.add'], env);
+  expect(added.code, added.err).toBe(0);
+  const reset = await toolwire(['call', 'shop.reset'], env);
+  expect(reset.code).toBe(1);
+  expect(reset.err).toContain('tool_hidden_by_page_guard');
+  const internal = await toolwire(['call', 'shop.internal'], env);
+  expect(internal.code).toBe(1);
+  expect(internal.err).toContain('tool_not_found');
+  // The CLI's search, the MCP client's, then cart.add: nothing else ran in the page.
+  expect(await page.evaluate(() => (window as any).calls)).toEqual([
+    'shop.search',
+    'shop.search',
+    'cart.add',
+  ]);
 });
 
 test('closing the tab ends its session and fails a pending call with a code, no hang', async () => {

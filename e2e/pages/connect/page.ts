@@ -57,4 +57,22 @@ await toolManager.register({
     return new Promise(() => {});
   },
 });
+// Declared critical, with no annotation saying so: the guard and the grant must see critical.
+await toolManager.register({
+  name: 'shop.reset',
+  policy: 'critical',
+  naturalLanguageProperties: { description: 'Empties the shop.' },
+  execute: () => {
+    w.calls.push('shop.reset');
+    return { reset: true };
+  },
+});
+// For the page's own code (no naturalLanguageProperties): never offered to a host.
+await toolManager.register({
+  name: 'shop.internal',
+  execute: () => {
+    w.calls.push('shop.internal');
+    return {};
+  },
+});
 (document.getElementById('status') as HTMLElement).textContent = 'ready';

@@ -11,6 +11,8 @@
  *   the tab and the host's grant still apply; each tool keeps the origin of its document.
  * - A tool toolwire's polyfill runs in the tab was checked there against its schemas; other
  *   tools (the browser's own, forms) are checked by the bridge, as on a page.
+ * - Only agent-exposed tools are served (a toolwire tool without `naturalLanguageProperties`
+ *   is for the page's own code), as the page's own endpoint serves them.
  * - On a change the client's new list is served (no second read of the tab).
  */
 import type { ToolCatalogSource } from '@toolwire/endpoint';
@@ -86,7 +88,10 @@ export function tabCatalog(client: TabToolsClient): ToolCatalogSource {
     async read() {
       const tools = pushed ?? (await client.list());
       pushed = undefined;
-      return tools.map((tool) => bridgeToolOf(client, tool));
+      // Only agent-exposed tools go on the wire, as from the page's own endpoint.
+      return tools
+        .filter((tool) => tool.agentExposed !== false)
+        .map((tool) => bridgeToolOf(client, tool));
     },
     subscribe(listener) {
       return client.onChange((tools) => {

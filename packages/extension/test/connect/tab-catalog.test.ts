@@ -102,6 +102,14 @@ describe('tabCatalog', () => {
     stop();
     expect(client.listeners).toBe(0);
   });
+
+  it('serves only agent-exposed tools', async () => {
+    const client = new FakeTabClient([
+      tabTool('a'),
+      tabTool('own.helper', { agentExposed: false }),
+    ]);
+    expect((await tabCatalog(client).read()).map((t) => t.definition.id)).toEqual(['a']);
+  });
 });
 
 describe('readPairingAddress', () => {
