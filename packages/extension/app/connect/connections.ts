@@ -5,7 +5,8 @@
  *
  * - Connect: with a pasted pairing address, its single-use code; without one, the credential
  *   the last pairing gave (one pairing for the extension and a host run, one session a tab).
- *   Connecting a connected tab again replaces its link (a new guard).
+ *   Connecting a connected tab again replaces its link (a new guard); a Disconnect, or another
+ *   Connect, while a tab is still being read cancels that connect.
  * - The credential is kept through `PairingStore` (the background uses `chrome.storage.session`:
  *   gone when the browser closes, never written to disk). A refused or revoked one is dropped.
  * - A tab that closes or navigates ends its link (the client says so; background.ts also ends
@@ -43,10 +44,18 @@ export type ConnectAnswer =
   | { ok: true; state: TabLinkState }
   | { ok: false; code: string; message: string };
 
+const CANCELLED: ConnectAnswer = {
+  ok: false,
+  code: 'connect_cancelled',
+  message: 'Cancelled before it connected.',
+};
+
 export class TabConnections {
   #options: ConnectionsOptions;
   #links = new Map<number, TabLink>();
   #states = new Map<number, TabLinkState>();
+  /** Each connect and cancel of a tab counts: only the latest attempt's link may stay. */
+  #attempts = new Map<number, number>();
 
   constructor(options: ConnectionsOptions) {
     this.#options = options;
@@ -67,6 +76,9 @@ export class TabConnections {
   ): Promise<ConnectAnswer> {
     const pasted = request.pairing?.trim() ? readPairingAddress(request.pairing) : undefined;
     if (pasted && !pasted.ok) return pasted;
+    // From here a later Connect or a Disconnect of this tab cancels this one.
+    const attempt = this.#bump(tabId);
+    const current = () => this.#attempts.get(tabId) === attempt;
     const stored = pasted ? undefined : await this.#options.store.load();
     if (!pasted && !stored) {
       return {
@@ -75,7 +87,11 @@ export class TabConnections {
         message: 'Paste the address that toolwire pair --extension printed, then Connect.',
       };
     }
-    this.disconnect(tabId);
+    if (!current()) return CANCELLED;
+    // The tab's current link, if any, ends; its last state is not shown (this attempt's is).
+    const previous = this.#links.get(tabId);
+    this.#links.delete(tabId);
+    previous?.close();
     const address = pasted ? pasted.address : (stored as StoredPairing).address;
     const options: TabLinkOptions = {
       client: this.#options.tabTools(tabId),
@@ -89,13 +105,18 @@ export class TabConnections {
       onPaired: (detail) =>
         void this.#options.store.save({ address, credential: detail.credential }),
       onRefused: () => void this.#forget(address),
-      onState: (state) => this.#update(tabId, link, state),
+      // While it opens, the attempt decides; once connected, being the tab's link does.
+      onState: (state) => {
+        if (current() || (link !== undefined && this.#links.get(tabId) === link))
+          this.#update(tabId, state);
+      },
     };
     let link: TabLink | undefined;
     try {
       link = await TabLink.open(options);
     } catch (error) {
       options.client.close();
+      if (current()) this.#clear(tabId);
       const { code, message } = error as { code?: unknown; message?: unknown };
       return {
         ok: false,
@@ -103,29 +124,50 @@ export class TabConnections {
         message: String(message ?? error),
       };
     }
+    if (!current()) {
+      // Disconnected, closed or connected again while this tab was being read.
+      link.close();
+      return CANCELLED;
+    }
     this.#links.set(tabId, link);
-    this.#update(tabId, link, link.state);
+    this.#update(tabId, link.state);
     return { ok: true, state: link.state };
   }
 
-  /** Ends the tab's link, if any (Disconnect, or the tab went). */
+  /** Ends the tab's link, or cancels its connect in progress (Disconnect, or the tab went). */
   disconnect(tabId: number): void {
-    this.#links.get(tabId)?.close();
+    const link = this.#links.get(tabId);
+    if (link) {
+      link.close();
+      return;
+    }
+    this.#bump(tabId);
+    if (this.#states.has(tabId)) this.#clear(tabId);
   }
 
   /** The tab closed: end its link and forget its state. */
   removed(tabId: number): void {
     this.disconnect(tabId);
     this.#states.delete(tabId);
+    this.#attempts.delete(tabId);
   }
 
-  #update(tabId: number, link: TabLink | undefined, state: TabLinkState): void {
-    // A replaced link's last words do not overwrite its successor's state.
-    const current = this.#links.get(tabId);
-    if (link && current && current !== link) return;
+  #bump(tabId: number): number {
+    const attempt = (this.#attempts.get(tabId) ?? 0) + 1;
+    this.#attempts.set(tabId, attempt);
+    return attempt;
+  }
+
+  #update(tabId: number, state: TabLinkState): void {
     this.#states.set(tabId, state);
-    if (state.status === 'ended' && current === link) this.#links.delete(tabId);
+    if (state.status === 'ended') this.#links.delete(tabId);
     this.#options.badge(tabId, state.status === 'ended' ? undefined : state);
+    this.#options.onChange?.(tabId);
+  }
+
+  #clear(tabId: number): void {
+    this.#states.delete(tabId);
+    this.#options.badge(tabId, undefined);
     this.#options.onChange?.(tabId);
   }
 

@@ -39,6 +39,7 @@ async function setup() {
   const connections = new TabConnections({
     tabTools: (tabId) => {
       const client = new FakeTabClient([tabTool(`tab${tabId}.read`)], { tabId });
+      if (tabId === 4) client.listDelayMs = 100; // still loading
       client.answers.set(`tab${tabId}.read`, () => ({ ok: true, result: tabId }));
       clients.set(tabId, client);
       return client;
@@ -153,12 +154,51 @@ describe('TabConnections', () => {
       ok: false,
       code: 'no_relay',
     });
-    expect(badges.has(5)).toBe(false);
+    expect(badges.get(5)).toBeUndefined();
+    expect(broken.state(5)).toBeUndefined();
     expect(host.sessions).toHaveLength(0);
     // The code was not spent: an honest tab still pairs with it.
     expect(await connections.connect(1, { guard: 'read-only', pairing })).toMatchObject({
       ok: true,
     });
     await until(() => host.sessions.length === 1);
+  });
+
+  it('a second Connect, or a Disconnect, while the tab is read leaves no stray session', async () => {
+    const { host, connections, clients, badges, stored } = await setup();
+    await connections.connect(1, { guard: 'read-only', pairing: host.extensionPairing(ID).url });
+    await until(() => stored() !== undefined && host.sessions.length === 1);
+    connections.disconnect(1);
+    await until(() => host.sessions.length === 0);
+
+    // Two clicks in a row: one session, with the second guard.
+    const [first, second] = await Promise.all([
+      connections.connect(2, { guard: 'read-only' }),
+      connections.connect(2, { guard: 'full-access' }),
+    ]);
+    expect(first).toMatchObject({ ok: false, code: 'connect_cancelled' });
+    expect(second).toMatchObject({ ok: true });
+    await until(() => badges.get(2)?.status === 'connected');
+    expect(badges.get(2)?.guard).toBe('full-access');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(host.sessions).toHaveLength(1);
+
+    // Disconnect while the tab is still being read: nothing connects.
+    const pending = connections.connect(3, { guard: 'read-only' });
+    connections.disconnect(3);
+    expect(await pending).toMatchObject({ ok: false, code: 'connect_cancelled' });
+    expect(connections.state(3)).toBeUndefined();
+    expect(badges.get(3)).toBeUndefined();
+    expect(clients.has(3)).toBe(false); // cancelled before the tab was asked
+
+    // Disconnect while a loading tab is read: its client is closed, nothing connects.
+    const loading = connections.connect(4, { guard: 'read-only' });
+    await until(() => clients.has(4));
+    connections.disconnect(4);
+    expect(await loading).toMatchObject({ ok: false, code: 'connect_cancelled' });
+    expect(clients.get(4)?.closed).toBe(true);
+    expect(badges.get(4)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(host.sessions).toHaveLength(1);
   });
 });

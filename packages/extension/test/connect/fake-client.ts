@@ -37,7 +37,11 @@ export class FakeTabClient implements TabToolsClient {
     };
   }
 
+  /** How long list() takes (a tab that is still loading). */
+  listDelayMs = 0;
+
   async list(): Promise<TabTool[]> {
+    if (this.listDelayMs) await new Promise((resolve) => setTimeout(resolve, this.listDelayMs));
     if (this.listError) throw this.listError;
     return this.tools;
   }
