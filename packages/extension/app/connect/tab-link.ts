@@ -130,11 +130,6 @@ export class TabLink {
     return { ...this.#state };
   }
 
-  /** The endpoint session (for tests and the log). */
-  get session(): Session {
-    return this.#session;
-  }
-
   /** Disconnects the tab (the person's Disconnect). */
   close(): void {
     this.#end({ code: 'disconnected', message: GONE.disconnected });
