@@ -33,7 +33,13 @@ import type { ConnectOptions } from './options.js';
 import { Session } from './session.js';
 
 export type { Connection, Connector } from './connection.js';
-export type { ConnectOptions, PairedDetail, RefusedDetail, SessionStatus } from './options.js';
+export type {
+  ConnectOptions,
+  PairedDetail,
+  RefusedDetail,
+  SessionStatus,
+  ToolCatalogSource,
+} from './options.js';
 export { SDK_NAME, SDK_VERSION, Session } from './session.js';
 export { webSocketConnector } from './websocket-transport.js';
 

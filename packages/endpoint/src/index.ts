@@ -23,6 +23,7 @@ export type {
   PairedDetail,
   RefusedDetail,
   SessionStatus,
+  ToolCatalogSource,
 } from './connect.js';
 export { connect, SDK_NAME, SDK_VERSION, Session, webSocketConnector } from './connect.js';
 export { readPageTools, wireFailure } from './page-tools.js';

@@ -1,6 +1,6 @@
 /** What `connect()` takes, and what its session's events carry. */
 import type { Tools } from '@toolwire/polyfill';
-import type { Guard, GuardPreset } from '@toolwire/protocol';
+import type { BridgeTool, Guard, GuardPreset } from '@toolwire/protocol';
 import type { CaptureProvider } from './builtins/index.js';
 import type { Connector } from './connection.js';
 
@@ -32,6 +32,13 @@ export interface ConnectOptions {
   };
   /** The generic layer to serve; default: install the polyfill on this window. */
   tools?: Tools;
+  /**
+   * Tools to serve as they are, instead of a polyfill's (`tools` is then not read and nothing
+   * is installed): for code that serves another context's tools, such as a browser extension
+   * serving a tab's. The bridge checks the guard, the grant and (unless a tool `validates`
+   * itself) its arguments, as for a page's own tools.
+   */
+  source?: ToolCatalogSource;
   /** Defaults to the global WebSocket. */
   WebSocket?: typeof WebSocket;
   /** How to reach the host; default: `WebSocket` (above) as a Connection. */
@@ -46,6 +53,14 @@ export interface ConnectOptions {
    * which the browser sets, decides whether the socket is accepted).
    */
   page?: { url?: string; title?: string; origin?: string };
+}
+
+/** What `ConnectOptions.source` gives: the tools now, and a signal when they change. */
+export interface ToolCatalogSource {
+  /** The tools to serve now; read again after each change (one read at a time). */
+  read(): Promise<readonly BridgeTool[]>;
+  /** Calls `listener` whenever the tools may have changed; returns an unsubscribe. */
+  subscribe(listener: () => void): () => void;
 }
 
 export type SessionStatus = 'connecting' | 'open' | 'closed';

@@ -9,10 +9,13 @@
 import type { Tools } from '@toolwire/polyfill';
 import { loadLowering } from '@toolwire/polyfill';
 import type { BridgeTool } from '@toolwire/protocol';
+import type { ToolCatalogSource } from './options.js';
 import { oneReadAtATime, readPageTools } from './page-tools.js';
 
 interface PageCatalogOptions {
-  tools: Tools;
+  /** The polyfill's tools, mapped here; or `source`, whose tools are served as they are. */
+  tools?: Tools;
+  source?: ToolCatalogSource;
   /** Ids the page's tools may not take (the built-ins'). */
   reserved: Set<string>;
   /** After each read, successful or not: the bridge drops what it derived from the old list. */
@@ -59,9 +62,23 @@ export class PageCatalog {
   }
 
   #read = oneReadAtATime(async () => {
+    const source = this.#options.source;
+    if (source) {
+      try {
+        // A source's tool may not take a built-in's id: that id stays the built-in's.
+        const reserved = this.#options.reserved;
+        this.tools = (await source.read()).filter((tool) => !reserved.has(tool.definition.id));
+      } catch (error) {
+        console.warn(`toolwire: reading the served tools failed: ${String(error)}`);
+      }
+      this.#options.onRead();
+      return;
+    }
+    const tools = this.#options.tools;
+    if (!tools) throw new TypeError('PageCatalog needs tools or a source.');
     const read = (expandSchema: (schema: object) => object) =>
       readPageTools({
-        tools: this.#options.tools,
+        tools,
         origin: typeof location !== 'undefined' ? location.origin : 'null',
         expandSchema,
         reserved: this.#options.reserved,

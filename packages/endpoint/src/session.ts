@@ -3,7 +3,6 @@
  * Connection, says `session.open`, serves the host's requests through the tool bridge, answers
  * the host's session messages, and reconnects after a drop.
  */
-import type { Tools } from '@toolwire/polyfill';
 import { install } from '@toolwire/polyfill';
 import type {
   BridgeTool,
@@ -87,7 +86,8 @@ export class Session extends EventTarget {
   #builtins: BridgeTool[];
   #disposeBuiltins: () => void;
   #bridge: ReturnType<typeof createToolBridge>;
-  #pageTools: Tools;
+  /** Stops listening for changes of the served tools. */
+  #unwatchTools: () => void;
   #catalog: PageCatalog;
   #address: string;
   #secret: Secret;
@@ -101,7 +101,8 @@ export class Session extends EventTarget {
     super();
     this.#options = options;
     ({ address: this.#address, secret: this.#secret } = splitSecret(options));
-    this.#pageTools = options.tools ?? install().tools;
+    const source = options.source;
+    const pageTools = source ? undefined : (options.tools ?? install().tools);
     if (options.builtins !== false && typeof document !== 'undefined') {
       const builtins = createBuiltinTools({ document, captureProvider: options.captureProvider });
       this.#builtins = builtins.tools;
@@ -136,7 +137,7 @@ export class Session extends EventTarget {
       onToolError: (error) => console.warn(`toolwire: ${error.message}`),
     });
     this.#catalog = new PageCatalog({
-      tools: this.#pageTools,
+      ...(source ? { source } : { tools: pageTools }),
       reserved: new Set(this.#builtins.map((tool) => tool.definition.id)),
       onRead: () => this.#bridge.invalidate(),
     });
@@ -148,7 +149,12 @@ export class Session extends EventTarget {
       current: () => this.#connection,
       send: (connection, message) => this.#send(connection, message),
     });
-    this.#pageTools.addEventListener('toolchange', this.#onToolChange);
+    if (source) {
+      this.#unwatchTools = source.subscribe(this.#onToolChange);
+    } else {
+      pageTools?.addEventListener('toolchange', this.#onToolChange);
+      this.#unwatchTools = () => pageTools?.removeEventListener('toolchange', this.#onToolChange);
+    }
     if (typeof window !== 'undefined') {
       window.addEventListener('online', this.#retryNow);
       document.addEventListener('visibilitychange', this.#onVisibility);
@@ -196,7 +202,7 @@ export class Session extends EventTarget {
     this.#closedByUser = true;
     this.#backoff.cancel();
     this.#catalogPush.cancel();
-    this.#pageTools.removeEventListener('toolchange', this.#onToolChange);
+    this.#unwatchTools();
     if (typeof window !== 'undefined') {
       window.removeEventListener('online', this.#retryNow);
       document.removeEventListener('visibilitychange', this.#onVisibility);

@@ -1,10 +1,13 @@
 /**
- * The toolwire extension's service worker: accepts the tabs' relays (`listenForRelays`) and
- * the side panels (`servePanels`), and opens the side panel from the toolbar button.
+ * The toolwire extension's service worker: accepts the tabs' relays (`listenForRelays`), the
+ * side panels (`servePanels`) and their "Connect this tab" requests (`serveConnections`), and
+ * opens the side panel from the toolbar button.
  */
-import { listenForRelays } from '../src/index.js';
+import { listenForRelays, tabTools } from '../src/index.js';
+import { serveConnections } from './connect/background.js';
 import { servePanels } from './panel-service.js';
 
 listenForRelays();
 servePanels();
+serveConnections(tabTools);
 void chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});

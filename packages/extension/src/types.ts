@@ -29,6 +29,12 @@ export interface TabTool {
   origin: string;
   source: TabToolSource;
   policy?: TabToolPolicy;
+  /**
+   * False for a toolwire tool registered without `naturalLanguageProperties`: one for the
+   * page's own code, not for agents. The panel lists it; a host is never offered it (as with
+   * the page's own endpoint, only agent-exposed tools go on the wire). Absent: agent-exposed.
+   */
+  agentExposed?: false;
 }
 
 /** A call's outcome: the result lowered to JSON (docs/lowering.md), or a coded error. */

@@ -74,6 +74,45 @@ describe('ToolReader', () => {
     expect(calls).toEqual([[frameCart, { q: 1 }, 'json']]);
   });
 
+  it('keeps the policy toolwire holds for a tool, and marks tools not for agents', async () => {
+    const win = page();
+    const wipe = { name: 'data.wipe', title: '', description: 'Wipes.', origin: ORIGIN };
+    const look = { name: 'data.look', title: '', description: '', origin: ORIGIN, annotations: {} };
+    const own = { name: 'own.helper', description: '', origin: ORIGIN, agentExposed: false };
+    const tools = fakeTools(win, [wipe, look, own], () => null);
+    // Honest path without sourceOf: the annotations rule (no hint: write).
+    expect((await new ToolReader(win).list()).map((t) => [t.name, t.policy])).toEqual([
+      ['data.wipe', 'write'],
+      ['data.look', 'write'],
+      ['own.helper', 'write'],
+    ]);
+    // toolwire's window.tools says where each tool lives: a declared policy shows in no
+    // annotation, and must not be read as write.
+    Object.assign(tools, {
+      sourceOf: (tool: unknown) =>
+        tool === wipe
+          ? { kind: 'registry', entry: { policy: 'critical' } }
+          : tool === look
+            ? { kind: 'frame', descriptor: { policy: 'read' } }
+            : { kind: 'native' },
+    });
+    const listed = await new ToolReader(win).list();
+    expect(listed.map((t) => [t.name, t.policy, t.agentExposed])).toEqual([
+      ['data.wipe', 'critical', undefined],
+      ['data.look', 'read', undefined],
+      ['own.helper', 'write', false],
+    ]);
+    // A sourceOf that throws or lies about the policy falls back to the rule.
+    Object.assign(tools, { sourceOf: () => ({ entry: { policy: 'root' } }) });
+    expect((await new ToolReader(win).list())[0]?.policy).toBe('write');
+    Object.assign(tools, {
+      sourceOf: () => {
+        throw new Error('no');
+      },
+    });
+    expect((await new ToolReader(win).list())[0]?.policy).toBe('write');
+  });
+
   it('codes the errors callTool raises', async () => {
     const win = page();
     fakeTools(win, [], () => {

@@ -32,6 +32,12 @@ describe('sanitizeTools', () => {
       { name: 'd', description: '', origin: 'https://app.example', source: 'toolwire' },
     ]);
     expect(sanitizeTools({ length: 1 })).toEqual([]);
+    // Not for agents: kept only as `false`.
+    const marked = sanitizeTools([
+      { name: 'x', origin: 'https://app.example', source: 'toolwire', agentExposed: false },
+      { name: 'y', origin: 'https://app.example', source: 'toolwire', agentExposed: 'no' },
+    ]);
+    expect(marked.map((tool) => tool.agentExposed)).toEqual([false, undefined]);
   });
 });
 

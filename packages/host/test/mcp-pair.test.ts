@@ -47,7 +47,7 @@ describe('toolwire_pair', () => {
       'toolwire_call',
     ]);
     expect(listed[0]).toMatchObject({
-      inputSchema: { required: ['page'] },
+      inputSchema: { properties: { page: { format: 'uri' }, extension: { type: 'string' } } },
       annotations: { readOnlyHint: false, destructiveHint: false },
     });
 
@@ -88,8 +88,50 @@ describe('toolwire_pair', () => {
     expect((await other.closed).reason).toContain('not for pages of http://evil.test');
   });
 
+  it('pairs the toolwire extension with {extension}: an address only its origin redeems', async () => {
+    const client = mcp(['--port', '0'], stateEnv());
+    await client.open();
+    const id = 'abcdefghijklmnopabcdefghijklmnop';
+    const answer = (
+      await client.rpc('tools/call', { name: 'toolwire_pair', arguments: { extension: id } })
+    ).result;
+    expect(answer.isError).toBe(false);
+    const { link, origin } = answer.structuredContent;
+    expect(origin).toBe(`chrome-extension://${id}`);
+    expect(link).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/toolwire\?pair=[\w-]{22}$/);
+    expect(answer.content[0].text).toContain("toolwire extension's side panel");
+    // A page cannot use it; the extension can.
+    const page = await FakePage.connect(link, { origin: ORIGIN });
+    expect((await page.closed).reason).toContain(`not for pages of ${ORIGIN}`);
+    const extension = await connect(link, [tool('tab.read')], `chrome-extension://${id}`);
+    await until(() => extension.received.some((m) => m.type === 'session.welcome'));
+    expect(
+      extension.received.find((m) => m.type === 'session.welcome').payload.credential,
+    ).toBeTruthy();
+  });
+
+  it('pairs the extension through a running host too (attached)', async () => {
+    const env = stateEnv();
+    const host = await hostInProcess(env);
+    cleanups.push(() => host.stop());
+    const client = mcp(['--attach'], env);
+    await client.open();
+    const id = 'ponmlkjihgfedcbaponmlkjihgfedcba';
+    const answer = (
+      await client.rpc('tools/call', { name: 'toolwire_pair', arguments: { extension: id } })
+    ).result;
+    expect(answer.isError).toBe(false);
+    expect(answer.structuredContent.origin).toBe(`chrome-extension://${id}`);
+    const link = answer.structuredContent.link as string;
+    expect(new URL(link).port).toBe(new URL(host.url).port);
+    const extension = await connect(link, [tool('tab.read')], `chrome-extension://${id}`);
+    await until(() => extension.received.some((m) => m.type === 'session.welcome'));
+  });
+
   it.each([
     [{}],
+    [{ extension: 'not-an-id' }],
+    [{ page: 'http://shop.test/', extension: 'abcdefghijklmnopabcdefghijklmnop' }],
     [{ page: 'not a url' }],
     [{ page: 'file:///etc/passwd' }],
     [{ page: 'javascript:alert(1)' }],

@@ -4,6 +4,8 @@
  * the tab through its relay.
  */
 import type { TabCallOutcome, TabTool } from '../../src/types.js';
+import { CONNECT_PORT_NAME } from '../connect/messages.js';
+import { mountConnect } from '../connect/panel-section.js';
 import { CallLog } from './log.js';
 import type { PanelEvent } from './messages.js';
 import { PANEL_PORT_NAME } from './messages.js';
@@ -54,7 +56,13 @@ function show(tools: TabTool[]): void {
   status.textContent = tools.length === 0 ? 'This tab has no tools.' : `${tools.length} tools`;
 }
 
+// "Connect this tab to toolwire": its own section and port (app/connect/).
+const connectSection = mountConnect(document.getElementById('connect') as HTMLElement, () =>
+  chrome.runtime.connect({ name: CONNECT_PORT_NAME }),
+);
+
 function watch(id: number): void {
+  connectSection.watch(id);
   if (id === tabId) return;
   tabId = id;
   shown = '';

@@ -73,6 +73,7 @@ function sanitizeTool(raw: unknown): TabTool | undefined {
   if (annotations) out.annotations = annotations as Record<string, unknown>;
   const policy = POLICIES.find((p) => p === tool.policy);
   if (policy) out.policy = policy;
+  if (tool.agentExposed === false) out.agentExposed = false;
   return out;
 }
 

@@ -8,6 +8,8 @@ import type { TabCallOutcome, TabTool, TabToolPolicy, TabToolSource } from '../t
 
 interface PageTool {
   name: string;
+  /** toolwire's handles say whether the tool is for agents (`naturalLanguageProperties`). */
+  agentExposed?: boolean;
   title?: string;
   description?: string;
   inputSchema?: object | string;
@@ -19,6 +21,8 @@ interface PageTool {
 interface ToolwireTools extends EventTarget {
   getTools(): Promise<PageTool[]>;
   callTool(tool: PageTool | string, input: unknown, options: object): Promise<unknown>;
+  /** Where a handle's tool lives, with its wire policy (what `wireInfo` reads). */
+  sourceOf?(tool: PageTool): unknown;
 }
 
 interface ModelContextLike extends EventTarget {
@@ -36,6 +40,26 @@ export function toolSource(win: Window): EventTarget | undefined {
   if (typeof context?.getTools === 'function' && typeof context.executeTool === 'function')
     return context as ModelContextLike;
   return undefined;
+}
+
+const POLICIES: readonly TabToolPolicy[] = ['read', 'write', 'critical'];
+
+/**
+ * The policy toolwire's polyfill holds for a tool, as its endpoint reads it (`wireInfo` in
+ * `@toolwire/polyfill/wire`, through `tools.sourceOf`): a policy the page declared
+ * (`policy: 'critical'`) shows in no annotation, and must not be read as `write`. Undefined for
+ * the browser's own tools, or a `window.tools` that does not say.
+ */
+function declaredPolicy(tools: ToolwireTools, tool: PageTool): TabToolPolicy | undefined {
+  try {
+    const where = tools.sourceOf?.(tool) as
+      | { entry?: { policy?: unknown }; descriptor?: { policy?: unknown } }
+      | undefined;
+    const policy = where?.entry?.policy ?? where?.descriptor?.policy;
+    return POLICIES.find((known) => known === policy);
+  } catch {
+    return undefined;
+  }
 }
 
 function policyOf(annotations: Record<string, unknown> | undefined): TabToolPolicy {
@@ -86,7 +110,11 @@ export class ToolReader {
         annotations: tool.annotations ? { ...tool.annotations } : undefined,
         origin,
         source: kind,
-        policy: form ? 'write' : policyOf(tool.annotations),
+        policy: form
+          ? 'write'
+          : ((toolwire ? declaredPolicy(source as ToolwireTools, tool) : undefined) ??
+            policyOf(tool.annotations)),
+        ...(toolwire && tool.agentExposed === false ? { agentExposed: false } : {}),
       } as TabTool);
     }
     this.#handles = handles;

@@ -4,6 +4,7 @@
  */
 import type { ParseArgsConfig } from 'node:util';
 import { parsePolicy } from '@toolwire/protocol';
+import { extensionOrigin } from '../server/extension-origin.js';
 import type { HostOptions } from '../server/host.js';
 import { normalizeOrigin } from '../server/upgrade.js';
 import type { ClientArgs, Env, OptionValues } from './command.js';
@@ -23,6 +24,7 @@ export const OPTIONS = {
   origin: { type: 'string', multiple: true },
   'max-policy': { type: 'string' },
   page: { type: 'string' },
+  extension: { type: 'string' },
   timeout: { type: 'string' },
   poll: { type: 'string' },
   compress: { type: 'string' },
@@ -163,5 +165,16 @@ export function readClientArgs(values: OptionValues): ClientArgs {
   if (values['continue-on-error'] === true) client.continueOnError = true;
   const page = text('page');
   if (page !== undefined) client.page = absoluteUrl(page, 'page', 'an absolute URL');
+  const extension = text('extension');
+  if (extension !== undefined) {
+    try {
+      client.extension = extensionOrigin(extension);
+    } catch (error) {
+      throw new UsageError(`--extension: ${(error as Error).message}`);
+    }
+  }
+  if (client.page !== undefined && client.extension !== undefined) {
+    throw new UsageError('give --page or --extension, not both.');
+  }
   return client;
 }

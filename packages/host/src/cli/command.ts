@@ -54,6 +54,8 @@ export interface ClientArgs {
   continueOnError?: boolean;
   /** pair: the page the link is for. */
   page?: string;
+  /** pair: the browser extension (id or origin) the pairing address is for. */
+  extension?: string;
 }
 
 export interface ParsedCommand {

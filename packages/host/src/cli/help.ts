@@ -35,6 +35,11 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
   ],
   page: ['--page <url>', 'also print a pairing link for this page (its origin may then pair)'],
   'pair-page': ['--page <url>', 'the page the link is for (its origin alone may use it)'],
+  extension: [
+    '--extension <id>',
+    'a pairing address for the toolwire browser extension (its id, or',
+    'chrome-extension://ID, as its side panel shows it), to paste there',
+  ],
   timeout: ['--timeout <ms>', 'response timeout (default 20000)'],
   poll: ['--poll <ms>', 'also poll page catalogs this often (default 0: pages push changes)'],
   compress: [

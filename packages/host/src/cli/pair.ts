@@ -1,25 +1,44 @@
-/** `toolwire pair [--page URL]`: a new single-use pairing link (or fragment) from the host. */
+/**
+ * `toolwire pair [--page URL | --extension ID]`: a new single-use pairing link (or fragment)
+ * from the host, or a pairing address for the toolwire browser extension.
+ */
 import { escapeLine } from '../shared/terminal-text.js';
 import { clientCommand } from './client.js';
 import { EXIT } from './command.js';
 
 export const pair = clientCommand({
   name: 'pair',
-  synopsis: 'pair [--page URL]',
+  synopsis: 'pair',
   summary: [
     'Print a new pairing link for that page (single use, 5 minutes); without',
     "--page, the #toolwire=... fragment to add to any allowed page's address.",
+    'With --extension, the address to paste in the toolwire extension.',
   ],
-  options: ['page'],
+  options: ['page', 'extension'],
   notes: [
     '',
     'Open the link in the browser tab: the page asks the person there before it connects.',
+    "With --extension, paste the address in the extension's side panel and click Connect",
+    'on the tab: it connects that tab, and later tabs with the same pairing.',
   ],
   examples: [
     'toolwire pair --page http://localhost:5173/app/',
+    'toolwire pair --extension abcdefghijklmnopabcdefghijklmnop',
     'toolwire pair --json                             # {link, fragment, expiresAt}',
   ],
   async run({ args, io, control, out, json }) {
+    if (args.extension) {
+      const answer = await control('/v1/pair', { extension: args.extension });
+      if (args.json) {
+        json({ address: answer.address, origin: answer.origin, expiresAt: answer.expiresAt });
+      } else {
+        out(`${escapeLine(String(answer.address))}\n`);
+        io.stderr.write(
+          `toolwire: paste it in the toolwire extension's side panel and click Connect (single use, until ${escapeLine(String(answer.expiresAt))}; only ${escapeLine(String(answer.origin))} can use it)\n`,
+        );
+      }
+      return EXIT.ok;
+    }
     const answer = await control('/v1/pair', args.page ? { page: args.page } : {});
     if (args.json) {
       json({

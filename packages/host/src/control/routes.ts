@@ -4,7 +4,7 @@
  *
  * 1. `GET /v1/sessions`, `POST /v1/tools {session?, detail?, query?}`,
  *    `POST /v1/call {session?, toolId, arguments?, after?}`,
- *    `POST /v1/batch {session?, calls, continueOnError?}`, `POST /v1/pair {page?, ttlMs?}`,
+ *    `POST /v1/batch {session?, calls, continueOnError?}`, `POST /v1/pair {page?, extension?, ttlMs?}`,
  *    `POST /v1/revoke {session}`, and `GET /v1/changes?after=N`: a long poll (up to 20 s) for a
  *    change counter that moves when a session opens or closes, its page names its tab
  *    (`session.open`) or a catalog changes (`toolwire mcp --attach` follows it).
@@ -119,13 +119,32 @@ function pickSession(host: Host, id?: unknown): HostSession {
   throw new ControlError(404, 'session_not_connected', `No open session "${id}".`);
 }
 
-/** `POST /v1/pair {page?, ttlMs?}`: a pairing link for `page`, or a code for any allowed page. */
+/**
+ * `POST /v1/pair {page?, extension?, ttlMs?}`: a pairing link for `page`, a pairing address for
+ * a browser extension (its id or origin), or a code for any allowed page.
+ */
 function pairing(host: Host, body: Record<string, unknown>): Record<string, unknown> {
   const ttl = body.ttlMs;
   if (ttl !== undefined && (typeof ttl !== 'number' || !Number.isInteger(ttl) || ttl <= 0)) {
     throw new ControlError(400, 'bad_request', 'ttlMs is a positive whole number.');
   }
   const options = ttl === undefined ? {} : { ttlMs: ttl };
+  if (body.page !== undefined && body.extension !== undefined) {
+    throw new ControlError(400, 'bad_request', 'Give page or extension, not both.');
+  }
+  if (body.extension !== undefined) {
+    let link: ReturnType<Host['extensionPairing']>;
+    try {
+      link = host.extensionPairing(String(body.extension), options);
+    } catch (error) {
+      throw new ControlError(400, 'bad_request', (error as Error).message);
+    }
+    return {
+      address: link.url,
+      origin: link.origin,
+      expiresAt: new Date(link.expiresAt).toISOString(),
+    };
+  }
   if (body.page !== undefined) {
     if (typeof body.page !== 'string') throw new ControlError(400, 'bad_request', 'page is a URL.');
     let link: ReturnType<Host['pairingLink']>;

@@ -173,12 +173,12 @@ export function createMcpBridge(
 
   /** `toolwire_pair` (requirement 7). */
   const pair = async (args: unknown): Promise<Record<string, unknown>> => {
-    const page = pairTarget(args);
-    if (typeof page !== 'string') return errorContent(page);
+    const target = pairTarget(args);
+    if (target instanceof ToolProtocolError) return errorContent(target);
     try {
-      const pairing = await (source.pair as NonNullable<McpToolSource['pair']>)(page);
+      const pairing = await (source.pair as NonNullable<McpToolSource['pair']>)(target);
       log(`mcp: the client asked for a pairing link for ${pairing.origin}`);
-      return pairResult(pairing);
+      return pairResult(pairing, target);
     } catch (error) {
       return errorContent(error);
     }

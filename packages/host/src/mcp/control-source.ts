@@ -165,10 +165,10 @@ export function controlToolSource(
       );
       return answer.result as ResultPayload;
     },
-    async pair(page) {
-      const answer = await ask('/v1/pair', { page });
+    async pair(target) {
+      const answer = await ask('/v1/pair', target);
       return {
-        link: String(answer.link),
+        link: String(answer.link ?? answer.address),
         origin: String(answer.origin),
         expiresAt: String(answer.expiresAt),
       };

@@ -80,11 +80,14 @@ export function hostToolSource(host: Host): McpToolSource {
       }
       return session.call(entry.tool.id, args, { signal });
     },
-    async pair(page) {
-      const link = host.pairingLink(page);
+    async pair(target) {
+      const link =
+        'extension' in target
+          ? host.extensionPairing(target.extension)
+          : host.pairingLink(target.page);
       return {
         link: link.url,
-        origin: new URL(link.url).origin,
+        origin: link.origin ?? new URL(link.url).origin,
         expiresAt: new Date(link.expiresAt).toISOString(),
       };
     },

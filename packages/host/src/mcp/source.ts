@@ -55,9 +55,15 @@ export interface McpWithheldTool {
   limit: string;
 }
 
+/** What `toolwire_pair` pairs: a page (absolute http(s) URL), or the toolwire extension (its origin). */
+export type McpPairTarget = { page: string } | { extension: string };
+
 /** A new pairing link (`toolwire_pair`, pair-tool.ts). */
 export interface McpPairing {
-  /** The page's address with `#toolwire=<the host's address ?pair=CODE>`. */
+  /**
+   * The page's address with `#toolwire=<the host's address ?pair=CODE>`; for the extension, the
+   * host's address with `?pair=CODE`.
+   */
   link: string;
   /** The only origin that may redeem the code. */
   origin: string;
@@ -81,8 +87,8 @@ export interface McpToolSource {
     args: Record<string, unknown>,
     signal: AbortSignal,
   ): Promise<ResultPayload>;
-  /** A single-use pairing link for `page` (an absolute http(s) URL) from the host. */
-  pair?(page: string): Promise<McpPairing>;
+  /** A single-use pairing link for a page (an absolute http(s) URL) or the extension. */
+  pair?(target: McpPairTarget): Promise<McpPairing>;
   /** Calls `listener` when a session or a catalog may have changed. */
   onChange(listener: () => void): () => void;
   close?(): void;

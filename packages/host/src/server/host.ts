@@ -31,6 +31,7 @@ import type { CatalogChange } from '../catalog/cache.js';
 import { Emitter } from '../shared/emitter.js';
 import { hostError } from '../shared/errors.js';
 import { createToken, redactToken } from '../shared/token.js';
+import { extensionOrigin } from './extension-origin.js';
 import type { PairingCode } from './pairing.js';
 import { Pairing } from './pairing.js';
 import { RefusalLog } from './refusal-log.js';
@@ -217,6 +218,18 @@ export class Host extends Emitter<HostEvents> {
   /** `pairingLink(page).url`. */
   pairingUrl(page: string, options: { ttlMs?: number } = {}): string {
     return this.pairingLink(page, options).url;
+  }
+
+  /**
+   * A pairing address for a browser extension that connects tabs on the user's click (the
+   * toolwire extension's "Connect this tab"): the host's WebSocket address with `?pair=CODE`,
+   * single use, bound to the extension's origin (`chrome-extension://<id>`, or the bare id).
+   * The extension trades it for one credential and opens one session per tab it connects.
+   */
+  extensionPairing(extension: string, options: { ttlMs?: number } = {}): PairingLink {
+    const origin = extensionOrigin(extension);
+    const code = this.#pairing.createCode({ origin, ...options });
+    return { ...code, url: this.#displayUrl(`?pair=${encodeURIComponent(code.code)}`) };
   }
 
   /**

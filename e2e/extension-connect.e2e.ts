@@ -1,0 +1,256 @@
+import { expect, type Page, test } from '@playwright/test';
+import { E2E_PORT } from '../playwright.config.js';
+import { HostProcess, toolwire } from './support/cli.js';
+import type { ExtensionBrowser } from './support/extension.js';
+import { launchWithExtension } from './support/extension.js';
+import { launchMcp } from './support/mcp.js';
+
+// Issue 17 part 2, "Connect this tab to toolwire": the BUILT extension in Chromium, a page
+// with only the toolwire polyfill (no endpoint.iife.js, no connect()) or only the browser's own
+// WebMCP, and the built `toolwire` host, CLI and `toolwire mcp` as processes. The person pastes
+// the address `toolwire pair --extension ID` printed in the side panel and clicks Connect; the
+// host then lists and calls the tab's tools. Closing the tab ends the session and fails a
+// pending call with a code.
+
+const PAGE = `http://localhost:${E2E_PORT}/e2e/pages/connect/page.html`;
+
+let browser: ExtensionBrowser | undefined;
+let host: HostProcess | undefined;
+
+test.afterEach(async () => {
+  await host?.stop();
+  host = undefined;
+  await browser?.close();
+  browser = undefined;
+});
+
+/** The browser with the extension, and a host process (its options). */
+async function start(hostArgs: string[] = [], native = false) {
+  browser = await launchWithExtension({ native });
+  host = new HostProcess(hostArgs);
+  await host.url();
+  return { browser, host, env: host.env };
+}
+
+/** A page loaded with its tools registered, and its tab id. */
+async function openTab(url = PAGE): Promise<{ page: Page; tabId: number }> {
+  const current = browser as ExtensionBrowser;
+  const page = await current.context.newPage();
+  await page.goto(url);
+  await expect(page.locator('#status')).toHaveText('ready');
+  return { page, tabId: await current.tabIdOf(page) };
+}
+
+/** The side panel for `tabId`, as a tab of its own. */
+async function openPanel(tabId: number): Promise<Page> {
+  const panel = await (browser as ExtensionBrowser).openPanel(tabId);
+  await expect(panel.locator('#connect h2')).toHaveText('Connect this tab to toolwire');
+  return panel;
+}
+
+/** `toolwire pair --extension ID`, pasted in the panel, Connect clicked. */
+async function connectTab(panel: Page, guard = 'read-only'): Promise<void> {
+  const running = host as HostProcess;
+  await expect(panel.locator('.connect-command')).toHaveText(
+    `toolwire pair --extension chrome-extension://${(browser as ExtensionBrowser).extensionId}`,
+  );
+  const paired = await toolwire(
+    ['pair', '--extension', (browser as ExtensionBrowser).extensionId],
+    running.env,
+  );
+  expect(paired.code, paired.err).toBe(0);
+  await panel.locator('#connect-pairing').fill(paired.out.trim());
+  await panel.locator('#connect-guard').selectOption(guard);
+  await panel.locator('#connect-button').click();
+  await expect(panel.locator('.connect-status')).toHaveText(/^Connected to ws:\/\/127\.0\.0\.1:/);
+}
+
+const badge = (tabId: number) =>
+  (browser as ExtensionBrowser).worker.evaluate(
+    (id) => (globalThis as any).chrome.action.getBadgeText({ tabId: id }) as Promise<string>,
+    tabId,
+  );
+
+async function sessions(env: Record<string, string>): Promise<any[]> {
+  return JSON.parse((await toolwire(['sessions', '--json'], env)).out).sessions;
+}
+
+test('a page without endpoint.iife.js answers toolwire tools, call and MCP once connected', async () => {
+  const { env } = await start(['--max-tool-policy', 'write']);
+  const { page, tabId } = await openTab();
+  // Nothing connects by itself: the page has no endpoint.
+  expect(await sessions(env)).toEqual([]);
+  const panel = await openPanel(tabId);
+  await connectTab(panel);
+  await expect.poll(() => badge(tabId)).toBe('ON');
+
+  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  const [session] = await sessions(env);
+  // The socket is the extension's; the session names the tab.
+  expect(session).toMatchObject({
+    origin: `chrome-extension://${(browser as ExtensionBrowser).extensionId}`,
+    page: { url: PAGE, origin: `http://localhost:${E2E_PORT}`, title: 'toolwire connect e2e' },
+    guard: 'read-only',
+    paired: true,
+  });
+
+  const tools = await toolwire(['tools', '--json'], env);
+  expect(tools.code, tools.err).toBe(0);
+  const listed = JSON.parse(tools.out);
+  expect(listed.tools.map((tool: any) => tool.id).sort()).toEqual([
+    'shop.logo',
+    'shop.search',
+    'shop.wait',
+  ]);
+  // The read-only guard picked in the panel hides the write and critical tools; the host says
+  // so. The page-only tool (no naturalLanguageProperties) is not offered at all.
+  expect(listed.session.hidden).toEqual([
+    { id: 'cart.add', policy: 'write' },
+    { id: 'shop.reset', policy: 'critical' },
+  ]);
+
+  const called = await toolwire(
+    ['call', 'shop.search', '--args', '{"query":"shoe"}', '--json'],
+    env,
+  );
+  expect(called.code, called.err).toBe(0);
+  expect(JSON.parse(called.out).result.result).toEqual({
+    query: 'shoe',
+    results: ['shoe (blue)', 'shoe (red)'],
+  });
+  const hidden = await toolwire(['call', 'cart.add'], env);
+  expect(hidden.code).toBe(1);
+  expect(hidden.err).toContain('tool_hidden_by_page_guard');
+  expect(await page.evaluate(() => (window as any).calls)).toEqual(['shop.search']);
+
+  // An MCP client through `toolwire mcp` (attached to the running host).
+  const mcp = await launchMcp(['--attach'], env);
+  try {
+    const { tools: mcpTools } = await mcp.client.listTools();
+    const search = mcpTools.find((tool) => tool.name === 'shop_search');
+    expect(search?.title).toBe('Search the shop');
+    const answer: any = await mcp.client.callTool({
+      name: 'shop_search',
+      arguments: { query: 'hat' },
+    });
+    expect(answer.isError).toBeFalsy();
+    expect(JSON.parse(answer.content[0].text)).toEqual({
+      query: 'hat',
+      results: ['hat (blue)', 'hat (red)'],
+    });
+    // The image the tab lowered arrives as MCP image content, unchanged.
+    const logo: any = await mcp.client.callTool({ name: 'shop_logo', arguments: {} });
+    expect(logo.content).toContainEqual(
+      expect.objectContaining({ type: 'image', mimeType: 'image/png' }),
+    );
+  } finally {
+    await mcp.close();
+  }
+
+  // Connected again with read-write (no new code: the extension's pairing): the write tool
+  // runs; the tool the page declared critical stays hidden.
+  await panel.locator('#connect-guard').selectOption('read-write');
+  await panel.locator('#connect-button').click();
+  await expect(panel.locator('.connect-status')).toHaveText(/\(read-write\)\.$/);
+  await expect.poll(async () => (await sessions(env))[0]?.guard).toBe('read-write');
+  expect(await sessions(env)).toHaveLength(1);
+  const added = await toolwire(['call', 'cart.add'], env);
+  expect(added.code, added.err).toBe(0);
+  const reset = await toolwire(['call', 'shop.reset'], env);
+  expect(reset.code).toBe(1);
+  expect(reset.err).toContain('tool_hidden_by_page_guard');
+  const internal = await toolwire(['call', 'shop.internal'], env);
+  expect(internal.code).toBe(1);
+  expect(internal.err).toContain('tool_not_found');
+  // The CLI's search, the MCP client's, then cart.add: nothing else ran in the page.
+  expect(await page.evaluate(() => (window as any).calls)).toEqual([
+    'shop.search',
+    'shop.search',
+    'cart.add',
+  ]);
+});
+
+test('closing the tab ends its session and fails a pending call with a code, no hang', async () => {
+  const { env } = await start();
+  const { page, tabId } = await openTab();
+  const panel = await openPanel(tabId);
+  await connectTab(panel);
+  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  // Honest path first: the session answers.
+  const ok = await toolwire(['call', 'shop.search', '--args', '{"query":"a"}'], env);
+  expect(ok.code, ok.err).toBe(0);
+
+  const pending = toolwire(['call', 'shop.wait', '--json'], env);
+  await expect
+    .poll(() => page.evaluate(() => (window as any).calls.includes('shop.wait')))
+    .toBe(true);
+  const started = Date.now();
+  await page.close();
+  const failed = await pending;
+  expect(Date.now() - started).toBeLessThan(10_000);
+  expect(failed.code).toBe(1);
+  expect(JSON.parse(failed.out).error.code).toMatch(/^(tool_transport_closed|tab_gone)$/);
+  await expect.poll(async () => (await sessions(env)).length).toBe(0);
+  await expect(panel.locator('.connect-status')).toHaveText(/not connected/i);
+});
+
+test('navigating the tab ends its session; a second tab reuses the pairing', async () => {
+  const { env } = await start();
+  const first = await openTab();
+  const panel = await openPanel(first.tabId);
+  await connectTab(panel);
+  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  await first.page.goto(`http://127.0.0.1:${E2E_PORT}/e2e/pages/index.html`);
+  await expect.poll(async () => (await sessions(env)).length).toBe(0);
+  await expect.poll(() => badge(first.tabId)).toBe('');
+
+  // Another tab: no new code, the extension's pairing with this host run is reused.
+  const second = await openTab();
+  const secondPanel = await openPanel(second.tabId);
+  await expect(secondPanel.locator('.connect-hint')).toContainText('Paired with ws://127.0.0.1:');
+  await secondPanel.locator('#connect-button').click();
+  await expect(secondPanel.locator('.connect-status')).toHaveText(/^Connected to /);
+  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  const called = await toolwire(['call', 'shop.search', '--args', '{"query":"b"}'], env);
+  expect(called.code, called.err).toBe(0);
+});
+
+test("a page with only the browser's own WebMCP answers the host once connected", async () => {
+  const { env } = await start([], true);
+  const { tabId } = await openTab(`http://localhost:${E2E_PORT}/e2e/pages/connect/native.html`);
+  const panel = await openPanel(tabId);
+  await connectTab(panel);
+  await expect
+    .poll(async () => JSON.parse((await toolwire(['tools', '--json'], env)).out).tools?.length)
+    .toBe(1);
+  const called = await toolwire(['call', 'news.latest', '--args', '{"count":1}', '--json'], env);
+  expect(called.code, called.err).toBe(0);
+  expect(JSON.parse(called.out).result.result).toEqual({
+    headlines: ['Native tools reach the host'],
+  });
+});
+
+test("a page cannot use the extension's pairing address; the extension still can", async () => {
+  const { env } = await start();
+  const { page, tabId } = await openTab();
+  const extensionId = (browser as ExtensionBrowser).extensionId;
+  const address = (await toolwire(['pair', '--extension', extensionId], env)).out.trim();
+  // The page tries it itself (a page can read anything pasted or shown in it).
+  const refused = await page.evaluate(
+    (url) =>
+      new Promise<{ code: number; reason: string }>((resolve) => {
+        const socket = new WebSocket(url);
+        socket.onclose = (event) => resolve({ code: event.code, reason: event.reason });
+      }),
+    address,
+  );
+  expect(refused.code).toBe(4401);
+  expect(refused.reason).toContain(`not for pages of http://localhost:${E2E_PORT}`);
+  expect(await sessions(env)).toEqual([]);
+  // Unspent: pasted in the panel, it connects the tab.
+  const panel = await openPanel(tabId);
+  await panel.locator('#connect-pairing').fill(address);
+  await panel.locator('#connect-button').click();
+  await expect(panel.locator('.connect-status')).toHaveText(/^Connected to /);
+  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+});

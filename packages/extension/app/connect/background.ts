@@ -1,0 +1,119 @@
+/**
+ * "Connect this tab to toolwire" in the service worker: the `toolwire-connect` port the side
+ * panel asks through, the toolbar badge, the pairing kept in `chrome.storage.session`, and the
+ * tab events that end a tab's session.
+ *
+ * The connections run here, in the service worker, not in an offscreen document: the tabs'
+ * clients live here already, and an open session keeps the worker alive (Chrome 116 and later
+ * count WebSocket traffic as activity, and the host pings every 10 s, under the 30 s idle
+ * limit). If the worker is stopped anyway, its sockets close: the host ends those sessions and
+ * fails their pending calls, the badges are cleared when it starts again, and the person
+ * connects the tab again (the stored pairing spares a new code while the host runs).
+ */
+import type { TabToolsClient } from '../../src/types.js';
+import type { PairingStore, StoredPairing } from './connections.js';
+import { TabConnections } from './connections.js';
+import type { ConnectEvent, ConnectRequest } from './messages.js';
+import { CONNECT_PORT_NAME, isConnectRequest } from './messages.js';
+import type { TabLinkState } from './tab-link.js';
+
+const STORE_KEY = 'toolwire.pairing';
+
+const sessionStore: PairingStore = {
+  async load() {
+    const stored = (await chrome.storage.session.get(STORE_KEY))[STORE_KEY] as
+      | StoredPairing
+      | undefined;
+    return typeof stored?.address === 'string' && typeof stored.credential === 'string'
+      ? stored
+      : undefined;
+  },
+  async save(pairing) {
+    if (pairing) await chrome.storage.session.set({ [STORE_KEY]: pairing });
+    else await chrome.storage.session.remove(STORE_KEY);
+  },
+};
+
+function badge(tabId: number, state: TabLinkState | undefined): void {
+  const text = state?.status === 'connected' ? 'ON' : state ? '…' : '';
+  const title = state
+    ? `toolwire: this tab is ${state.status === 'connected' ? 'connected' : 'connecting'} (${state.guard})`
+    : 'Open the toolwire panel';
+  // A tab that closed meanwhile makes these reject: nothing to show then.
+  void chrome.action.setBadgeText({ tabId, text }).catch(() => {});
+  void chrome.action.setTitle({ tabId, title }).catch(() => {});
+  if (state) {
+    const color = state.status === 'connected' ? '#1a7f37' : '#6e7781';
+    void chrome.action.setBadgeBackgroundColor({ tabId, color }).catch(() => {});
+  }
+}
+
+/** Serves the panel's connect section. Call at the top level of the background. */
+export function serveConnections(tabTools: (tabId: number) => TabToolsClient): TabConnections {
+  const ports = new Set<chrome.runtime.Port>();
+  const origin = `chrome-extension://${chrome.runtime.id}`;
+  const connections: TabConnections = new TabConnections({
+    tabTools,
+    store: sessionStore,
+    badge,
+    onChange: (tabId) => void broadcast(tabId),
+  });
+  const status = async (tabId: number): Promise<ConnectEvent> => {
+    const pairedWith = await connections.pairedWith();
+    const state = connections.state(tabId);
+    return {
+      type: 'status',
+      tabId,
+      origin,
+      ...(state ? { state } : {}),
+      ...(pairedWith ? { pairedWith } : {}),
+    };
+  };
+  const post = (port: chrome.runtime.Port, event: ConnectEvent) => {
+    try {
+      port.postMessage(event);
+    } catch {
+      ports.delete(port); // the panel closed
+    }
+  };
+  const broadcast = async (tabId: number) => {
+    const event = await status(tabId);
+    for (const port of ports) post(port, event);
+  };
+  const handle = async (port: chrome.runtime.Port, request: ConnectRequest) => {
+    if (request.op === 'connect') {
+      const { tabId, guard, pairing } = request;
+      const answer = await connections.connect(tabId, {
+        guard,
+        ...(pairing === undefined ? {} : { pairing }),
+      });
+      if (!answer.ok)
+        post(port, { type: 'error', tabId, code: answer.code, message: answer.message });
+    } else if (request.op === 'disconnect') {
+      connections.disconnect(request.tabId);
+    }
+    post(port, await status(request.tabId));
+  };
+
+  chrome.runtime.onConnect.addListener((port) => {
+    if (port.name !== CONNECT_PORT_NAME) return;
+    // Only this extension's own pages (the side panel) may connect tabs.
+    if (port.sender?.id !== chrome.runtime.id || !port.sender.url?.startsWith(`${origin}/`)) {
+      port.disconnect();
+      return;
+    }
+    ports.add(port);
+    port.onDisconnect.addListener(() => ports.delete(port));
+    port.onMessage.addListener((message: unknown) => {
+      if (isConnectRequest(message)) void handle(port, message);
+    });
+  });
+  // A navigation ends the tab's document, and with it the client (its onGone ends the link);
+  // a URL change within the document (a fragment, history.pushState) keeps the same tools.
+  chrome.tabs.onRemoved.addListener((tabId) => connections.removed(tabId));
+  // A restarted worker holds no sessions: no tab shows as connected.
+  void chrome.tabs.query({}).then((tabs) => {
+    for (const tab of tabs) if (tab.id !== undefined) badge(tab.id, undefined);
+  });
+  return connections;
+}

@@ -1,0 +1,178 @@
+/**
+ * The background's connected tabs: at most one `TabLink` a tab, the extension's one pairing
+ * with a host, and what the toolbar badge shows. No `chrome.*` here (background.ts wires it), so
+ * it is tested in Node.
+ *
+ * - Connect: with a pasted pairing address, its single-use code; without one, the credential
+ *   the last pairing gave (one pairing for the extension and a host run, one session a tab).
+ *   Connecting a connected tab again replaces its link (a new guard); a Disconnect, or another
+ *   Connect, while a tab is still being read cancels that connect.
+ * - The credential is kept through `PairingStore` (the background uses `chrome.storage.session`:
+ *   gone when the browser closes, never written to disk). A refused or revoked one is dropped.
+ * - A tab that closes or navigates ends its link (the client says so; background.ts also ends
+ *   it on `tabs.onRemoved` and on a new URL); an ended link clears the badge.
+ */
+import type { TabToolsClient } from '../../src/types.js';
+import { readPairingAddress } from './pairing-address.js';
+import type { TabGuard, TabLinkOptions, TabLinkState } from './tab-link.js';
+import { TabLink } from './tab-link.js';
+
+/** The extension's pairing with a host: its address (no secret) and the credential. */
+export interface StoredPairing {
+  address: string;
+  credential: string;
+}
+
+export interface PairingStore {
+  load(): Promise<StoredPairing | undefined>;
+  save(pairing: StoredPairing | undefined): Promise<void>;
+}
+
+export interface ConnectionsOptions {
+  tabTools(tabId: number): TabToolsClient;
+  store: PairingStore;
+  /** Shows a tab's state on the toolbar button (undefined: not connected). */
+  badge(tabId: number, state: TabLinkState | undefined): void;
+  /** Called after any change of a tab's state. */
+  onChange?(tabId: number): void;
+  WebSocket?: typeof WebSocket;
+  /** Forwarded to the endpoint (tests turn it off). */
+  reconnect?: boolean;
+}
+
+export type ConnectAnswer =
+  | { ok: true; state: TabLinkState }
+  | { ok: false; code: string; message: string };
+
+const CANCELLED: ConnectAnswer = {
+  ok: false,
+  code: 'connect_cancelled',
+  message: 'Cancelled before it connected.',
+};
+
+export class TabConnections {
+  #options: ConnectionsOptions;
+  #links = new Map<number, TabLink>();
+  #states = new Map<number, TabLinkState>();
+  /** Each connect and cancel of a tab counts: only the latest attempt's link may stay. */
+  #attempts = new Map<number, number>();
+
+  constructor(options: ConnectionsOptions) {
+    this.#options = options;
+  }
+
+  state(tabId: number): TabLinkState | undefined {
+    return this.#states.get(tabId);
+  }
+
+  /** The host the extension is paired with, if any. */
+  async pairedWith(): Promise<string | undefined> {
+    return (await this.#options.store.load())?.address;
+  }
+
+  async connect(
+    tabId: number,
+    request: { guard: TabGuard; pairing?: string },
+  ): Promise<ConnectAnswer> {
+    const pasted = request.pairing?.trim() ? readPairingAddress(request.pairing) : undefined;
+    if (pasted && !pasted.ok) return pasted;
+    // From here a later Connect or a Disconnect of this tab cancels this one.
+    const attempt = this.#bump(tabId);
+    const current = () => this.#attempts.get(tabId) === attempt;
+    const stored = pasted ? undefined : await this.#options.store.load();
+    if (!pasted && !stored) {
+      return {
+        ok: false,
+        code: 'pairing_needed',
+        message: 'Paste the address that toolwire pair --extension printed, then Connect.',
+      };
+    }
+    if (!current()) return CANCELLED;
+    // The tab's current link, if any, ends; its last state is not shown (this attempt's is).
+    const previous = this.#links.get(tabId);
+    this.#links.delete(tabId);
+    previous?.close();
+    const address = pasted ? pasted.address : (stored as StoredPairing).address;
+    const options: TabLinkOptions = {
+      client: this.#options.tabTools(tabId),
+      address,
+      secret: pasted
+        ? { pairingCode: pasted.code }
+        : { credential: (stored as StoredPairing).credential },
+      guard: request.guard,
+      ...(this.#options.WebSocket ? { WebSocket: this.#options.WebSocket } : {}),
+      ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
+      onPaired: (detail) =>
+        void this.#options.store.save({ address, credential: detail.credential }),
+      onRefused: () => void this.#forget(address),
+      // While it opens, the attempt decides; once connected, being the tab's link does.
+      onState: (state) => {
+        if (current() || (link !== undefined && this.#links.get(tabId) === link))
+          this.#update(tabId, state);
+      },
+    };
+    let link: TabLink | undefined;
+    try {
+      link = await TabLink.open(options);
+    } catch (error) {
+      options.client.close();
+      if (current()) this.#clear(tabId);
+      const { code, message } = error as { code?: unknown; message?: unknown };
+      return {
+        ok: false,
+        code: typeof code === 'string' ? code : 'tab_unreadable',
+        message: String(message ?? error),
+      };
+    }
+    if (!current()) {
+      // Disconnected, closed or connected again while this tab was being read.
+      link.close();
+      return CANCELLED;
+    }
+    this.#links.set(tabId, link);
+    this.#update(tabId, link.state);
+    return { ok: true, state: link.state };
+  }
+
+  /** Ends the tab's link, or cancels its connect in progress (Disconnect, or the tab went). */
+  disconnect(tabId: number): void {
+    const link = this.#links.get(tabId);
+    if (link) {
+      link.close();
+      return;
+    }
+    this.#bump(tabId);
+    if (this.#states.has(tabId)) this.#clear(tabId);
+  }
+
+  /** The tab closed: end its link and forget its state. */
+  removed(tabId: number): void {
+    this.disconnect(tabId);
+    this.#states.delete(tabId);
+    this.#attempts.delete(tabId);
+  }
+
+  #bump(tabId: number): number {
+    const attempt = (this.#attempts.get(tabId) ?? 0) + 1;
+    this.#attempts.set(tabId, attempt);
+    return attempt;
+  }
+
+  #update(tabId: number, state: TabLinkState): void {
+    this.#states.set(tabId, state);
+    if (state.status === 'ended') this.#links.delete(tabId);
+    this.#options.badge(tabId, state.status === 'ended' ? undefined : state);
+    this.#options.onChange?.(tabId);
+  }
+
+  #clear(tabId: number): void {
+    this.#states.delete(tabId);
+    this.#options.badge(tabId, undefined);
+    this.#options.onChange?.(tabId);
+  }
+
+  async #forget(address: string): Promise<void> {
+    const stored = await this.#options.store.load();
+    if (stored?.address === address) await this.#options.store.save(undefined);
+  }
+}

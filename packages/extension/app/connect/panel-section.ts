@@ -1,0 +1,149 @@
+/**
+ * The side panel's "Connect this tab to toolwire" section (`<section id="connect">`): the
+ * pairing address `toolwire pair --extension ID` printed, the guard (read-only by default),
+ * Connect / Disconnect, and the tab's status. It asks the background over the
+ * `toolwire-connect` port; every string from a page or a host is set as text, never markup.
+ */
+import type { ConnectEvent, ConnectRequest, ConnectStatus } from './messages.js';
+import type { TabGuard } from './tab-link.js';
+import { TAB_GUARDS } from './tab-link.js';
+
+/** The part of `chrome.runtime.Port` the section uses. */
+export interface ConnectPort {
+  postMessage(message: ConnectRequest): void;
+  onMessage: { addListener(listener: (message: ConnectEvent) => void): void };
+  onDisconnect: { addListener(listener: () => void): void };
+}
+
+export interface ConnectSection {
+  /** Shows (and acts on) this tab. */
+  watch(tabId: number): void;
+}
+
+const GUARD_TEXT: Record<TabGuard, string> = {
+  'read-only': 'read-only: tools that only read',
+  'read-write': 'read-write: also tools that change the page',
+  'full-access': 'full-access: also critical tools',
+};
+
+function element<K extends keyof HTMLElementTagNameMap>(
+  doc: Document,
+  tag: K,
+  props: Partial<Record<'className' | 'id' | 'textContent' | 'type', string>> = {},
+): HTMLElementTagNameMap[K] {
+  const node = doc.createElement(tag);
+  Object.assign(node, props);
+  return node;
+}
+
+function statusText(event: ConnectStatus): string {
+  const state = event.state;
+  if (!state) return 'This tab is not connected to toolwire.';
+  if (state.status === 'connected') return `Connected to ${state.address} (${state.guard}).`;
+  if (state.status === 'connecting') {
+    return state.error
+      ? `Reconnecting to ${state.address}: ${state.error.message}`
+      : `Connecting to ${state.address}…`;
+  }
+  return `Not connected: ${state.error?.message ?? 'ended'} (${state.error?.code ?? 'ended'})`;
+}
+
+/**
+ * Builds the section in `section`; `openPort` connects to the background (again after the
+ * service worker was stopped, which closes the port).
+ */
+export function mountConnect(section: HTMLElement, openPort: () => ConnectPort): ConnectSection {
+  const doc = section.ownerDocument;
+  const status = element(doc, 'p', { className: 'connect-status' });
+  status.setAttribute('role', 'status');
+  const pairing = element(doc, 'input', { id: 'connect-pairing', type: 'text' });
+  pairing.placeholder = 'ws://127.0.0.1:45124/toolwire?pair=…';
+  pairing.autocomplete = 'off';
+  pairing.spellcheck = false;
+  const pairingLabel = element(doc, 'label', { textContent: 'Pairing address' });
+  pairingLabel.htmlFor = pairing.id;
+  const command = element(doc, 'code', { className: 'connect-command' });
+  const hint = element(doc, 'p', { className: 'connect-hint' });
+  const guard = element(doc, 'select', { id: 'connect-guard' });
+  for (const name of TAB_GUARDS) {
+    const option = element(doc, 'option', { textContent: GUARD_TEXT[name] });
+    option.value = name;
+    guard.append(option);
+  }
+  guard.value = 'read-only';
+  const guardLabel = element(doc, 'label', { textContent: 'What the host may call' });
+  guardLabel.htmlFor = guard.id;
+  const connect = element(doc, 'button', { type: 'button', textContent: 'Connect this tab' });
+  connect.id = 'connect-button';
+  const disconnect = element(doc, 'button', { type: 'button', textContent: 'Disconnect' });
+  disconnect.id = 'disconnect-button';
+  disconnect.disabled = true;
+  section.replaceChildren(
+    element(doc, 'h2', { textContent: 'Connect this tab to toolwire' }),
+    status,
+    pairingLabel,
+    pairing,
+    hint,
+    guardLabel,
+    guard,
+    element(doc, 'div', { className: 'connect-buttons' }),
+  );
+  section.lastElementChild?.append(connect, disconnect);
+
+  let tabId = -1;
+  const show = (event: ConnectStatus) => {
+    status.textContent = statusText(event);
+    const live = event.state !== undefined && event.state.status !== 'ended';
+    disconnect.disabled = !live;
+    connect.textContent = live ? 'Connect again' : 'Connect this tab';
+    command.textContent = `toolwire pair --extension ${event.origin}`;
+    hint.replaceChildren(
+      event.pairedWith
+        ? `Paired with ${event.pairedWith}: leave the address empty to use it, or paste one from `
+        : 'In a terminal, run ',
+      command,
+      event.pairedWith ? '.' : ', paste the address it prints here, then Connect.',
+    );
+    if (event.state?.status === 'connected') pairing.value = '';
+  };
+  const onEvent = (event: ConnectEvent) => {
+    if (event.tabId !== tabId) return;
+    if (event.type === 'status') show(event);
+    else status.textContent = `${event.message} (${event.code})`;
+  };
+  let port: ConnectPort;
+  const open = () => {
+    port = openPort();
+    port.onMessage.addListener(onEvent);
+    port.onDisconnect.addListener(() =>
+      setTimeout(() => {
+        open();
+        if (tabId >= 0) port.postMessage({ op: 'status', tabId });
+      }, 100),
+    );
+  };
+  open();
+  connect.addEventListener('click', () => {
+    if (tabId < 0) return;
+    const text = pairing.value.trim();
+    status.textContent = 'Connecting…';
+    port.postMessage({
+      op: 'connect',
+      tabId,
+      guard: guard.value as TabGuard,
+      ...(text ? { pairing: text } : {}),
+    });
+  });
+  disconnect.addEventListener('click', () => {
+    if (tabId >= 0) port.postMessage({ op: 'disconnect', tabId });
+  });
+  return {
+    watch(id) {
+      if (id === tabId) return;
+      tabId = id;
+      guard.value = 'read-only';
+      status.textContent = '';
+      port.postMessage({ op: 'status', tabId: id });
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * A tab's tools as the endpoint serves them to a host (`connect({source})`): each `TabTool` of a
+ * `TabToolsClient` becomes a `BridgeTool` whose execute is `client.call`.
+ *
+ * - Nothing is run twice: the tab's own polyfill (or browser) lifted the input, ran the tool
+ *   and lowered the result; here the result goes out as it is (images and Blobs stay in their
+ *   lowered JSON form) and the schemas are only expanded for the listing (`webType`s as plain
+ *   JSON Schema, as a page's endpoint lists them, so the host still sees an image result).
+ * - A coded failure keeps its code (`tab_gone` too); its message is the page's word.
+ * - The policy is the tab's (or, absent, the one annotations rule), so the guard picked for
+ *   the tab and the host's grant still apply; each tool keeps the origin of its document.
+ * - A tool toolwire's polyfill runs in the tab was checked there against its schemas; other
+ *   tools (the browser's own, forms) are checked by the bridge, as on a page.
+ * - Only agent-exposed tools are served (a toolwire tool without `naturalLanguageProperties`
+ *   is for the page's own code), as the page's own endpoint serves them.
+ * - On a change the client's new list is served (no second read of the tab).
+ */
+import type { ToolCatalogSource } from '@toolwire/endpoint';
+import { expandSchema } from '@toolwire/lowering';
+import { policyFromAnnotations } from '@toolwire/polyfill/wire';
+import type { BridgeTool, ToolPolicy } from '@toolwire/protocol';
+import { toolFailure, toolHints } from '@toolwire/protocol';
+import type { TabCallOutcome, TabTool, TabToolsClient } from '../../src/types.js';
+
+/** The wire category: the name's prefix before its first `.`, else `page` (as on a page). */
+function categoryOf(name: string): string {
+  const dot = name.indexOf('.');
+  return dot > 0 ? name.slice(0, dot) : 'page';
+}
+
+function policyOf(tool: TabTool): ToolPolicy {
+  const declared = tool.policy;
+  if (declared === 'read' || declared === 'write' || declared === 'critical') return declared;
+  return policyFromAnnotations(tool.annotations as Parameters<typeof policyFromAnnotations>[0]);
+}
+
+/** A schema as the listing shows it; a schema that cannot be expanded is listed as it is. */
+function listed(schema: object | undefined, fallback: Record<string, unknown>) {
+  if (!schema || typeof schema !== 'object') return fallback;
+  try {
+    return expandSchema(schema as Parameters<typeof expandSchema>[0]) as Record<string, unknown>;
+  } catch {
+    return schema as Record<string, unknown>;
+  }
+}
+
+/** The bridge's outcome for a tab's call outcome. */
+function answer(outcome: TabCallOutcome): unknown {
+  if (outcome.ok) return outcome.result;
+  const { code, message } = outcome.error;
+  return toolFailure({
+    code: typeof code === 'string' && code !== '' ? code : 'tool_execution_failed',
+    message: String(message),
+    retryable: code === 'tool_execution_timeout',
+  });
+}
+
+/** One tab tool as the bridge serves it. */
+export function bridgeToolOf(client: TabToolsClient, tool: TabTool): BridgeTool {
+  return {
+    definition: {
+      id: tool.name,
+      name: tool.title || tool.name,
+      description: tool.description,
+      category: categoryOf(tool.name),
+      policy: policyOf(tool),
+      argumentsSchema: listed(tool.inputSchema, { type: 'object' }),
+      resultSchema: listed(tool.outputSchema, {}),
+      origin: tool.origin,
+      annotations: toolHints(tool.annotations),
+    },
+    ...(tool.source === 'toolwire' ? { validates: { arguments: true, result: true } } : {}),
+    execute(args, context) {
+      return client
+        .call(tool.name, args, { signal: context.signal })
+        .then(answer, (error) =>
+          toolFailure({ code: 'tool_execution_failed', message: String(error) }),
+        );
+    },
+  };
+}
+
+/** The tools of `client`'s tab, as a `connect({source})` serves them. */
+export function tabCatalog(client: TabToolsClient): ToolCatalogSource {
+  /** The list the last change brought, not yet served. */
+  let pushed: TabTool[] | undefined;
+  return {
+    async read() {
+      const tools = pushed ?? (await client.list());
+      pushed = undefined;
+      // Only agent-exposed tools go on the wire, as from the page's own endpoint.
+      return tools
+        .filter((tool) => tool.agentExposed !== false)
+        .map((tool) => bridgeToolOf(client, tool));
+    },
+    subscribe(listener) {
+      return client.onChange((tools) => {
+        pushed = tools;
+        listener();
+      });
+    },
+  };
+}

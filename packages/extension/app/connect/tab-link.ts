@@ -1,0 +1,156 @@
+/**
+ * One tab connected to a host: the endpoint's `connect()` run in the extension's background on
+ * the tab's behalf, serving `tabCatalog(client)`, with the guard the person picked.
+ *
+ * 1. It first asks the tab for its tools: a tab without a relay (opened before the extension,
+ *    or not a web page) is refused with the client's code (`no_relay`), nothing opens.
+ * 2. The socket carries the extension's origin; the first tab pairs with the single-use code,
+ *    the host answers a credential (`onPaired`), and later tabs connect with it: one session a
+ *    tab, one pairing for the extension and this host run.
+ * 3. It ends, once, when the tab closes or navigates (the client's `onGone`), when the host
+ *    refuses or revokes the pairing (no retry: `onRefused`), or on `close()`. Ending closes the
+ *    session, so the host fails the tab's pending calls at once (`tool_transport_closed`); a
+ *    call the tab had in hand fails with the client's `tab_gone`.
+ * 4. A dropped socket is retried with the endpoint's backoff, with the credential.
+ */
+import type { PairedDetail, RefusedDetail, Session } from '@toolwire/endpoint';
+import { connect } from '@toolwire/endpoint';
+import type { GuardPreset } from '@toolwire/protocol';
+import { SESSION_CLOSE } from '@toolwire/protocol';
+import type { TabGoneReason, TabIdentity, TabToolsClient } from '../../src/types.js';
+import { tabCatalog } from './tab-catalog.js';
+
+/** The guards a person can pick for a tab (docs/permissions.md "The page's guard"). */
+export type TabGuard = Extract<GuardPreset, 'read-only' | 'read-write' | 'full-access'>;
+export const TAB_GUARDS: readonly TabGuard[] = ['read-only', 'read-write', 'full-access'];
+
+type TabLinkStatus = 'connecting' | 'connected' | 'ended';
+
+export interface TabLinkState {
+  status: TabLinkStatus;
+  tab: TabIdentity;
+  guard: TabGuard;
+  /** The host's address, without any secret. */
+  address: string;
+  /** Why it ended (or is retrying): a code and the words to show. */
+  error?: { code: string; message: string };
+}
+
+export interface TabLinkOptions {
+  client: TabToolsClient;
+  /** The host's WebSocket address, without any secret. */
+  address: string;
+  /** A single-use pairing code, or the credential an earlier pairing gave. */
+  secret: { pairingCode: string } | { credential: string };
+  guard: TabGuard;
+  /** Default: the global WebSocket. */
+  WebSocket?: typeof WebSocket;
+  /** The endpoint's reconnect setting. Default on. */
+  reconnect?: boolean;
+  /** The host gave a credential for the code: keep it for the next tabs. */
+  onPaired?: (detail: PairedDetail) => void;
+  /** The host refused or revoked the pairing: forget the credential. */
+  onRefused?: (detail: RefusedDetail) => void;
+  onState?: (state: TabLinkState) => void;
+}
+
+const GONE: Record<TabGoneReason, string> = {
+  closed: 'The tab closed.',
+  navigated: 'The tab navigated to another page.',
+  disconnected: 'Disconnected.',
+};
+
+export class TabLink {
+  #options: TabLinkOptions;
+  #session: Session;
+  #state: TabLinkState;
+  #stop: (() => void)[] = [];
+
+  private constructor(options: TabLinkOptions, tab: TabIdentity) {
+    this.#options = options;
+    this.#state = { status: 'connecting', tab, guard: options.guard, address: options.address };
+    const { client } = options;
+    this.#session = connect({
+      url: options.address,
+      ...('pairingCode' in options.secret
+        ? { pairingCode: options.secret.pairingCode }
+        : { credential: options.secret.credential }),
+      guard: options.guard,
+      // The host shows the tab, not the extension's service worker (labels, never checks).
+      page: { url: tab.url, title: tab.title, origin: tab.origin },
+      builtins: false,
+      source: tabCatalog(client),
+      reconnect: options.reconnect ?? true,
+      ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}),
+    });
+    const session = this.#session;
+    const on = (type: string, listener: (event: Event) => void) => {
+      session.addEventListener(type, listener);
+      this.#stop.push(() => session.removeEventListener(type, listener));
+    };
+    on('statuschange', () => {
+      if (this.#state.status === 'ended') return;
+      if (session.status === 'open') this.#set({ status: 'connected', error: undefined });
+      else if (session.status === 'connecting') this.#set({ status: 'connecting' });
+    });
+    on('close', (event) => {
+      const { code, reason, willRetry } = (event as CustomEvent).detail;
+      // A refused or revoked pairing: the `refused` event that follows ends the link.
+      if (code === SESSION_CLOSE.pairingRefused || code === SESSION_CLOSE.revoked) return;
+      const error = { code: 'host_connection_closed', message: closeText(code, reason) };
+      if (willRetry) this.#set({ error });
+      else this.#end(error);
+    });
+    on('paired', (event) => options.onPaired?.((event as CustomEvent<PairedDetail>).detail));
+    on('refused', (event) => {
+      const detail = (event as CustomEvent<RefusedDetail>).detail;
+      options.onRefused?.(detail);
+      this.#end({
+        code: detail.revoked ? 'pairing_revoked' : 'pairing_refused',
+        message: detail.reason || 'The host refused the pairing.',
+      });
+    });
+    this.#stop.push(
+      client.onGone((reason) => this.#end({ code: 'tab_gone', message: GONE[reason] })),
+    );
+  }
+
+  /**
+   * Connects `options.client`'s tab. Rejects with the client's coded error when the tab has no
+   * tools to read (no relay, or the tab already went).
+   */
+  static async open(options: TabLinkOptions): Promise<TabLink> {
+    await options.client.list();
+    const link = new TabLink(options, options.client.tab);
+    options.onState?.(link.state);
+    return link;
+  }
+
+  get state(): TabLinkState {
+    return { ...this.#state };
+  }
+
+  /** Disconnects the tab (the person's Disconnect). */
+  close(): void {
+    this.#end({ code: 'disconnected', message: GONE.disconnected });
+  }
+
+  #set(change: Partial<TabLinkState>): void {
+    const next = { ...this.#state, ...change };
+    if (next.error === undefined) delete next.error;
+    this.#state = next;
+    this.#options.onState?.(this.state);
+  }
+
+  #end(error: { code: string; message: string }): void {
+    if (this.#state.status === 'ended') return;
+    this.#set({ status: 'ended', error });
+    for (const stop of this.#stop.splice(0)) stop();
+    this.#session.close();
+    this.#options.client.close();
+  }
+}
+
+function closeText(code: number, reason: string): string {
+  return `The host connection closed (${code}${reason ? `: ${reason}` : ''}).`;
+}
