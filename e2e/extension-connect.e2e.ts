@@ -254,3 +254,54 @@ test("a page cannot use the extension's pairing address; the extension still can
   await expect(panel.locator('.connect-status')).toHaveText(/^Connected to /);
   await expect.poll(async () => (await sessions(env)).length).toBe(1);
 });
+
+test('two connected tabs that register the same tool ids are both callable over MCP', async () => {
+  const { env } = await start();
+  const first = await openTab();
+  const second = await openTab(PAGE.replace('localhost', '127.0.0.1'));
+  await connectTab(await openPanel(first.tabId));
+  // The second tab: its own click, the extension's pairing reused.
+  const secondPanel = await openPanel(second.tabId);
+  await secondPanel.locator('#connect-button').click();
+  await expect(secondPanel.locator('.connect-status')).toHaveText(/^Connected to /);
+  await expect.poll(async () => (await sessions(env)).length).toBe(2);
+
+  const mcp = await launchMcp(['--attach'], env);
+  try {
+    const search = async () =>
+      (await mcp.client.listTools()).tools.filter(
+        (tool) => (tool._meta as any)?.['toolwire/tab'] && /^shop_search/.test(tool.name),
+      );
+    await expect.poll(async () => (await search()).length).toBe(2);
+    const listed = await search();
+    const names = listed.map((tool) => tool.name);
+    // Unique names; each says which tab (origin) it belongs to.
+    expect(new Set(names).size).toBe(2);
+    expect(names).toContain('shop_search');
+    const byOrigin = new Map(
+      listed.map((tool) => [(tool._meta as any)['toolwire/tab'].origin as string, tool]),
+    );
+    expect([...byOrigin.keys()].sort()).toEqual([
+      `http://127.0.0.1:${E2E_PORT}`,
+      `http://localhost:${E2E_PORT}`,
+    ]);
+    for (const tool of listed) {
+      expect(tool.description).toContain((tool._meta as any)['toolwire/tab'].origin);
+    }
+    // Each name reaches its own tab and only that tab.
+    for (const [origin, tool] of byOrigin) {
+      const answer: any = await mcp.client.callTool({
+        name: tool.name,
+        arguments: { query: origin },
+      });
+      expect(answer.isError, JSON.stringify(answer)).toBeFalsy();
+    }
+    const callsIn = (page: Page) => page.evaluate(() => (window as any).calls);
+    expect(await callsIn(first.page)).toEqual(['shop.search']);
+    expect(await callsIn(second.page)).toEqual(['shop.search']);
+    // The plain name still belongs to the tab that offered it first.
+    expect((byOrigin.get(`http://localhost:${E2E_PORT}`) as any).name).toBe('shop_search');
+  } finally {
+    await mcp.close();
+  }
+});
