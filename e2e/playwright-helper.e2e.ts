@@ -135,6 +135,34 @@ test('forcing a path the page cannot take fails clearly', async ({ page }, info)
   });
 });
 
+test('a call past its timeout rejects with tool_execution_timeout', async ({ page }, info) => {
+  const shop = webmcp(page);
+  expect(await shop.callTool('cart.count', {}, { timeout: 5_000 })).toBe(0);
+  // A tool that never settles, registered as a page written for native WebMCP would.
+  await page.evaluate(() =>
+    (
+      document as unknown as { modelContext: { registerTool(tool: object): Promise<void> } }
+    ).modelContext.registerTool({
+      name: 'cart.stuck',
+      description: 'Never answers.',
+      execute: () => new Promise(() => {}),
+    }),
+  );
+  await expect
+    .poll(async () => (await shop.tools({ timeout: 5_000 })).map((tool) => tool.name))
+    .toContain('cart.stuck');
+  const started = Date.now();
+  await expect(shop.callTool('cart.stuck', {}, { timeout: 300 })).rejects.toMatchObject({
+    name: 'WebMCPError',
+    code: 'tool_execution_timeout',
+    toolName: 'cart.stuck',
+    via: expected(info.project.name),
+  });
+  expect(Date.now() - started).toBeLessThan(5_000);
+  // The page still answers afterwards.
+  expect(await shop.callTool('cart.count')).toBe(0);
+});
+
 const FRAMED = '/e2e/pages/playwright/framed.html';
 
 test('webmcp(frame) lists and calls the tools of that frame only', async ({ page }, info) => {
