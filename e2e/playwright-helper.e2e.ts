@@ -134,3 +134,94 @@ test('forcing a path the page cannot take fails clearly', async ({ page }, info)
     message: expect.stringContaining('window.tools'),
   });
 });
+
+test('a call past its timeout rejects with tool_execution_timeout', async ({ page }, info) => {
+  const shop = webmcp(page);
+  expect(await shop.callTool('cart.count', {}, { timeout: 5_000 })).toBe(0);
+  // A tool that never settles, registered as a page written for native WebMCP would.
+  await page.evaluate(() =>
+    (
+      document as unknown as { modelContext: { registerTool(tool: object): Promise<void> } }
+    ).modelContext.registerTool({
+      name: 'cart.stuck',
+      description: 'Never answers.',
+      execute: () => new Promise(() => {}),
+    }),
+  );
+  await expect
+    .poll(async () => (await shop.tools({ timeout: 5_000 })).map((tool) => tool.name))
+    .toContain('cart.stuck');
+  const started = Date.now();
+  await expect(shop.callTool('cart.stuck', {}, { timeout: 300 })).rejects.toMatchObject({
+    name: 'WebMCPError',
+    code: 'tool_execution_timeout',
+    toolName: 'cart.stuck',
+    via: expected(info.project.name),
+  });
+  expect(Date.now() - started).toBeLessThan(5_000);
+  // The page still answers afterwards.
+  expect(await shop.callTool('cart.count')).toBe(0);
+});
+
+const FRAMED = '/e2e/pages/playwright/framed.html';
+
+test('webmcp(frame) lists and calls the tools of that frame only', async ({ page }, info) => {
+  await page.goto(FRAMED);
+  await expect(page.locator('#status')).toHaveText('ready');
+  await expect(page.frameLocator('#child').locator('#status')).toHaveText('ready');
+  const frame = page.frames()[1];
+  if (!frame) throw new Error('no child frame');
+  // The same frame as the iframe element's content frame.
+  expect(await (await page.locator('#child').elementHandle())?.contentFrame()).toBe(frame);
+
+  const child = webmcp(frame);
+  expect(await child.via()).toBe(expected(info.project.name));
+  expect(await child.tools()).toEqual([
+    {
+      name: 'frame.double',
+      description: 'Doubles a number, in the child frame.',
+      inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+    },
+  ]);
+  expect(await child.callTool('frame.double', { n: 21 })).toEqual({
+    doubled: 42,
+    in: 'toolwire: the child frame',
+  });
+  // The frame reaches its own tools, not its parent's.
+  await expect(child.callTool('top.title')).rejects.toMatchObject({
+    code: 'tool_not_found',
+    toolName: 'top.title',
+    via: expected(info.project.name),
+  });
+});
+
+test('frames differ between the paths as the README says', async ({ page }, info) => {
+  await page.goto(FRAMED);
+  await expect(page.locator('#status')).toHaveText('ready');
+  await expect(page.frameLocator('#child').locator('#status')).toHaveText('ready');
+  const frame = page.frames()[1];
+  if (!frame) throw new Error('no child frame');
+  const top = webmcp(page);
+  expect(await top.callTool('top.title')).toBe(
+    'toolwire: a page with a frame for @toolwire/playwright',
+  );
+  if (info.project.name === 'chromium') {
+    // The polyfill: a frame's window.tools lists its own tools (and its descendants'), and the
+    // top's lists the same-origin child's too, which it can call.
+    const inFrame = await frame.evaluate(() =>
+      (window as unknown as { tools: { getTools(o: object): Promise<{ name: string }[]> } }).tools
+        .getTools({ agentOnly: true })
+        .then((list) => list.map((tool) => tool.name)),
+    );
+    expect(inFrame).toEqual(['frame.double']);
+    expect((await top.tools()).map((tool) => tool.name)).toEqual(['frame.double', 'top.title']);
+    expect(await top.callTool('frame.double', { n: 2 })).toMatchObject({ doubled: 4 });
+  } else {
+    // Playwright's page.webmcp: the main frame only.
+    expect((await top.tools()).map((tool) => tool.name)).toEqual(['top.title']);
+    await expect(top.callTool('frame.double', { n: 2 })).rejects.toMatchObject({
+      code: 'tool_not_found',
+      via: 'native',
+    });
+  }
+});

@@ -16,7 +16,7 @@ export type { ControlState } from './control/state-file.js';
 export { controlStatePath, readControlState, writeControlState } from './control/state-file.js';
 export { MCP_PROTOCOL_VERSIONS } from './mcp/bridge.js';
 export { controlToolSource } from './mcp/control-source.js';
-export { McpToolNames, mcpToolName, sessionLabel } from './mcp/naming.js';
+export { McpToolNames, mcpToolName, sessionLabel, withheldNamed } from './mcp/naming.js';
 export { extensionOrigin } from './server/extension-origin.js';
 export { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from './server/inflate.js';
 export { Pairing } from './server/pairing.js';

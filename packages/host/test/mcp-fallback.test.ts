@@ -214,4 +214,90 @@ describe.each([
     }
     expect(ran).toEqual(['inbox echo', 'drafts echo', 'drafts echo']);
   });
+
+  it("a second tab's withheld tool explains itself under its labelled name, as under its plain one", async () => {
+    const { rpc, url } = await start();
+    const tab = async (title: string, extra: object) => {
+      const page = await FakePage.connect(url, {
+        origin: 'http://localhost:5191',
+        tab: { title, url: `http://localhost:5191/${title}`, origin: 'http://localhost:5191' },
+        ...extra,
+      });
+      cleanups.push(() => page.socket.terminate());
+      return page;
+    };
+    // Both tabs list demo.echo and withhold notes.add: the first's is above the grant (read),
+    // the second's guard (read-only) hides it, and notes.delete too.
+    await tab('first', {
+      tools: [tool('demo.echo', () => 'first'), tool('notes.add', () => ({}), { policy: 'write' })],
+    });
+    await expect.poll(() => names(rpc), { timeout: 5000 }).toContain('demo_echo');
+    await tab('second', {
+      guard: 'read-only',
+      reportGuard: true,
+      tools: [
+        tool('demo.echo', () => 'second'),
+        tool('notes.add', () => ({}), { policy: 'write' }),
+        tool('notes.delete', () => ({}), { policy: 'critical' }),
+      ],
+    });
+    await expect.poll(async () => (await names(rpc)).length, { timeout: 5000 }).toBe(5);
+    const listing = (await rpc('tools/call', { name: 'toolwire_sessions', arguments: {} })).result;
+    const [first, second] = listing.structuredContent.sessions;
+    const direct = (name: string) => rpc('tools/call', { name, arguments: {} });
+    const refusal = async (name: string) => {
+      const answer = await direct(name);
+      expect(answer.result?.isError).toBe(true);
+      const details = JSON.parse(text(answer).split('\n')[1] ?? 'null');
+      return { code: code(answer), toolId: details?.toolId, session: details?.sessionId };
+    };
+
+    // The honest path: each tab's listed tool, under its plain and its labelled name.
+    expect(text(await direct('demo_echo'))).toBe('first');
+    expect(text(await direct(`demo_echo__${second.label}`))).toBe('second');
+    // A withheld tool, under its plain name: the first tab's.
+    expect(await refusal('notes_add')).toEqual({
+      code: 'tool_policy_not_granted',
+      toolId: 'notes.add',
+      session: first.id,
+    });
+    // Under the second tab's labelled name: the second tab's, for its own reason.
+    expect(await refusal(`notes_add__${second.label}`)).toEqual({
+      code: 'tool_hidden_by_page_guard',
+      toolId: 'notes.add',
+      session: second.id,
+    });
+    // Hidden by the second tab's guard: plain and labelled alike.
+    for (const name of ['notes_delete', `notes_delete__${second.label}`]) {
+      expect(await refusal(name)).toEqual({
+        code: 'tool_hidden_by_page_guard',
+        toolId: 'notes.delete',
+        session: second.id,
+      });
+    }
+    // toolwire_call takes that name too, for its own tab only.
+    const call = (args: object) => rpc('tools/call', { name: 'toolwire_call', arguments: args });
+    expect(code(await call({ session: second.id, tool: `notes_add__${second.label}` }))).toBe(
+      'tool_hidden_by_page_guard',
+    );
+    expect(code(await call({ session: first.id, tool: 'notes_add' }))).toBe(
+      'tool_policy_not_granted',
+    );
+    expect(code(await call({ session: second.id, tool: 'notes_delete' }))).toBe(
+      'tool_hidden_by_page_guard',
+    );
+
+    // Hostile: a label no tab has, or a tab that has no such tool, is still unknown.
+    for (const name of [
+      'notes_add__deadbeef',
+      `notes_delete__${first.label}`,
+      `demo_echo__${second.label}x`,
+    ]) {
+      const unknown = await direct(name);
+      expect(unknown.error?.message).toContain('Unknown tool');
+    }
+    expect(code(await call({ session: first.id, tool: `notes_delete__${second.label}` }))).toBe(
+      'tool_not_found',
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { McpSourceTool } from '../src/index.js';
-import { McpToolNames, sessionLabel } from '../src/internal.js';
+import type { McpSourceTool, McpWithheldTool } from '../src/index.js';
+import { McpToolNames, sessionLabel, withheldNamed } from '../src/internal.js';
 
 // Issue 17 part 3: MCP names for page tools, unique across tabs and stable while a tab's session
 // lives (src/mcp/naming.ts). Pure: entries as a source would list them, no host.
@@ -128,5 +128,57 @@ describe('MCP tool names across tabs', () => {
       keep_me: 'a:keep.me',
       churn_0_0: 'b:churn.0.0',
     });
+  });
+});
+
+describe('a withheld tool, by the names a call may use (withheldNamed)', () => {
+  const held = (sessionId: string, id: string): McpWithheldTool => ({
+    sessionId,
+    pageUrl: 'http://fake.test/',
+    id,
+    policy: 'write',
+    reason: 'grant',
+    limit: 'read',
+  });
+  const at = (tool: McpWithheldTool | undefined) =>
+    tool && `${tool.sessionId.slice(0, 1)}:${tool.id}`;
+
+  it('the name it was listed under, its plain name, its name with its tab label', () => {
+    const names = new McpToolNames(OWN);
+    const given = (session: string, id: string) => names.given(session, id);
+    // Listed: A's keeps the plain name, B's has its label.
+    assign(names, [entry(A, 'demo.echo'), entry(B, 'demo.echo')]);
+    expect(names.given(B, 'demo.echo')).toBe('demo_echo__bbbbbbbb');
+    // Both withheld now (the tabs still open): each name still means its own tab's tool.
+    assign(names, [], [A, B]);
+    const withheld = [held(A, 'demo.echo'), held(B, 'demo.echo')];
+    expect(at(withheldNamed('demo_echo', withheld, given))).toBe('a:demo.echo');
+    expect(at(withheldNamed('demo_echo__bbbbbbbb', withheld, given))).toBe('b:demo.echo');
+    // Never listed: the plain name means the first, a label its own tab's.
+    const never = [held(C, 'notes.add'), held(B, 'notes.add')];
+    expect(at(withheldNamed('notes_add', never, given))).toBe('c:notes.add');
+    expect(at(withheldNamed('notes_add__bbbbbbbb', never, given))).toBe('b:notes.add');
+    expect(at(withheldNamed('notes_add__cccccccc', never))).toBe('c:notes.add');
+  });
+
+  it('hostile names: a squatted label, other labels, other tools mean nothing else', () => {
+    // Honest first: B's labelled name when nothing is in the way.
+    expect(at(withheldNamed('demo_echo__bbbbbbbb', [held(B, 'demo.echo')]))).toBe('b:demo.echo');
+    // A squats B's labelled name, so B's tool was listed as `_2`; withheld, it keeps that name.
+    const names = new McpToolNames(OWN);
+    const given = (session: string, id: string) => names.given(session, id);
+    assign(names, [entry(A, 'demo_echo__bbbbbbbb'), entry(A, 'demo.echo'), entry(B, 'demo.echo')]);
+    assign(names, [entry(A, 'demo_echo__bbbbbbbb'), entry(A, 'demo.echo')], [A, B]);
+    const withheld = [held(B, 'demo.echo')];
+    expect(at(withheldNamed('demo_echo__bbbbbbbb_2', withheld, given))).toBe('b:demo.echo');
+    for (const name of [
+      'demo_echo__aaaaaaaa',
+      'demo_echo__deadbeef',
+      'demo_echo__bbbbbbbb_3',
+      'demo_echo_',
+      'notes_add__bbbbbbbb',
+      'toolwire_call',
+    ])
+      expect(withheldNamed(name, withheld, given)).toBeUndefined();
   });
 });

@@ -16,6 +16,8 @@ export type WebMCPErrorCode =
   | 'tool_execution_denied'
   /** The tool's own code threw or rejected. */
   | 'tool_execution_exception'
+  /** The call (or listing) did not settle within the `timeout` given. */
+  | 'tool_execution_timeout'
   /** The result failed the tool's `outputSchema`, or could not be lowered to JSON. */
   | 'tool_result_schema_invalid'
   /** The page has neither a native WebMCP Playwright can reach nor the polyfill. */
@@ -57,9 +59,15 @@ export function polyfillCode(errorName: string): WebMCPErrorCode {
  * (a throw, and also a polyfill tool refusing its input: the browser does not say which).
  */
 export function nativeCode(message: string): WebMCPErrorCode {
+  if (isTimeout(message)) return 'tool_execution_timeout';
   if (/No WebMCP tool named/i.test(message)) return 'tool_not_found';
   if (/invocation failed/i.test(message)) return 'tool_execution_exception';
   return 'tool_call_failed';
+}
+
+/** Playwright's answer when an action's `timeout` ran out. */
+export function isTimeout(message: string): boolean {
+  return /^Timeout \d+ms exceeded/i.test(message);
 }
 
 /** Playwright's message without its `webMCP.x:` prefix and call log: its first line. */

@@ -8,4 +8,4 @@ export {
   type WebMCPPath,
 } from './errors.js';
 export type { WebMCPTool } from './tool.js';
-export { type WebMCP, type WebMCPOptions, webmcp } from './webmcp.js';
+export { type WebMCP, type WebMCPCallOptions, type WebMCPOptions, webmcp } from './webmcp.js';

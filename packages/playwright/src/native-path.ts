@@ -4,7 +4,7 @@
  * browser's registry, so they are listed and called here too.
  */
 import type { Frame, Page } from '@playwright/test';
-import { firstLine, nativeCode, WebMCPError } from './errors.js';
+import { firstLine, isTimeout, nativeCode, WebMCPError } from './errors.js';
 import type { WebMCPTool } from './tool.js';
 
 type Target = Page | Frame;
@@ -14,9 +14,12 @@ export function isNotEnabled(error: unknown): boolean {
   return /WebMCP is not enabled/i.test(error instanceof Error ? error.message : String(error));
 }
 
-export async function nativeTools(target: Target): Promise<WebMCPTool[]> {
+/** Playwright's own `timeout` option, given only when the caller set one. */
+const bound = (timeout: number | undefined) => (timeout === undefined ? undefined : { timeout });
+
+export async function nativeTools(target: Target, timeout?: number): Promise<WebMCPTool[]> {
   try {
-    const list = await target.webmcp.tools();
+    const list = await target.webmcp.tools(bound(timeout));
     return list.map((tool) => ({
       name: tool.name,
       description: tool.description,
@@ -26,13 +29,20 @@ export async function nativeTools(target: Target): Promise<WebMCPTool[]> {
         : {}),
     }));
   } catch (error) {
-    throw new WebMCPError('tool_call_failed', firstLine(error), 'native');
+    const message = firstLine(error);
+    const code = isTimeout(message) ? 'tool_execution_timeout' : 'tool_call_failed';
+    throw new WebMCPError(code, message, 'native');
   }
 }
 
-export async function nativeCall(target: Target, name: string, input: unknown): Promise<unknown> {
+export async function nativeCall(
+  target: Target,
+  name: string,
+  input: unknown,
+  timeout?: number,
+): Promise<unknown> {
   try {
-    return await target.webmcp.callTool(name, (input ?? {}) as never);
+    return await target.webmcp.callTool(name, (input ?? {}) as never, bound(timeout));
   } catch (error) {
     const message = firstLine(error);
     throw new WebMCPError(nativeCode(message), message, 'native', name);

@@ -85,8 +85,27 @@ function annotationsOf(hints: Record<string, unknown>): WebMCPTool['annotations'
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-export async function polyfillTools(target: Target): Promise<WebMCPTool[]> {
-  const outcome = await target.evaluate(listInPage);
+/**
+ * `work` (an `evaluate`), bounded by `timeout` ms when one is given: past it, rejects with
+ * `tool_execution_timeout`. The page is not told: a tool still running there runs on, and its
+ * late answer is dropped.
+ */
+function bounded<T>(work: Promise<T>, timeout: number | undefined, toolName?: string): Promise<T> {
+  if (timeout === undefined || timeout === 0) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const what = toolName === undefined ? 'the tool listing' : `tool "${toolName}"`;
+      const message = `Timeout ${timeout}ms exceeded: ${what} did not settle`;
+      reject(new WebMCPError('tool_execution_timeout', message, 'polyfill', toolName));
+    }, timeout);
+  });
+  work.catch(() => {}); // a page closed after the timeout must not reject unhandled
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+
+export async function polyfillTools(target: Target, timeout?: number): Promise<WebMCPTool[]> {
+  const outcome = await bounded(target.evaluate(listInPage), timeout);
   if (!outcome.ok) {
     if (outcome.missing) throw new WebMCPError('webmcp_unavailable', MISSING, 'polyfill');
     throw new WebMCPError('tool_call_failed', `${outcome.name}: ${outcome.message}`, 'polyfill');
@@ -97,8 +116,14 @@ export async function polyfillTools(target: Target): Promise<WebMCPTool[]> {
   });
 }
 
-export async function polyfillCall(target: Target, name: string, input: unknown): Promise<unknown> {
-  const outcome = await target.evaluate(callInPage, [name, input] as [string, unknown]);
+export async function polyfillCall(
+  target: Target,
+  name: string,
+  input: unknown,
+  timeout?: number,
+): Promise<unknown> {
+  const call = target.evaluate(callInPage, [name, input] as [string, unknown]);
+  const outcome = await bounded(call, timeout, name);
   if (outcome.ok) return outcome.value;
   if (outcome.missing) throw new WebMCPError('webmcp_unavailable', MISSING, 'polyfill', name);
   const code = polyfillCode(outcome.name);

@@ -15,17 +15,39 @@ export interface WebMCPOptions {
   via?: 'auto' | WebMCPPath;
 }
 
+export interface WebMCPCallOptions {
+  /**
+   * At most this many milliseconds, then reject with `tool_execution_timeout`; `0` or absent:
+   * no bound of the helper's own (the native path then keeps Playwright's default). Passed to
+   * Playwright on the native path; on the polyfill path it bounds the `evaluate`, and a tool
+   * still running in the page runs on.
+   */
+  timeout?: number;
+}
+
 export interface WebMCP {
   /** The tools agents see in this page (or frame), sorted by name. */
-  tools(): Promise<WebMCPTool[]>;
+  tools(options?: WebMCPCallOptions): Promise<WebMCPTool[]>;
   /**
    * Calls a tool with JSON arguments and resolves its result as JSON. Rejects with a
    * `WebMCPError` (`code`, `toolName`, `via`) when the tool is unknown, refuses its input,
-   * or throws.
+   * throws, or does not settle within `options.timeout`.
    */
-  callTool(name: string, args?: Record<string, unknown>): Promise<unknown>;
+  callTool(
+    name: string,
+    args?: Record<string, unknown>,
+    options?: WebMCPCallOptions,
+  ): Promise<unknown>;
   /** Which path this helper uses (found out on first use). */
   via(): Promise<WebMCPPath>;
+}
+
+function timeoutOf(options: WebMCPCallOptions | undefined, method: string): number | undefined {
+  const timeout = options?.timeout;
+  if (timeout === undefined) return undefined;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 0)
+    throw new TypeError(`webmcp().${method}: timeout must be a finite number of ms, 0 or more`);
+  return timeout;
 }
 
 const byName = (a: WebMCPTool, b: WebMCPTool) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -57,16 +79,20 @@ export function webmcp(target: Page | Frame, options: WebMCPOptions = {}): WebMC
 
   return {
     via,
-    async tools() {
+    async tools(options) {
+      const timeout = timeoutOf(options, 'tools');
       const list =
-        (await via()) === 'native' ? await nativeTools(target) : await polyfillTools(target);
+        (await via()) === 'native'
+          ? await nativeTools(target, timeout)
+          : await polyfillTools(target, timeout);
       return list.sort(byName);
     },
-    async callTool(name, args = {}) {
+    async callTool(name, args = {}, options) {
       if (typeof name !== 'string') throw new TypeError('webmcp().callTool: name must be a string');
+      const timeout = timeoutOf(options, 'callTool');
       return (await via()) === 'native'
-        ? nativeCall(target, name, args)
-        : polyfillCall(target, name, args);
+        ? nativeCall(target, name, args, timeout)
+        : polyfillCall(target, name, args, timeout);
     },
   };
 }

@@ -10,8 +10,8 @@ const NOT_ENABLED = new Error(
 );
 
 interface Fake {
-  nativeTools?: () => Promise<unknown[]>;
-  nativeCall?: (name: string, input: unknown) => Promise<unknown>;
+  nativeTools?: (options?: unknown) => Promise<unknown[]>;
+  nativeCall?: (name: string, input: unknown, options?: unknown) => Promise<unknown>;
   evaluate?: (fn: unknown, arg?: unknown) => Promise<unknown>;
 }
 
@@ -19,12 +19,12 @@ function fakePage(fake: Fake): { page: Page; probes: () => number } {
   let probes = 0;
   const page = {
     webmcp: {
-      tools: () => {
+      tools: (options?: unknown) => {
         probes += 1;
-        return fake.nativeTools ? fake.nativeTools() : Promise.reject(NOT_ENABLED);
+        return fake.nativeTools ? fake.nativeTools(options) : Promise.reject(NOT_ENABLED);
       },
-      callTool: (name: string, input: unknown) =>
-        fake.nativeCall ? fake.nativeCall(name, input) : Promise.reject(NOT_ENABLED),
+      callTool: (name: string, input: unknown, options?: unknown) =>
+        fake.nativeCall ? fake.nativeCall(name, input, options) : Promise.reject(NOT_ENABLED),
     },
     evaluate: (fn: unknown, arg?: unknown) =>
       fake.evaluate ? fake.evaluate(fn, arg) : Promise.reject(new Error('no evaluate')),
@@ -173,5 +173,82 @@ describe('webmcp(page).callTool: errors', () => {
       ['t', {}],
       ['t', { n: 1 }],
     ]);
+  });
+});
+
+describe('webmcp(page): the timeout option', () => {
+  it('native: passes timeout to Playwright only when given, and codes its timeout', async () => {
+    const seen: unknown[] = [];
+    const { page } = fakePage({
+      nativeTools: async (options) => {
+        seen.push(options);
+        return [];
+      },
+      nativeCall: async (name, _input, options) => {
+        seen.push(options);
+        if (name === 'slow') throw new Error('webMCP.callTool: Timeout 50ms exceeded.\nCall log:');
+        return 'done';
+      },
+    });
+    const helper = webmcp(page, { via: 'native' });
+    expect(await helper.callTool('fast')).toBe('done');
+    expect(await helper.callTool('fast', {}, { timeout: 50 })).toBe('done');
+    expect(await helper.tools({ timeout: 0 })).toEqual([]);
+    expect(seen).toEqual([undefined, { timeout: 50 }, { timeout: 0 }]);
+    await expect(helper.callTool('slow', {}, { timeout: 50 })).rejects.toMatchObject({
+      name: 'WebMCPError',
+      code: 'tool_execution_timeout',
+      toolName: 'slow',
+      via: 'native',
+      message: 'Timeout 50ms exceeded.',
+    });
+  });
+
+  it('polyfill: an answer in time resolves; past the timeout, tool_execution_timeout', async () => {
+    let answer: ((value: unknown) => void) | undefined;
+    const { page } = fakePage({
+      evaluate: (_fn, arg) =>
+        (arg as [string])[0] === 'fast'
+          ? Promise.resolve({ ok: true, value: 1 })
+          : new Promise((resolve) => {
+              answer = resolve;
+            }),
+    });
+    const helper = webmcp(page, { via: 'polyfill' });
+    expect(await helper.callTool('fast', {}, { timeout: 1000 })).toBe(1);
+    const error = await helper
+      .callTool('slow', {}, { timeout: 20 })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(WebMCPError);
+    expect(error).toMatchObject({
+      code: 'tool_execution_timeout',
+      toolName: 'slow',
+      via: 'polyfill',
+      message: 'Timeout 20ms exceeded: tool "slow" did not settle',
+    });
+    answer?.({ ok: true, value: 'late' }); // dropped, and nothing rejects unhandled
+  });
+
+  it('polyfill: bounds the listing too, and timeout 0 means no bound', async () => {
+    const { page } = fakePage({ evaluate: () => new Promise(() => {}) });
+    const helper = webmcp(page, { via: 'polyfill' });
+    await expect(helper.tools({ timeout: 20 })).rejects.toMatchObject({
+      code: 'tool_execution_timeout',
+      message: 'Timeout 20ms exceeded: the tool listing did not settle',
+    });
+    const unbounded = await Promise.race([
+      helper.tools({ timeout: 0 }).then(() => 'settled'),
+      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 50)),
+    ]);
+    expect(unbounded).toBe('still waiting');
+  });
+
+  it('refuses a timeout that is not a finite number of ms, 0 or more', async () => {
+    const { page } = fakePage({ evaluate: async () => ({ ok: true, value: null }) });
+    const helper = webmcp(page, { via: 'polyfill' });
+    expect(await helper.callTool('t', {}, { timeout: 10 })).toBeNull();
+    for (const timeout of [-1, Number.NaN, Number.POSITIVE_INFINITY, '5' as unknown as number])
+      await expect(helper.callTool('t', {}, { timeout })).rejects.toThrow(TypeError);
+    await expect(helper.tools({ timeout: -1 })).rejects.toThrow(TypeError);
   });
 });

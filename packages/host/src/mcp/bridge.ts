@@ -13,7 +13,8 @@
  *    `_meta` name the tab it belongs to.
  * 3. `tools/call` runs through HostSession.call (grant, catalog check, one retry on
  *    `tool_not_found`). Tool failures are results with `isError: true` and the wire code in the
- *    text; an unknown name is JSON-RPC error -32602, as MCP says. Images and Blobs that the tool
+ *    text; an unknown name is JSON-RPC error -32602, as MCP says, unless it names a withheld
+ *    tool (naming.ts 6), which answers why. Images and Blobs that the tool
  *    declares become image and resource content (content.ts).
  * 8. Annotations: `readOnlyHint`/`destructiveHint` from the policy, `idempotentHint` and
  *    `openWorldHint` as the page set them, `title` from the wire's `name` (the page's title).
@@ -49,7 +50,7 @@ import {
 } from './fallback-tools.js';
 import { hostToolSource } from './host-source.js';
 import { mcpToolDefinition } from './listing.js';
-import { McpToolNames, mcpToolName } from './naming.js';
+import { McpToolNames, withheldNamed } from './naming.js';
 import { PAIR_TOOL, PAIR_TOOL_NAME, pairResult, pairTarget } from './pair-tool.js';
 import type { McpSourceSession, McpSourceTool, McpToolSource } from './source.js';
 import { sessionsOf, withheldError, withheldSummary } from './source.js';
@@ -111,6 +112,7 @@ export function createMcpBridge(
   const log = options.log ?? (() => {});
   let names = new Map<string, McpSourceTool>();
   const naming = new McpToolNames([PAIR_TOOL_NAME, SESSIONS_TOOL_NAME, CALL_TOOL_NAME]);
+  const given = (sessionId: string, toolId: string) => naming.given(sessionId, toolId);
   /** The open sessions as of the last listing (sources that cannot say: those with tools). */
   const openSessions = (entries: readonly McpSourceTool[]): McpSourceSession[] =>
     source.sessions?.() ?? sessionsOf(entries);
@@ -218,7 +220,7 @@ export function createMcpBridge(
     const sessions = openSessions([...listed.values()]);
     const withheld = source.withheld?.() ?? [];
     if (!call) return sessionsResult(sessions, listed, withheld);
-    const target = resolveCall(call, sessions, listed, withheld);
+    const target = resolveCall(call, sessions, listed, withheld, given);
     if (target instanceof ToolProtocolError) return errorContent(target);
     return callTool(target, call.arguments, signal);
   };
@@ -264,8 +266,9 @@ export function createMcpBridge(
       let target = names.get(name);
       if (!target) target = (await collect(false)).get(name);
       if (!target) {
-        // A page's tool that is withheld answers why, not "Unknown tool".
-        const held = (source.withheld?.() ?? []).find((tool) => mcpToolName(tool.id) === name);
+        // A page's tool that is withheld answers why, not "Unknown tool", under any name it
+        // has: the one it was listed under, its plain one, or its tab's labelled one.
+        const held = withheldNamed(name, source.withheld?.() ?? [], given);
         if (held) return errorContent(withheldError(held));
         throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
       }

@@ -8,8 +8,9 @@
  *    policy, availability) and the tools it does not offer, and why.
  * 2. `toolwire_call {session, tool, arguments}` calls one: `session` is a session id or its
  *    label, `tool` the tool's id (or its MCP name). It goes the way a direct call goes: the same
- *    listing (above the grant: not offered; hidden by the page's guard: not offered), then the
- *    session's own checks and the page's.
+ *    listing (above the grant: not offered; hidden by the page's guard: not offered, and named
+ *    by its id or any MCP name naming.ts 6 gives it), then the session's own checks and the
+ *    page's.
  * 3. Refusals are `isError` results with a code, never a call: arguments not of that shape
  *    (`tool_arguments_schema_invalid`), no such session (`session_not_connected`), a tool not
  *    offered (why, as a direct call says) or not listed at all (`tool_not_found`).
@@ -17,7 +18,7 @@
  */
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import { hostError } from '../shared/errors.js';
-import { sessionLabel } from './naming.js';
+import { sessionLabel, withheldNamed } from './naming.js';
 import type { McpSourceSession, McpSourceTool, McpWithheldTool } from './source.js';
 import { withheldError } from './source.js';
 
@@ -134,6 +135,7 @@ export function resolveCall(
   sessions: readonly McpSourceSession[],
   names: ReadonlyMap<string, McpSourceTool>,
   withheld: readonly McpWithheldTool[],
+  given?: (sessionId: string, toolId: string) => string | undefined,
 ): McpSourceTool | ToolProtocolError {
   const session = findSession(sessions, call.session);
   if (!session) {
@@ -148,7 +150,8 @@ export function resolveCall(
     offered.find(([, entry]) => entry.tool.id === call.tool) ??
     offered.find(([name]) => name === call.tool);
   if (found) return found[1];
-  const held = withheld.find((tool) => tool.sessionId === session.id && tool.id === call.tool);
+  const own = withheld.filter((tool) => tool.sessionId === session.id);
+  const held = own.find((tool) => tool.id === call.tool) ?? withheldNamed(call.tool, own, given);
   if (held) return withheldError(held);
   return new ToolProtocolError(
     'tool_not_found',

@@ -17,8 +17,11 @@
  *    a page tool's name: a page cannot shadow them.
  * 5. What a session keeps for unlisted tools is bounded: past 1,000 reservations beyond its
  *    listed tools, those of tools it no longer lists are dropped.
+ * 6. A name no listed tool has may still mean a withheld one (hidden by its page's guard, or
+ *    above the grant), which then answers why instead of "Unknown tool" (`withheldNamed`): the
+ *    name it was given while listed, its plain name, or its name with its tab's label.
  */
-import type { McpSourceTool } from './source.js';
+import type { McpSourceTool, McpWithheldTool } from './source.js';
 
 const MAX_NAME = 64;
 const SPARE_RESERVATIONS = 1000;
@@ -92,6 +95,11 @@ export class McpToolNames {
     return new Map([...named].sort(([a], [b]) => compare(a, b)));
   }
 
+  /** The name `toolId` of `sessionId` was given while listed, while it is kept (requirement 3). */
+  given(sessionId: string, toolId: string): string | undefined {
+    return this.#given.get(sessionId)?.get(toolId);
+  }
+
   /** A name no one holds for `entry` (requirement 2). */
   #pick(entry: McpSourceTool): string {
     const free = (name: string) => !this.#holders.has(name) && !this.#reserved.has(name);
@@ -127,6 +135,26 @@ export class McpToolNames {
       }
     }
   }
+}
+
+/**
+ * The withheld tool a call by MCP `name` means (requirement 6), looked for among `withheld` in
+ * this order: the one `name` was given while it was listed (`given`, McpToolNames.given); one
+ * whose plain name `name` is; one whose name with its tab's label `name` is
+ * (`demo_echo__ab12cd34`, as a second tab's tool of that id is named). The first found wins.
+ */
+export function withheldNamed(
+  name: string,
+  withheld: readonly McpWithheldTool[],
+  given?: (sessionId: string, toolId: string) => string | undefined,
+): McpWithheldTool | undefined {
+  const labelled = (tool: McpWithheldTool) =>
+    suffixed(mcpToolName(tool.id), `__${sessionLabel(tool.sessionId)}`);
+  return (
+    (given ? withheld.find((tool) => given(tool.sessionId, tool.id) === name) : undefined) ??
+    withheld.find((tool) => mcpToolName(tool.id) === name) ??
+    withheld.find((tool) => labelled(tool) === name)
+  );
 }
 
 function compare(a: string, b: string): number {
