@@ -3,6 +3,12 @@
  * registry is kept; agent-exposed toolManager registrations are mirrored into it (and leave
  * with their tool); natively registered tools appear in `tools.getTools()` and are called
  * through the native `executeTool`.
+ *
+ * The browser's `getTools()` answers for the whole page: every frame's registrations (our
+ * mirrors in other frames included), each descriptor carrying the `window` that registered it.
+ * Listed here: this document's native tools, and those of its descendant frames that the frames
+ * bridge does not already list (a frame's declarative form, say). Never an ancestor's or a
+ * sibling's, and never a tool twice (docs/browser-api.md "Native WebMCP wins").
  */
 import { domException } from './lib/dom.js';
 import type { RegistryEntry } from './registry.js';
@@ -28,6 +34,8 @@ interface NativeRegisteredTool {
   inputSchema?: object | string;
   origin: string;
   annotations?: Record<string, boolean>;
+  /** The registering document's window (Chromium); absent where a browser does not say. */
+  window?: unknown;
 }
 
 export interface NativeModelContext extends EventTarget {
@@ -52,10 +60,13 @@ export class NativeLayer {
   #mirrored = new Set<string>();
 
   #deps: NativeDeps;
+  /** This document's window, as the browser names it in `window` of its descriptors. */
+  #window: unknown;
 
-  constructor(context: NativeModelContext, deps: NativeDeps) {
+  constructor(context: NativeModelContext, deps: NativeDeps, window: unknown) {
     this.context = context;
     this.#deps = deps;
+    this.#window = window;
   }
 
   onChange(listener: () => void): void {
@@ -114,12 +125,27 @@ export class NativeLayer {
     controller.abort();
   }
 
-  /** Natively registered tools (not our mirrors), as Tool handles. */
-  async tools(caller: HandleOwner): Promise<Tool[]> {
+  /**
+   * The natively registered tools this document lists (not its own mirrors), as Tool handles:
+   * its own, and its descendant frames' unless `listedElsewhere` (what the frames bridge lists)
+   * has them. A descriptor that does not name its window (a browser that does not say) counts
+   * as a descendant's.
+   */
+  async tools(
+    caller: HandleOwner,
+    listedElsewhere?: (name: string, origin: string, description: string) => boolean,
+  ): Promise<Tool[]> {
     const registered = await this.context.getTools();
     const out: Tool[] = [];
     for (const tool of registered) {
       if (this.#mirrored.has(tool.name)) continue;
+      const named = tool.window !== undefined && tool.window !== null;
+      if (named && tool.window !== this.#window && !within(tool.window, this.#window)) continue;
+      if (
+        (!named || tool.window !== this.#window) &&
+        listedElsewhere?.(tool.name, tool.origin, tool.description)
+      )
+        continue;
       const key = `${tool.origin}\n${tool.name}\n${tool.description}`;
       let handle = this.#byKey.get(key);
       if (!handle) {
@@ -157,4 +183,20 @@ export class NativeLayer {
     );
     return text === null ? null : JSON.parse(text);
   }
+}
+
+/** Is `win` a frame below `ancestor`? (Reads only `parent`, which a cross-origin window allows.) */
+function within(win: unknown, ancestor: unknown): boolean {
+  try {
+    let current = win as Window;
+    for (let depth = 0; depth < 64; depth++) {
+      const parent = current.parent;
+      if (!parent || parent === current) return false;
+      if (parent === ancestor) return true;
+      current = parent;
+    }
+  } catch {
+    // A window that will not say is not known to be below.
+  }
+  return false;
 }
