@@ -1,5 +1,6 @@
 import type { Frame, Page } from '@playwright/test';
 import { expect, test } from '@playwright/test';
+import { webmcp } from '../packages/playwright/src/index.js';
 
 // A page with a same-origin frame, read through window.tools with native WebMCP off
 // (`chromium`) and on (`chromium-native`). The browser's own getTools() answers for the whole
@@ -75,4 +76,16 @@ test('document.modelContext registrations: listed in their document, never in a 
   // The frame never lists its parent's, however it was registered.
   expect(await names(frame)).not.toContain('top.context');
   expect(await names(frame)).not.toContain('top.title');
+});
+
+test("webmcp(..., { via: 'polyfill' }) lists as the polyfill path does, native or not", async ({
+  page,
+}) => {
+  const frame = await framed(page);
+  const top = webmcp(page, { via: 'polyfill' });
+  expect((await top.tools()).map((tool) => tool.name)).toEqual(['frame.double', 'top.title']);
+  expect(await top.callTool('frame.double', { n: 3 })).toMatchObject({ doubled: 6 });
+  const child = webmcp(frame, { via: 'polyfill' });
+  expect((await child.tools()).map((tool) => tool.name)).toEqual(['frame.double']);
+  await expect(child.callTool('top.title')).rejects.toMatchObject({ code: 'tool_not_found' });
 });

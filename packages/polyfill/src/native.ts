@@ -8,7 +8,7 @@
  * mirrors in other frames included), each descriptor carrying the `window` that registered it.
  * Listed here: this document's native tools, and those of its descendant frames that the frames
  * bridge does not already list (a frame's declarative form, say). Never an ancestor's or a
- * sibling's, and never a tool twice (docs/browser-api.md "Native WebMCP wins").
+ * sibling's, and never a tool twice (docs/browser-api.md "Installing", on native WebMCP).
  */
 import { domException } from './lib/dom.js';
 import type { RegistryEntry } from './registry.js';
