@@ -39,16 +39,32 @@ async function registerThroughContext(target: Page | Frame, name: string): Promi
 }
 
 async function framed(page: Page): Promise<Frame> {
-  await page.goto(FRAMED);
-  await expect(page.locator('#status')).toHaveText('ready');
-  await expect(page.frameLocator('#child').locator('#status')).toHaveText('ready');
-  const frame = page.frames()[1];
-  if (!frame) throw new Error('no child frame');
-  return frame;
+  // A child whose hello reaches the top before the top listens is never linked (the frames
+  // bridge says hello once: a known race, not this file's subject): such a load is retried.
+  for (let attempt = 1; ; attempt++) {
+    await page.goto(FRAMED);
+    await expect(page.locator('#status')).toHaveText('ready');
+    await expect(page.frameLocator('#child').locator('#status')).toHaveText('ready');
+    const linked = await page.evaluate(() =>
+      (
+        window as unknown as {
+          tools: { of(frame: unknown): { getTools(): Promise<{ name: string }[]> } };
+        }
+      ).tools
+        .of(document.getElementById('child'))
+        .getTools()
+        .then((list) => list.some((tool) => tool.name === 'frame.double')),
+    );
+    const frame = page.frames()[1];
+    if (!frame) throw new Error('no child frame');
+    if (linked || attempt === 3) return frame;
+  }
 }
 
 test("the top lists its tools and its frame's once; the frame lists its own", async ({ page }) => {
   const frame = await framed(page);
+  // The frames bridge links the child once it has loaded: polled until it answers.
+  await expect.poll(() => names(page)).toEqual(['frame.double', 'top.title']);
   expect(await names(page)).toEqual(['frame.double', 'top.title']);
   expect(await names(frame)).toEqual(['frame.double']);
   // The one listed is the frame's, and callable from the top.
@@ -83,9 +99,49 @@ test("webmcp(..., { via: 'polyfill' }) lists as the polyfill path does, native o
 }) => {
   const frame = await framed(page);
   const top = webmcp(page, { via: 'polyfill' });
-  expect((await top.tools()).map((tool) => tool.name)).toEqual(['frame.double', 'top.title']);
+  await expect
+    .poll(async () => (await top.tools()).map((tool) => tool.name))
+    .toEqual(['frame.double', 'top.title']);
   expect(await top.callTool('frame.double', { n: 3 })).toMatchObject({ doubled: 6 });
   const child = webmcp(frame, { via: 'polyfill' });
   expect((await child.tools()).map((tool) => tool.name)).toEqual(['frame.double']);
   await expect(child.callTool('top.title')).rejects.toMatchObject({ code: 'tool_not_found' });
+});
+
+test("a frame that does not coalesce lists its own, and stays out of the top's listing", async ({
+  page,
+}) => {
+  await framed(page);
+  // A second same-origin frame whose embedding refuses `tools`: its tools do not coalesce.
+  await page.evaluate(async () => {
+    const iframe = document.createElement('iframe');
+    iframe.id = 'closed';
+    iframe.setAttribute('allow', "tools 'none'");
+    iframe.src = './frame-child.html';
+    document.body.append(iframe);
+  });
+  await expect(page.frameLocator('#closed').locator('#status')).toHaveText('ready');
+  const closed = page.frames()[2];
+  if (!closed) throw new Error('no second frame');
+  await closed.evaluate(() =>
+    (
+      window as unknown as { toolManager: { register(tool: object): Promise<void> } }
+    ).toolManager.register({
+      name: 'closed.tool',
+      naturalLanguageProperties: { description: 'In a frame that does not coalesce.' },
+      execute: () => 'closed',
+    }),
+  );
+  // The honest part: the frame lists its own (on a native browser too, whose registry
+  // refuses the frame: the permissions policy keeps it from `tools`).
+  expect(await names(closed)).toEqual(['closed.tool', 'frame.double']);
+  expect(
+    await closed.evaluate(() =>
+      (
+        window as unknown as { tools: { callTool(n: string, i: object): Promise<unknown> } }
+      ).tools.callTool('closed.tool', {}),
+    ),
+  ).toBe('closed');
+  // window.tools keeps the frames rules: the top lists its own and the coalescing frame's.
+  await expect.poll(() => names(page)).toEqual(['frame.double', 'top.title']);
 });

@@ -52,6 +52,11 @@ export interface NativeModelContext extends EventTarget {
 }
 
 const MIRROR = 'native.mirror';
+/**
+ * On each window with a native layer: does this document mirror a tool of that name? A parent
+ * asks it of a same-origin frame, whose mirrors it lists through the frames bridge instead.
+ */
+const MIRRORS = Symbol.for('toolwire.native.mirrors');
 
 export class NativeLayer {
   readonly context: NativeModelContext;
@@ -67,6 +72,11 @@ export class NativeLayer {
     this.context = context;
     this.#deps = deps;
     this.#window = window;
+    if (typeof window === 'object' && window !== null)
+      Object.defineProperty(window, MIRRORS, {
+        value: (name: string) => this.#mirrored.has(name),
+        configurable: true,
+      });
   }
 
   onChange(listener: () => void): void {
@@ -126,26 +136,37 @@ export class NativeLayer {
   }
 
   /**
-   * The natively registered tools this document lists (not its own mirrors), as Tool handles:
-   * its own, and its descendant frames' unless `listedElsewhere` (what the frames bridge lists)
-   * has them. A descriptor that does not name its window (a browser that does not say) counts
-   * as a descendant's.
+   * The natively registered tools this document lists, as Tool handles: its own (not its
+   * mirrors), and its descendant frames' unless they are a same-origin frame's mirrors or
+   * `listedElsewhere` (what the frames bridge lists) has them. A descriptor that does not name
+   * its window (a browser that does not say) counts as a descendant's.
    */
   async tools(
     caller: HandleOwner,
     listedElsewhere?: (name: string, origin: string, description: string) => boolean,
   ): Promise<Tool[]> {
-    const registered = await this.context.getTools();
+    let registered: NativeRegisteredTool[];
+    try {
+      registered = await this.context.getTools();
+    } catch (error) {
+      // A frame the permissions policy keeps from `tools` natively has no native tools to
+      // list; its own still are (the generic layer decides coalescing, not this).
+      if ((error as { name?: unknown } | null)?.name === 'NotAllowedError') return [];
+      throw error;
+    }
     const out: Tool[] = [];
     for (const tool of registered) {
-      if (this.#mirrored.has(tool.name)) continue;
       const named = tool.window !== undefined && tool.window !== null;
-      if (named && tool.window !== this.#window && !within(tool.window, this.#window)) continue;
-      if (
-        (!named || tool.window !== this.#window) &&
-        listedElsewhere?.(tool.name, tool.origin, tool.description)
-      )
-        continue;
+      if (named && tool.window === this.#window) {
+        if (this.#mirrored.has(tool.name)) continue;
+      } else {
+        // An ancestor's or a sibling's: never listed here.
+        if (named && !within(tool.window, this.#window)) continue;
+        // A mirror (a frame's, or by name when the browser does not say whose): the frames
+        // bridge lists that tool, by its rules, or leaves it out.
+        if (named ? mirroredIn(tool.window, tool.name) : this.#mirrored.has(tool.name)) continue;
+        if (listedElsewhere?.(tool.name, tool.origin, tool.description)) continue;
+      }
       const key = `${tool.origin}\n${tool.name}\n${tool.description}`;
       let handle = this.#byKey.get(key);
       if (!handle) {
@@ -199,4 +220,15 @@ function within(win: unknown, ancestor: unknown): boolean {
     // A window that will not say is not known to be below.
   }
   return false;
+}
+
+/** Does the document of `win` (a same-origin frame with toolwire) mirror a tool of that name? */
+function mirroredIn(win: unknown, name: string): boolean {
+  try {
+    const check = (win as Record<symbol, unknown>)[MIRRORS];
+    return typeof check === 'function' && check(name) === true;
+  } catch {
+    // A cross-origin window: its mirrors cannot be told apart.
+    return false;
+  }
 }

@@ -70,3 +70,35 @@ describe('native tools across frames', () => {
     expect((await tools.getTools()).map((tool) => tool.name)).toEqual(['own.native']);
   });
 });
+
+describe("a frame's mirrors", () => {
+  it('are left to the frames bridge; a frame tool named like one of ours is still listed', async () => {
+    const { toolManager, tools } = installWith((win) => {
+      // A same-origin frame with toolwire mirrors `frame.mirror` (and not `frame.native`).
+      const child = {
+        parent: win,
+        [Symbol.for('toolwire.native.mirrors')]: (name: string) => name === 'frame.mirror',
+      };
+      return [
+        described('frame.mirror', child),
+        described('frame.native', child),
+        described('shared', child),
+        described('shared', win),
+      ];
+    });
+    // This document mirrors `shared`: its own native listing of it is the mirror.
+    await toolManager.register({
+      name: 'shared',
+      naturalLanguageProperties: { description: 'shared.' },
+      execute: () => 'mine',
+    });
+    const listed = (await tools.getTools()).map((tool) => `${tool.name}:${tool.origin}`);
+    expect(listed).toEqual([
+      `frame.native:${ORIGIN}`,
+      // The frame's native `shared`, then this document's registration (not its mirror).
+      `shared:${ORIGIN}`,
+      `shared:${ORIGIN}`,
+    ]);
+    expect(await tools.callTool('shared')).toBe('mine');
+  });
+});
