@@ -47,6 +47,7 @@ export default defineConfig({
         'declarative-wire.e2e.ts',
         'playwright-helper.e2e.ts',
         'playwright-readme.e2e.ts',
+        'frames-native.e2e.ts',
       ],
       use: {
         launchOptions: {

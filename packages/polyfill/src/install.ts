@@ -83,7 +83,7 @@ export function install(options: InstallOptions = {}): Installation {
   const nativeContext = options.ignoreNative
     ? undefined
     : (doc as unknown as { modelContext?: NativeModelContext }).modelContext;
-  const native = nativeContext ? lazyNative(nativeContext) : undefined;
+  const native = nativeContext ? lazyNative(nativeContext, win) : undefined;
   tools = new Tools(registry, { allowed, native, frames });
   const toolManager = new ToolManager(registry, {
     allowed,

@@ -16,13 +16,18 @@ export interface NativeHooks {
   onChange(listener: () => void): void;
   owns(tool: object): boolean;
   call(tool: Tool, input: unknown, options: CallToolOptions): Promise<unknown>;
-  tools(caller: HandleOwner): Promise<Tool[]>;
+  /** This document's native tools (native.ts: the browser lists every frame's). */
+  tools(
+    caller: HandleOwner,
+    listedElsewhere?: (name: string, origin: string, description: string) => boolean,
+  ): Promise<Tool[]>;
   /** Resolves once the mirror is listed natively (or was refused, or left with its tool). */
   mirror(entry: RegistryEntry, caller: HandleOwner): Promise<void> | undefined;
   unmirror(entry: RegistryEntry): void;
 }
 
-export function lazyNative(context: NativeModelContext): NativeHooks {
+/** `window`: the document's own, which the browser's descriptors name when they are its. */
+export function lazyNative(context: NativeModelContext, window: unknown): NativeHooks {
   let layer: NativeLayer | undefined;
   // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
   const loading = (
@@ -30,22 +35,26 @@ export function lazyNative(context: NativeModelContext): NativeHooks {
       ? chunkFromScript<typeof import('./native.js')>('native')
       : import('./native.js')
   ).then((chunk) => {
-    layer = new chunk.NativeLayer(context, {
-      handleOf,
-      entryOf,
-      makeTool: (caller, fields) => new Tool(caller, fields),
-      agentInputSchema: async (entry) =>
-        entry.inputSchema && namesWebTypes(entry, 'input')
-          ? expanded(entry, 'input', await loadLowering())
-          : entry.inputSchema,
-    });
+    layer = new chunk.NativeLayer(
+      context,
+      {
+        handleOf,
+        entryOf,
+        makeTool: (caller, fields) => new Tool(caller, fields),
+        agentInputSchema: async (entry) =>
+          entry.inputSchema && namesWebTypes(entry, 'input')
+            ? expanded(entry, 'input', await loadLowering())
+            : entry.inputSchema,
+      },
+      window,
+    );
     return layer;
   });
   return {
     onChange: (listener) => context.addEventListener('toolchange', listener),
     owns: (tool) => layer?.owns(tool) ?? false,
     call: async (tool, input, options) => (await loading).call(tool, input, options),
-    tools: async (caller) => (await loading).tools(caller),
+    tools: async (caller, listedElsewhere) => (await loading).tools(caller, listedElsewhere),
     mirror: (entry, caller) => {
       if (!entry.agentExposed || entry.layer === 'modelContext') return undefined;
       return loading.then((loaded) => loaded.mirror(entry, caller));

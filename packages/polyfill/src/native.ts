@@ -3,6 +3,12 @@
  * registry is kept; agent-exposed toolManager registrations are mirrored into it (and leave
  * with their tool); natively registered tools appear in `tools.getTools()` and are called
  * through the native `executeTool`.
+ *
+ * The browser's `getTools()` answers for the whole page: every frame's registrations (our
+ * mirrors in other frames included), each descriptor carrying the `window` that registered it.
+ * Listed here: this document's native tools, and those of its descendant frames that the frames
+ * bridge does not already list (a frame's declarative form, say). Never an ancestor's or a
+ * sibling's, and never a tool twice (docs/browser-api.md "Installing", on native WebMCP).
  */
 import { domException } from './lib/dom.js';
 import type { RegistryEntry } from './registry.js';
@@ -28,6 +34,8 @@ interface NativeRegisteredTool {
   inputSchema?: object | string;
   origin: string;
   annotations?: Record<string, boolean>;
+  /** The registering document's window (Chromium); absent where a browser does not say. */
+  window?: unknown;
 }
 
 export interface NativeModelContext extends EventTarget {
@@ -44,6 +52,11 @@ export interface NativeModelContext extends EventTarget {
 }
 
 const MIRROR = 'native.mirror';
+/**
+ * On each window with a native layer: does this document mirror a tool of that name? A parent
+ * asks it of a same-origin frame, whose mirrors it lists through the frames bridge instead.
+ */
+const MIRRORS = Symbol.for('toolwire.native.mirrors');
 
 export class NativeLayer {
   readonly context: NativeModelContext;
@@ -52,10 +65,18 @@ export class NativeLayer {
   #mirrored = new Set<string>();
 
   #deps: NativeDeps;
+  /** This document's window, as the browser names it in `window` of its descriptors. */
+  #window: unknown;
 
-  constructor(context: NativeModelContext, deps: NativeDeps) {
+  constructor(context: NativeModelContext, deps: NativeDeps, window: unknown) {
     this.context = context;
     this.#deps = deps;
+    this.#window = window;
+    if (typeof window === 'object' && window !== null)
+      Object.defineProperty(window, MIRRORS, {
+        value: (name: string) => this.#mirrored.has(name),
+        configurable: true,
+      });
   }
 
   onChange(listener: () => void): void {
@@ -114,12 +135,38 @@ export class NativeLayer {
     controller.abort();
   }
 
-  /** Natively registered tools (not our mirrors), as Tool handles. */
-  async tools(caller: HandleOwner): Promise<Tool[]> {
-    const registered = await this.context.getTools();
+  /**
+   * The natively registered tools this document lists, as Tool handles: its own (not its
+   * mirrors), and its descendant frames' unless they are a same-origin frame's mirrors or
+   * `listedElsewhere` (what the frames bridge lists) has them. A descriptor that does not name
+   * its window (a browser that does not say) counts as a descendant's.
+   */
+  async tools(
+    caller: HandleOwner,
+    listedElsewhere?: (name: string, origin: string, description: string) => boolean,
+  ): Promise<Tool[]> {
+    let registered: NativeRegisteredTool[];
+    try {
+      registered = await this.context.getTools();
+    } catch (error) {
+      // A frame the permissions policy keeps from `tools` natively has no native tools to
+      // list; its own still are (the generic layer decides coalescing, not this).
+      if ((error as { name?: unknown } | null)?.name === 'NotAllowedError') return [];
+      throw error;
+    }
     const out: Tool[] = [];
     for (const tool of registered) {
-      if (this.#mirrored.has(tool.name)) continue;
+      const named = tool.window !== undefined && tool.window !== null;
+      if (named && tool.window === this.#window) {
+        if (this.#mirrored.has(tool.name)) continue;
+      } else {
+        // An ancestor's or a sibling's: never listed here.
+        if (named && !within(tool.window, this.#window)) continue;
+        // A mirror (a frame's, or by name when the browser does not say whose): the frames
+        // bridge lists that tool, by its rules, or leaves it out.
+        if (named ? mirroredIn(tool.window, tool.name) : this.#mirrored.has(tool.name)) continue;
+        if (listedElsewhere?.(tool.name, tool.origin, tool.description)) continue;
+      }
       const key = `${tool.origin}\n${tool.name}\n${tool.description}`;
       let handle = this.#byKey.get(key);
       if (!handle) {
@@ -156,5 +203,32 @@ export class NativeLayer {
       options.signal ? { signal: options.signal } : {},
     );
     return text === null ? null : JSON.parse(text);
+  }
+}
+
+/** Is `win` a frame below `ancestor`? (Reads only `parent`, which a cross-origin window allows.) */
+function within(win: unknown, ancestor: unknown): boolean {
+  try {
+    let current = win as Window;
+    for (let depth = 0; depth < 64; depth++) {
+      const parent = current.parent;
+      if (!parent || parent === current) return false;
+      if (parent === ancestor) return true;
+      current = parent;
+    }
+  } catch {
+    // A window that will not say is not known to be below.
+  }
+  return false;
+}
+
+/** Does the document of `win` (a same-origin frame with toolwire) mirror a tool of that name? */
+function mirroredIn(win: unknown, name: string): boolean {
+  try {
+    const check = (win as Record<symbol, unknown>)[MIRRORS];
+    return typeof check === 'function' && check(name) === true;
+  } catch {
+    // A cross-origin window: its mirrors cannot be told apart.
+    return false;
   }
 }

@@ -69,7 +69,15 @@ export class Tools extends EventTarget implements HandleOwner {
     const fromFrames = frames?.hasChildren
       ? this.#handlesFor(await frames.listSubtree(this.#registry.origin, [], agentOnly, null))
       : [];
-    const native = this.#hooks.native ? await this.#hooks.native.tools(this) : [];
+    // This document's native tools only: other frames' arrive through the frames bridge.
+    const native = this.#hooks.native
+      ? await this.#hooks.native.tools(this, (name, origin, description) =>
+          fromFrames.some(
+            (tool) =>
+              tool.name === name && tool.origin === origin && tool.description === description,
+          ),
+        )
+      : [];
     if (native.length === 0 && fromFrames.length === 0) return own;
     if (native.length > 0) return [...own, ...fromFrames, ...native].sort(compareTools);
     // The frames' handles are the same array while their listing is unchanged: sorted once.
