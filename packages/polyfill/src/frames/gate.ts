@@ -10,7 +10,7 @@ import type { HandleOwner, Tool } from '../tool.js';
 import type { CallToolOptions } from '../types.js';
 import type { FrameNodeDeps, GateState } from './context.js';
 import type { ToolDescriptor } from './messages.js';
-import { FRAMES_TAG, isHello, isWelcome } from './messages.js';
+import { FRAMES_TAG, isAskHello, isHello, isWelcome } from './messages.js';
 import type { FrameNode } from './node.js';
 import { routeFrom, windowAtRoute } from './route.js';
 
@@ -26,6 +26,8 @@ export class FramesGate implements GateState {
   #resolve: (allowed: boolean) => void = () => {};
   #loading: Promise<FrameNode> | undefined;
   #watchers: [number[], () => void][] = [];
+  /** A parent's welcome has arrived (a hello asked for again is then not answered). */
+  #welcomed = false;
 
   constructor(deps: FrameNodeDeps) {
     this.#deps = deps;
@@ -72,19 +74,38 @@ export class FramesGate implements GateState {
     this.#win.addEventListener('pagehide', (event: PageTransitionEvent) => {
       if (!event.persisted) this.node?.leave();
     });
+    this.#askChildren();
     if (this.isTop) {
       this.decide(topAllowed);
       return;
     }
     const expected = this.#expectedParentOrigin();
+    this.#sayHello(expected);
+    setTimeout(() => {
+      if (this.#allowed === undefined) this.decide(this.#fallbackAllowed(expected));
+    }, HANDSHAKE_MS);
+  }
+
+  #sayHello(expected: string | undefined): void {
     try {
       this.#win.parent.postMessage({ tag: FRAMES_TAG, kind: 'hello' }, expected ?? '*');
     } catch {
       // A parent we cannot post to is a parent without toolwire.
     }
-    setTimeout(() => {
-      if (this.#allowed === undefined) this.decide(this.#fallbackAllowed(expected));
-    }, HANDSHAKE_MS);
+  }
+
+  /**
+   * Frames whose scripts ran before ours said hello to nobody: ask each frame already in the
+   * document to say it again (one that has no toolwire, or a link already, ignores it).
+   */
+  #askChildren(): void {
+    for (const frame of Array.from(this.#win.document.querySelectorAll('iframe'))) {
+      try {
+        frame.contentWindow?.postMessage({ tag: FRAMES_TAG, kind: 'ask' }, '*');
+      } catch {
+        // A frame that is gone, or not yet a window: it says hello itself when it starts.
+      }
+    }
   }
 
   load(): Promise<FrameNode> {
@@ -107,9 +128,14 @@ export class FramesGate implements GateState {
     const source = event.source as Window | null;
     if (!source) return;
     if (source === this.#win.parent && !this.isTop) {
-      if (!isWelcome(event.data) || event.ports.length !== 1) return;
       const expected = this.#expectedParentOrigin();
       if (expected !== undefined && event.origin !== expected) return;
+      if (isAskHello(event.data)) {
+        if (!this.#welcomed) this.#sayHello(expected);
+        return;
+      }
+      if (!isWelcome(event.data) || event.ports.length !== 1) return;
+      this.#welcomed = true;
       void this.load().then((node) => node.acceptWelcome(event));
       return;
     }

@@ -16,6 +16,16 @@ export interface HelloMessage {
   kind: 'hello';
 }
 
+/**
+ * parent -> child, by window.postMessage: "say hello again". A parent whose script ran after its
+ * frames' (a deferred or late bundle) missed their hellos; it asks each frame it already has,
+ * and a frame without a link answers with a fresh hello. It carries nothing else.
+ */
+export interface AskHelloMessage {
+  tag: typeof FRAMES_TAG;
+  kind: 'ask';
+}
+
 /** parent -> child, by window.postMessage with one transferred port. */
 export interface WelcomeMessage {
   tag: typeof FRAMES_TAG;
@@ -124,6 +134,10 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 export function isHello(data: unknown): data is HelloMessage {
   return isRecord(data) && data.tag === FRAMES_TAG && data.kind === 'hello';
+}
+
+export function isAskHello(data: unknown): data is AskHelloMessage {
+  return isRecord(data) && data.tag === FRAMES_TAG && data.kind === 'ask';
 }
 
 export function isWelcome(data: unknown): data is WelcomeMessage {

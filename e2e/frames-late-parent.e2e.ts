@@ -1,0 +1,27 @@
+import { expect, type Page, test } from '@playwright/test';
+
+// A frame whose script runs before its parent's says hello to nobody. The parent, when it
+// starts, asks the frames it already has to say hello again, so the frame still coalesces.
+
+async function topNames(page: Page): Promise<string[]> {
+  return page.evaluate(async () =>
+    (await (window as any).tools.getTools()).map((tool: { name: string }) => tool.name),
+  );
+}
+
+for (const order of ['early', 'late'] as const) {
+  test(`a same-origin frame coalesces when the parent installs ${order === 'early' ? 'first (the usual order)' : 'after the frame has said hello'}`, async ({
+    page,
+  }) => {
+    await page.goto(`/e2e/pages/frames/late-parent.html${order === 'early' ? '?early' : ''}`);
+    await expect(page.locator('#status')).toHaveText('ready');
+    expect(await page.evaluate(() => (window as any).childWasFirst === true)).toBe(
+      order === 'late',
+    );
+    await expect.poll(() => topNames(page), { timeout: 5000 }).toEqual(['frame.double']);
+    const result = await page.evaluate(() =>
+      (window as any).tools.callTool('frame.double', { n: 21 }),
+    );
+    expect(result).toMatchObject({ doubled: 42 });
+  });
+}

@@ -1,0 +1,14 @@
+// A parent that installs the polyfill only after its frame has loaded (a late bundle): the
+// frame's hello went out while nobody listened. `?early` installs at once, the usual order.
+import { install } from '../../../packages/polyfill/src/index.js';
+
+const child = document.getElementById('child') as HTMLIFrameElement;
+const childReady = () => child.contentDocument?.getElementById('status')?.textContent === 'ready';
+
+if (!new URLSearchParams(location.search).has('early')) {
+  // The frame has run its script (and said hello) before we listen.
+  while (!childReady()) await new Promise((resolve) => setTimeout(resolve, 10));
+  (window as any).childWasFirst = true;
+}
+install();
+(document.getElementById('status') as HTMLElement).textContent = 'ready';
