@@ -9,10 +9,10 @@
  * - dist/endpoint.standalone.iife.js: the same with every chunk inlined, one file to copy (and
  *   what CDNs serve for the bare package URL, which is not the file's directory).
  */
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build, minifySync } from 'vite';
+import { build } from 'vite';
+import { buildLazyChunks } from '../../../scripts/lazy-chunks.js';
 import { sourceResolve } from '../../../scripts/source-condition.js';
 import { endpointVersionDefine } from '../../../scripts/version-define.js';
 import { libraryBuild, pageScriptBuild } from '../../../vite.config.js';
@@ -32,40 +32,16 @@ await build({
 // The endpoint's lazy chunks (src/chunks.ts), self-contained (what they use of the protocol
 // bundled in; `connect` is passed to the pairing, never bundled twice), named as the polyfill's
 // so that a page serves one set of `polyfill-*.js` files.
-const before = new Set(readdirSync(dist));
-await build({
-  ...quiet,
-  build: {
-    outDir: dist,
-    emptyOutDir: false,
-    minify: true,
-    target: 'es2022',
-    lib: {
-      entry: {
-        'polyfill-ui-builtins': `${root}src/builtins/runtime.ts`,
-        'polyfill-pairing': `${root}src/pairing-flow.ts`,
-        'polyfill-deflate': fileURLToPath(
-          new URL('../../protocol/src/deflate.ts', import.meta.url),
-        ),
-      },
-      formats: ['es'],
-    },
-    rollupOptions: { output: { chunkFileNames: 'polyfill-shared-endpoint-[hash].js' } },
+await buildLazyChunks(
+  quiet,
+  dist,
+  {
+    'polyfill-ui-builtins': `${root}src/builtins/runtime.ts`,
+    'polyfill-pairing': `${root}src/pairing-flow.ts`,
+    'polyfill-deflate': fileURLToPath(new URL('../../protocol/src/deflate.ts', import.meta.url)),
   },
-});
-// Minified each on its own, exports kept (Vite's ES library output keeps whitespace).
-for (const file of readdirSync(dist)) {
-  if (before.has(file) || !/^polyfill-.*\.js$/.test(file)) continue;
-  const path = join(dist, file);
-  const result = minifySync(file, readFileSync(path, 'utf8'), {
-    module: true,
-    compress: true,
-    mangle: true,
-  });
-  if (result.errors.length > 0)
-    throw new Error(`minifying ${file}: ${result.errors.map((e) => e.message).join('; ')}`);
-  writeFileSync(path, result.code);
-}
+  'polyfill-shared-endpoint-[hash].js',
+);
 
 // The page scripts: the core, which fetches the polyfill's lazy chunks by URL (the define
 // true), and the one-file script, where each import() is bundled and inlined (false).

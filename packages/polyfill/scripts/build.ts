@@ -9,10 +9,9 @@
  * - dist/polyfill.standalone.iife.js: the same script with every chunk inlined, for pages that
  *   copy one file (and for CDNs, whose bare package URL is not the file's directory).
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, minifySync } from 'vite';
+import { build } from 'vite';
+import { buildLazyChunks } from '../../../scripts/lazy-chunks.js';
 import { sourceResolve } from '../../../scripts/source-condition.js';
 import { libraryBuild, pageScriptBuild } from '../../../vite.config.js';
 
@@ -30,43 +29,20 @@ await build({
   }),
 });
 
-// 2. Lazy chunks, self-contained (their dependencies bundled in), minified.
-await build({
-  ...quiet,
-  build: {
-    outDir: dist,
-    emptyOutDir: false,
-    minify: true,
-    target: 'es2022',
-    lib: {
-      entry: {
-        'polyfill-validator-ajv': `${root}src/validation/ajv.ts`,
-        'polyfill-validator-cfworker': `${root}src/validation/cfworker.ts`,
-        'polyfill-native': `${root}src/native.ts`,
-        'polyfill-frames': `${root}src/frames/node.ts`,
-        'polyfill-declarative': `${root}src/declarative/forms.ts`,
-        'polyfill-lowering': fileURLToPath(new URL('../../lowering/src/index.ts', import.meta.url)),
-      },
-      formats: ['es'],
-    },
-    rollupOptions: { output: { chunkFileNames: 'polyfill-shared-[hash].js' } },
+// 2. Lazy chunks, self-contained (their dependencies bundled in), each minified on its own.
+await buildLazyChunks(
+  quiet,
+  dist,
+  {
+    'polyfill-validator-ajv': `${root}src/validation/ajv.ts`,
+    'polyfill-validator-cfworker': `${root}src/validation/cfworker.ts`,
+    'polyfill-native': `${root}src/native.ts`,
+    'polyfill-frames': `${root}src/frames/node.ts`,
+    'polyfill-declarative': `${root}src/declarative/forms.ts`,
+    'polyfill-lowering': fileURLToPath(new URL('../../lowering/src/index.ts', import.meta.url)),
   },
-});
-
-// 2b. Vite's ES library output keeps whitespace and comments even with `minify`: minify each
-// chunk on its own (exports kept), as a page fetches it (issue 16, item 2: about 12% fewer bytes).
-for (const file of readdirSync(dist)) {
-  if (!/^polyfill-.*\.js$/.test(file)) continue;
-  const path = join(dist, file);
-  const result = minifySync(file, readFileSync(path, 'utf8'), {
-    module: true,
-    compress: true,
-    mangle: true,
-  });
-  if (result.errors.length > 0)
-    throw new Error(`minifying ${file}: ${result.errors.map((e) => e.message).join('; ')}`);
-  writeFileSync(path, result.code);
-}
+  'polyfill-shared-[hash].js',
+);
 
 // 3. The page scripts: the core alone, which loads the chunks above by URL (the define true),
 // and the one-file script, where each import() is bundled and inlined (the define false).
