@@ -25,3 +25,25 @@ for (const order of ['early', 'late'] as const) {
     expect(result).toMatchObject({ doubled: 42 });
   });
 }
+
+test('only the parent can ask for a hello, and only before its welcome', async ({ page }) => {
+  await page.goto('/e2e/pages/frames/late-parent.html');
+  await expect(page.locator('#status')).toHaveText('ready');
+  await expect.poll(() => topNames(page)).toEqual(['frame.double']);
+  // Honest path: the frame's first hello went to nobody; the one the parent asked for arrived.
+  expect(await page.evaluate(() => (window as any).hellos)).toBe(1);
+  const ask = { tag: 'toolwire.frames/1', kind: 'ask' };
+  // The frame asks itself (not its parent), and the parent asks again after its welcome.
+  await page.frames()[1]?.evaluate((message) => window.postMessage(message, '*'), ask);
+  await page.evaluate(
+    (message) =>
+      (document.getElementById('child') as HTMLIFrameElement).contentWindow?.postMessage(
+        message,
+        '*',
+      ),
+    ask,
+  );
+  await page.waitForTimeout(300);
+  expect(await page.evaluate(() => (window as any).hellos)).toBe(1);
+  expect(await topNames(page)).toEqual(['frame.double']);
+});

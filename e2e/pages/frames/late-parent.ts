@@ -10,5 +10,11 @@ if (!new URLSearchParams(location.search).has('early')) {
   while (!childReady()) await new Promise((resolve) => setTimeout(resolve, 10));
   (window as any).childWasFirst = true;
 }
+// Every hello that reaches this window, counted (the e2e test reads it).
+(window as any).hellos = 0;
+window.addEventListener('message', (event) => {
+  if (event.data?.tag === 'toolwire.frames/1' && event.data.kind === 'hello')
+    (window as any).hellos++;
+});
 install();
 (document.getElementById('status') as HTMLElement).textContent = 'ready';
