@@ -1,4 +1,4 @@
-// Finds the Chromium every browser test uses (issue 2, "A browser finder").
+// Finds the Chromium every browser test uses.
 // Order: $CHROMIUM_PATH, then /usr/bin/chromium; when neither exists and we are root with
 // apt-get, install Debian's `chromium`. Otherwise exit with one clear line.
 // We never run `playwright install`: it downloads a browser build, which cannot work here.
@@ -41,9 +41,23 @@ export function findChromium() {
     );
   }
   process.stderr.write('toolwire: Chromium not found; installing Debian chromium with apt-get…\n');
+  // Two checkouts may get here at once (and so may any other apt user): take our own lock,
+  // look again once we hold it, and let apt wait for its locks instead of failing on them.
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  execFileSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+  const wait = '-o DPkg::Lock::Timeout=600';
+  const install = [
+    `[ -x ${DEBIAN_PATH} ] && exit 0`,
+    `apt-get ${wait} update -qq || { sleep 5; apt-get ${wait} update -qq; }`,
+    `apt-get ${wait} install -y -qq chromium`,
+  ].join('\n');
+  if (isExecutable('/usr/bin/flock')) {
+    execFileSync('flock', ['-w', '900', '/var/lock/toolwire-chromium.lock', 'sh', '-ec', install], {
+      stdio: 'inherit',
+      env,
+    });
+  } else {
+    execFileSync('sh', ['-ec', install], { stdio: 'inherit', env });
+  }
   if (isExecutable(DEBIAN_PATH)) return DEBIAN_PATH;
   throw new Error('toolwire: apt-get installed chromium but /usr/bin/chromium is still missing.');
 }
