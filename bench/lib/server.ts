@@ -32,18 +32,26 @@ export function freePort(): Promise<number> {
 export async function startViteServer(
   options: { headers?: Record<string, string>; optimizeDeps?: InlineConfig['optimizeDeps'] } = {},
 ): Promise<{ server: ViteDevServer; port: number }> {
-  const port = await freePort();
-  const server = await createServer({
-    configFile: VITE_CONFIG,
-    logLevel: 'error',
-    server: {
-      port,
-      strictPort: true,
-      host: '127.0.0.1',
-      headers: { ...CROSS_ORIGIN_ISOLATION, ...options.headers },
-    },
-    ...(options.optimizeDeps ? { optimizeDeps: options.optimizeDeps } : {}),
-  });
-  await server.listen();
-  return { server, port };
+  // Another checkout's bench or suite may bind the free port before we do: take another.
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const server = await createServer({
+      configFile: VITE_CONFIG,
+      logLevel: 'error',
+      server: {
+        port,
+        strictPort: true,
+        host: '127.0.0.1',
+        headers: { ...CROSS_ORIGIN_ISOLATION, ...options.headers },
+      },
+      ...(options.optimizeDeps ? { optimizeDeps: options.optimizeDeps } : {}),
+    });
+    try {
+      await server.listen();
+      return { server, port };
+    } catch (error) {
+      await server.close();
+      if (attempt >= 5 || !String(error).includes('already in use')) throw error;
+    }
+  }
 }
