@@ -60,6 +60,10 @@ const openTabs = new Set<number>();
 let tabTools: typeof import('../src/background/tab-tools.js').tabTools;
 beforeAll(async () => {
   ({ tabTools } = await import('../src/background/tab-tools.js'));
+  // As the background does at its top level: relays are accepted from the start, whichever
+  // case runs first (a relay that connects before any tabTools() call is not lost).
+  const { listenForRelays } = await import('../src/background/relays.js');
+  listenForRelays();
 });
 afterEach(() => {
   vi.useRealTimers();
