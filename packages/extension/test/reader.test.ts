@@ -5,6 +5,7 @@
  */
 import { Window } from 'happy-dom';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import type { RuntimePortLike } from '../src/channel/runtime-port.js';
 import { ToolReader } from '../src/main-world/read-tools.js';
 import { startMainWorldReader } from '../src/main-world/reader.js';
@@ -166,6 +167,7 @@ describe('the reader and the relay on one window', () => {
     // Nor a postMessage that transfers ports: the browser's, as a queued MessageEvent.
     (win as any).postMessage = (data: unknown, targetOrigin: string, ports: MessagePort[]) => {
       expect(targetOrigin).toBe(ORIGIN);
+      // Semantic, not a wait: window.postMessage queues a task to dispatch the event.
       setTimeout(() =>
         win.dispatchEvent(
           new (win as any).MessageEvent('message', { data, origin: ORIGIN, source: win, ports }),
@@ -174,12 +176,12 @@ describe('the reader and the relay on one window', () => {
     };
     const state = startRelay({ win, connect: () => background });
     startMainWorldReader(win);
-    await expect.poll(() => state.accepted).toBe(true);
+    await until(() => state.accepted, 'the relay accepted the handoff');
     request({ id: 1, op: 'list' });
     request({ id: 2, op: 'call', name: 't', args: {} });
     // Answers, beside change notices (the document loading).
     const answers = () => sent.filter((message) => 'id' in (message as object));
-    await expect.poll(() => answers().length).toBe(2);
+    await until(() => answers().length === 2, 'both answers');
     for (const message of sent)
       if (!('id' in (message as object))) expect(message).toEqual({ event: 'changed' });
     expect(answers()).toEqual([

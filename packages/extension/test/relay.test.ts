@@ -5,6 +5,7 @@
  */
 import { Window } from 'happy-dom';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { HANDOFF_TAG } from '../src/channel/messages.js';
 import type { RuntimePortLike } from '../src/channel/runtime-port.js';
 import { startRelay } from '../src/relay/relay.js';
@@ -79,7 +80,12 @@ function next(port: MessagePort): Promise<any> {
   });
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 20));
+/** The relay has passed a change notice on: everything sent on the port before it is handled. */
+const changed = (background: FakeBackground) =>
+  until(
+    () => background.sent.some((message) => (message as { event?: string }).event === 'changed'),
+    'the change notice reached the background',
+  );
 
 describe('the relay', () => {
   it('accepts the first handoff, forwards requests with the nonce and fresh ids, and answers once', async () => {
@@ -124,7 +130,9 @@ describe('the relay', () => {
     main.postMessage({ nonce: NONCE, id: callRequest.id, outcome: { ok: true, result: { n: 1 } } });
     // The same id again: refused, not forwarded twice.
     main.postMessage({ nonce: NONCE, id: callRequest.id, outcome: { ok: true, result: { n: 2 } } });
-    await tick();
+    // Barrier: an honest notice after it on the same port.
+    main.postMessage({ nonce: NONCE, event: 'changed' });
+    await changed(background);
     expect(background.sent).toEqual([
       {
         id: 1,
@@ -141,6 +149,7 @@ describe('the relay', () => {
         },
       },
       { id: 2, outcome: { ok: true, result: { n: 1 } } },
+      { event: 'changed' },
     ]);
     expect(state.refused).toBe(1);
   });
@@ -152,19 +161,24 @@ describe('the relay', () => {
     win.addEventListener('message', spy, true);
     const main = handoff();
     const forged = handoff({}, { toolwire: HANDOFF_TAG, nonce: 'f'.repeat(32) });
+    // The end of the forged channel the relay was handed (and refused).
+    const forgedEnd = (channels.at(-1) as MessageChannel).port2;
     expect(state).toMatchObject({ accepted: true, refused: 1 });
     expect(backgrounds).toHaveLength(1);
     expect(seen).toEqual([]);
     win.removeEventListener('message', spy, true);
 
     // Requests still go to the first port only, with the first nonce.
-    let forgedGot = 0;
-    forged.onmessage = () => forgedGot++;
+    const forgedGot: unknown[] = [];
+    forged.onmessage = (event) => forgedGot.push(event.data);
     const request = next(main);
     backgrounds[0]?.request({ id: 7, op: 'list' });
     expect(await request).toMatchObject({ nonce: NONCE });
-    await tick();
-    expect(forgedGot).toBe(0);
+    // Barrier: a marker sent from the end the relay was handed arrives after anything the
+    // relay sent on it.
+    forgedEnd.postMessage('marker');
+    await until(() => forgedGot.includes('marker'), 'the marker came through');
+    expect(forgedGot).toEqual(['marker']);
   });
 
   it.each([
@@ -192,12 +206,12 @@ describe('the relay', () => {
     main.postMessage({ nonce: NONCE, id: `${id}0`, outcome: { ok: true, result: 'forged' } });
     background.request({ id: 'x', op: 'list' });
     background.request({ id: 2, op: 'eval' });
-    await tick();
-    expect(background.sent).toEqual([]);
-    expect(state.refused).toBe(2);
+    // Honest answers after them on the same port: once the last is through, the forged ones
+    // were handled (and must not show before the real one).
     main.postMessage({ nonce: NONCE, id, outcome: { ok: true, result: 'real' } });
     main.postMessage({ nonce: NONCE, event: 'changed' });
-    await tick();
+    await changed(background);
+    expect(state.refused).toBe(2);
     expect(background.sent).toEqual([
       { id: 1, outcome: { ok: true, result: 'real' } },
       { event: 'changed' },

@@ -4,7 +4,8 @@
  * when the tab's document goes (navigated) or the tab closes, with `onGone` once. A fake
  * `chrome` stands in for the browser.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import type { RuntimePortLike } from '../src/channel/runtime-port.js';
 
 type Listener<T extends unknown[]> = (...args: T) => void;
@@ -59,6 +60,13 @@ const openTabs = new Set<number>();
 let tabTools: typeof import('../src/background/tab-tools.js').tabTools;
 beforeAll(async () => {
   ({ tabTools } = await import('../src/background/tab-tools.js'));
+  // As the background does at its top level: relays are accepted from the start, whichever
+  // case runs first (a relay that connects before any tabTools() call is not lost).
+  const { listenForRelays } = await import('../src/background/relays.js');
+  listenForRelays();
+});
+afterEach(() => {
+  vi.useRealTimers();
 });
 
 function connect(tabId: number, sender: object = {}): FakePort {
@@ -74,16 +82,18 @@ function connect(tabId: number, sender: object = {}): FakePort {
   return port;
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 const TOOL = { name: 't', description: 'T.', origin: 'https://app.example', source: 'toolwire' };
 
 describe('tabTools', () => {
   it("lists and calls through the tab's relay, which connected before or after", async () => {
+    // A loading tab: its relay connects while the client still waits for one.
+    vi.useFakeTimers();
     const client = tabTools(1, { waitMs: 1000 });
-    await tick();
+    await vi.advanceTimersByTimeAsync(999);
     const port = connect(1);
+    vi.useRealTimers();
     const listing = client.list();
-    await tick();
+    await until(() => port.sent.length === 1, 'the list request');
     expect(port.sent).toEqual([{ id: 1, op: 'list' }]);
     port.reply({ id: 1, outcome: { ok: true, result: [TOOL, { name: 'bad' }] } });
     expect(await listing).toEqual([TOOL]);
@@ -99,7 +109,7 @@ describe('tabTools', () => {
     for (const listener of updatedListeners) listener(1, { url: 'https://evil.example/' });
     expect(client.tab).toMatchObject({ title: 'Loaded', url: 'https://app.example/t1#x' });
     const call = client.call('t', { a: 1 });
-    await tick();
+    await until(() => port.sent.length === 2, 'the call request');
     expect(port.sent[1]).toEqual({ id: 2, op: 'call', name: 't', args: { a: 1 } });
     port.reply({ id: 2, outcome: { ok: true, result: { b: 2 } } });
     expect(await call).toEqual({ ok: true, result: { b: 2 } });
@@ -109,11 +119,15 @@ describe('tabTools', () => {
     const frame = connect(2, { frameId: 3 });
     const other = connect(2, { id: 'someone-else' });
     expect([frame.disconnected, other.disconnected]).toEqual([true, true]);
-    await expect(tabTools(2, { waitMs: 30 }).list()).rejects.toMatchObject({ code: 'no_relay' });
-    expect(await tabTools(2, { waitMs: 30 }).call('t', {})).toMatchObject({
-      ok: false,
-      error: { code: 'no_relay' },
+    // No relay comes within the wait.
+    vi.useFakeTimers();
+    const listing = expect(tabTools(2, { waitMs: 30 }).list()).rejects.toMatchObject({
+      code: 'no_relay',
     });
+    const calling = tabTools(2, { waitMs: 30 }).call('t', {});
+    await vi.advanceTimersByTimeAsync(30);
+    await listing;
+    expect(await calling).toMatchObject({ ok: false, error: { code: 'no_relay' } });
   });
 
   it('fails pending calls with tab_gone when the document goes, and fires onGone once', async () => {
@@ -122,24 +136,25 @@ describe('tabTools', () => {
     const reasons: string[] = [];
     client.onGone((reason) => reasons.push(reason));
     const call = client.call('t', {});
-    await tick();
+    await until(() => port.sent.length === 1, 'the call reached the relay');
     port.drop();
     expect(await call).toMatchObject({ ok: false, error: { code: 'tab_gone' } });
-    await tick();
-    expect(reasons).toEqual(['navigated']);
+    await until(() => reasons.length > 0, 'onGone');
     await expect(client.list()).rejects.toMatchObject({ code: 'tab_gone' });
+    expect(reasons).toEqual(['navigated']);
 
     const next = connect(3);
     const closing = tabTools(3);
     const closed: string[] = [];
     closing.onGone((reason) => closed.push(reason));
     const pending = closing.call('t', {});
-    await tick();
+    await until(() => next.sent.length === 1, 'the call reached the relay');
     openTabs.delete(3);
     for (const listener of removedListeners) listener(3);
     next.drop();
     expect(await pending).toMatchObject({ ok: false, error: { code: 'tab_gone' } });
-    await tick();
+    await until(() => closed.length > 0, 'onGone');
+    await expect(closing.list()).rejects.toMatchObject({ code: 'tab_gone' });
     expect(closed).toEqual(['closed']);
   });
 
@@ -148,13 +163,14 @@ describe('tabTools', () => {
     const client = tabTools(4);
     const seen: unknown[] = [];
     client.onChange((tools) => seen.push(tools));
-    await tick();
+    // Bound to the tab's relay (its identity shows), so it hears the change notice.
+    await until(() => client.tab.title === 'Tab 4', 'the client bound to the relay');
     port.reply({ event: 'changed' });
-    await tick();
+    await until(() => port.sent.length === 1, 'the re-list request');
     const request = port.sent.at(-1);
     expect(request).toMatchObject({ op: 'list' });
     port.reply({ id: request.id, outcome: { ok: true, result: [TOOL] } });
-    await tick();
+    await until(() => seen.length > 0, 'the new list');
     expect(seen).toEqual([[TOOL]]);
     const reasons: string[] = [];
     client.onGone((reason) => reasons.push(reason));

@@ -1,6 +1,7 @@
 import { createHost } from '@toolwire/host';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
+import { latch, until } from '../../../../test-support/wait.js';
 import type { StoredPairing } from '../../app/connect/connections.js';
 import { TabConnections } from '../../app/connect/connections.js';
 import type { TabLinkState } from '../../app/connect/tab-link.js';
@@ -11,10 +12,26 @@ import { FakeTabClient, tabTool } from './fake-client.js';
 
 const ID = 'abcdefghijklmnopabcdefghijklmnop';
 
+/** Every socket the extension opened in the current case. */
+let sockets: NodeWebSocket[] = [];
+
 class ExtensionSocket extends NodeWebSocket {
   constructor(url: string | URL) {
     super(url, { origin: `chrome-extension://${ID}` });
+    sockets.push(this);
   }
+}
+
+/**
+ * Once no socket is still opening or closing, how many are open. A link that was cancelled
+ * closed its socket (or never opened one); a stray one would still be open.
+ */
+async function openSockets(): Promise<number> {
+  await until(
+    () => sockets.every((s) => s.readyState === s.OPEN || s.readyState === s.CLOSED),
+    'every socket open or closed',
+  );
+  return sockets.filter((s) => s.readyState === s.OPEN).length;
 }
 
 const closers: (() => unknown)[] = [];
@@ -22,24 +39,19 @@ afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function until(check: () => boolean, ms = 3000) {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 async function setup() {
+  sockets = [];
   const host = await createHost({});
   closers.push(() => host.close());
   const clients = new Map<number, FakeTabClient>();
   const badges = new Map<number, TabLinkState | undefined>();
+  // Tab 4 is still loading: it is read once the test opens this.
+  const loaded = latch();
   let stored: StoredPairing | undefined;
   const connections = new TabConnections({
     tabTools: (tabId) => {
       const client = new FakeTabClient([tabTool(`tab${tabId}.read`)], { tabId });
-      if (tabId === 4) client.listDelayMs = 100; // still loading
+      if (tabId === 4) client.loading = loaded.wait;
       client.answers.set(`tab${tabId}.read`, () => ({ ok: true, result: tabId }));
       clients.set(tabId, client);
       return client;
@@ -57,7 +69,7 @@ async function setup() {
   closers.push(() => {
     for (const tabId of clients.keys()) connections.removed(tabId);
   });
-  return { host, connections, clients, badges, stored: () => stored };
+  return { host, connections, clients, badges, loaded, stored: () => stored };
 }
 
 describe('TabConnections', () => {
@@ -165,7 +177,7 @@ describe('TabConnections', () => {
   });
 
   it('a second Connect, or a Disconnect, while the tab is read leaves no stray session', async () => {
-    const { host, connections, clients, badges, stored } = await setup();
+    const { host, connections, clients, badges, loaded, stored } = await setup();
     await connections.connect(1, { guard: 'read-only', pairing: host.extensionPairing(ID).url });
     await until(() => stored() !== undefined && host.sessions.length === 1);
     connections.disconnect(1);
@@ -180,8 +192,10 @@ describe('TabConnections', () => {
     expect(second).toMatchObject({ ok: true });
     await until(() => badges.get(2)?.status === 'connected');
     expect(badges.get(2)?.guard).toBe('full-access');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(host.sessions).toHaveLength(1);
+    // The cancelled click's link, had it been kept, would have opened its socket before the
+    // second one's (the same steps, begun first), so by now it would show as open.
+    expect(await openSockets()).toBe(1);
+    await until(() => host.sessions.length === 1, 'the host has only the connected tab');
 
     // Disconnect while the tab is still being read: nothing connects.
     const pending = connections.connect(3, { guard: 'read-only' });
@@ -195,10 +209,17 @@ describe('TabConnections', () => {
     const loading = connections.connect(4, { guard: 'read-only' });
     await until(() => clients.has(4));
     connections.disconnect(4);
+    // The tab finishes loading only after the Disconnect.
+    loaded.open();
     expect(await loading).toMatchObject({ ok: false, code: 'connect_cancelled' });
     expect(clients.get(4)?.closed).toBe(true);
     expect(badges.get(4)).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(host.sessions).toHaveLength(1);
+    // Barrier: the tab, loaded now, is connected again. The cancelled link, had it been kept,
+    // would have opened its socket before this one's (the same steps, begun first): by the
+    // time this one is connected, a stray socket would show as open.
+    expect(await connections.connect(4, { guard: 'read-only' })).toMatchObject({ ok: true });
+    await until(() => badges.get(4)?.status === 'connected');
+    expect(await openSockets()).toBe(2);
+    await until(() => host.sessions.length === 2, 'the host has only the connected tabs');
   });
 });

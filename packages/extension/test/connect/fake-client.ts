@@ -37,11 +37,11 @@ export class FakeTabClient implements TabToolsClient {
     };
   }
 
-  /** How long list() takes (a tab that is still loading). */
-  listDelayMs = 0;
+  /** A tab that is still loading: list() answers once the test opens this latch's window. */
+  loading: Promise<unknown> | undefined;
 
   async list(): Promise<TabTool[]> {
-    if (this.listDelayMs) await new Promise((resolve) => setTimeout(resolve, this.listDelayMs));
+    if (this.loading) await this.loading;
     if (this.listError) throw this.listError;
     return this.tools;
   }

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ConnectEvent, ConnectRequest } from '../../app/connect/messages.js';
 import { mountConnect } from '../../app/connect/panel-section.js';
 
@@ -35,6 +35,10 @@ function mount() {
   const $ = <T extends Element>(selector: string) => section.querySelector(selector) as T;
   return { section, fake, view, $ };
 }
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('the connect section', () => {
   it('asks for the tab status, shows the CLI command, connects with the picked guard', () => {
@@ -109,11 +113,13 @@ describe('the connect section', () => {
     expect($('.connect-status').textContent).toBe('Reload the tab. (no_relay)');
   });
 
-  it('connects again when the service worker stopped, and asks for the status again', async () => {
+  it('connects again when the service worker stopped, and asks for the status again', () => {
+    // A short pause before connecting again: time is the subject, so fake timers.
+    vi.useFakeTimers();
     const { fake, view } = mount();
     view.watch(9);
     fake.drop();
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    vi.advanceTimersByTime(100);
     expect(fake.opened()).toBe(2);
     expect(fake.sent.at(-1)).toEqual({ op: 'status', tabId: 9 });
   });
