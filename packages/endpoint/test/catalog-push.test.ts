@@ -1,5 +1,6 @@
 import type { Tool, Tools } from '@toolwire/polyfill';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { latch, until } from '../../../test-support/wait.js';
 import type { Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
 import { FakeSocket, sockets } from './fake-socket.js';
@@ -13,16 +14,19 @@ const sessions: Session[] = [];
 
 afterEach(() => {
   for (const session of sessions.splice(0)) session.close();
+  vi.useRealTimers();
 });
 
 /**
  * The page's generic layer, scripted: `names` is what the page holds now; each getTools() takes
- * its snapshot when called and answers after `delayMs()` (a frame's listing takes time).
+ * its snapshot when called and answers at once, or, if the test set `hold`, once that opens (a
+ * frame's listing takes time; the test decides how long).
  */
 class ScriptedTools extends EventTarget {
   names: string[];
   reads = 0;
-  delayMs: () => number = () => 0;
+  /** The next read waits for this before it answers (taken by that read). */
+  hold: Promise<void> | undefined;
   #handles = new Map<string, Tool>();
 
   constructor(names: string[]) {
@@ -33,8 +37,9 @@ class ScriptedTools extends EventTarget {
   async getTools(): Promise<Tool[]> {
     this.reads++;
     const snapshot = this.names.map((name) => this.#handle(name));
-    const delay = this.delayMs();
-    if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
+    const hold = this.hold;
+    this.hold = undefined;
+    if (hold) await hold;
     return snapshot;
   }
 
@@ -70,14 +75,6 @@ class ScriptedTools extends EventTarget {
     return handle;
   }
 }
-
-async function until(check: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function openPage(names: string[], catalogChangedDelayMs = 20) {
   const tools = new ScriptedTools(names);
@@ -120,64 +117,88 @@ async function hostQuery(socket: FakeSocket, id: string) {
 
 describe('the page reading its tools', () => {
   it('a slow read that began before a change never lands after the read of that change', async () => {
-    const { session, tools } = await openPage(['a']);
-    // Honest path: one change, one read, served.
+    const { session, socket, tools } = await openPage(['a']);
+    // Honest path: one change, one read, served, and the host told.
     tools.change(['a', 'b']);
     await until(() => ids(session).join() === 'a,b');
+    await until(() => socket.frames('tool.catalog.changed').length === 1);
 
-    // The read for [a, b, c] is slow (a frame answering late); the change to [a, b, c, d]
-    // comes 5 ms later and its read would be quick. Concurrent reads finish in the wrong
-    // order and the page served [a, b, c] for good.
-    let slow = true;
-    tools.delayMs = () => (slow ? 60 : 0);
+    // The read for [a, b, c] is slow (a frame answering late: the test holds it); the change
+    // to [a, b, c, d] comes meanwhile and its read would be quick. Concurrent reads finish in
+    // the wrong order and the page served [a, b, c] for good.
+    const slow = latch();
+    tools.hold = slow.wait;
     tools.change(['a', 'b', 'c']);
-    await sleep(5);
-    slow = false;
     tools.change(['a', 'b', 'c', 'd']);
-    await sleep(150);
+    slow.open();
+    // The page tells the host once its reads have settled: that push shows what it settled on.
+    await until(() => socket.frames('tool.catalog.changed').length === 2);
     expect(ids(session)).toEqual(['a', 'b', 'c', 'd']);
+    const served = await hostQuery(socket, 'q1');
+    expect(served.ids).toEqual(['a', 'b', 'c', 'd']);
+    expect(socket.frames('tool.catalog.changed')[1].payload.revision).toBe(served.revision);
   });
 
   it('a burst of change notices costs two reads, not one per notice', async () => {
     const { session, tools } = await openPage(['a']);
     await until(() => ids(session).join() === 'a');
     const before = tools.reads;
-    tools.delayMs = () => 10;
+    // The first read of the burst is slow (the test holds it) while the other notices come.
+    const first = latch();
+    tools.hold = first.wait;
     const names = ['a'];
     for (let i = 0; i < 500; i++) {
       names.push(`t${String(i).padStart(3, '0')}`);
       tools.change([...names]);
     }
+    // While it is held, the other notices start no read of their own.
+    expect(tools.reads - before).toBeLessThanOrEqual(1);
+    first.open();
     await until(() => ids(session).length === 501);
-    await sleep(50);
-    expect(tools.reads - before).toBeLessThanOrEqual(2);
     expect(ids(session)).toEqual([...names].sort());
+    // Barrier: one more change. Its read starts only after every read asked for before it,
+    // so once it has landed no read of the burst is still to come.
+    tools.change([...names, 'z']);
+    await until(() => ids(session).length === 502);
+    // Two reads for the burst, one for the barrier.
+    expect(tools.reads - before).toBeLessThanOrEqual(3);
   });
 });
 
 describe('tool.catalog.changed', () => {
   it('is pushed again for a state the host was told before, once it has seen another', async () => {
-    const { socket, tools } = await openPage(['a'], 200);
+    // The push debounce is the subject: the fake clock holds its window open until the test
+    // moves it on (reads and host queries are promises, which the fake clock leaves alone).
+    // until() moves a fake clock 2 ms a poll; a minute is far more than its polls can add.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const debounceMs = 60_000;
+    const { session, socket, tools } = await openPage(['a'], debounceMs);
+    const pushes = () => socket.frames('tool.catalog.changed');
+    /** The page's tools change to `names`; once read, the push debounce runs out. */
+    const changeAndPush = async (names: string[], count: number) => {
+      tools.change(names);
+      await until(() => ids(session).join() === [...names].sort().join());
+      expect(pushes()).toHaveLength(count - 1);
+      await vi.advanceTimersByTimeAsync(debounceMs);
+      await until(() => pushes().length === count, `push ${count} after [${names.join(', ')}]`);
+    };
+
     // Honest path: a change is pushed with the revision the page then serves.
-    tools.change(['a', 'x']);
-    await until(() => socket.frames('tool.catalog.changed').length === 1);
-    const first = socket.frames('tool.catalog.changed')[0].payload.revision;
+    await changeAndPush(['a', 'x'], 1);
+    const first = pushes()[0].payload.revision;
     expect((await hostQuery(socket, 'q1')).revision).toBe(first);
 
-    tools.change(['a']);
-    await until(() => socket.frames('tool.catalog.changed').length === 2);
-    const told = socket.frames('tool.catalog.changed')[1].payload.revision;
+    await changeAndPush(['a'], 2);
+    const told = pushes()[1].payload.revision;
 
     // Inside the push debounce, the host asks on its own (a call, `toolwire tools`) and
     // caches [a, y]; then the page goes back to [a], the state it pushed last. The host must
     // hear of it, or it keeps listing y until the next registration.
     tools.change(['a', 'y']);
-    await sleep(5);
     const seen = await hostQuery(socket, 'q2');
     expect(seen.ids).toEqual(['a', 'y']);
-    tools.change(['a']);
-    await until(() => socket.frames('tool.catalog.changed').length === 3, 1000);
-    expect(socket.frames('tool.catalog.changed')[2].payload.revision).toBe(told);
+    await changeAndPush(['a'], 3);
+    expect(pushes()[2].payload.revision).toBe(told);
     expect((await hostQuery(socket, 'q3')).ids).toEqual(['a']);
   });
 });

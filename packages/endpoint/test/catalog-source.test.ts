@@ -1,6 +1,7 @@
 import * as polyfill from '@toolwire/polyfill';
 import type { BridgeTool } from '@toolwire/protocol';
 import { describe, expect, it, vi } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { connect } from '../src/connect.js';
 import type { ToolCatalogSource } from '../src/options.js';
 import { FakeSocket, sockets } from './fake-socket.js';
@@ -8,11 +9,6 @@ import { FakeSocket, sockets } from './fake-socket.js';
 // `connect({source})`: tools served as they are (a browser extension serving a tab's), with no
 // polyfill installed and the guard still applied.
 vi.mock('@toolwire/polyfill', { spy: true });
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
-}
 
 function tool(id: string, policy: 'read' | 'write' = 'read'): BridgeTool {
   return {

@@ -3,6 +3,7 @@ import { install } from '@toolwire/polyfill';
 import { sessionWelcome } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { connect } from '../src/connect.js';
 import { FakeSocket, sockets } from './fake-socket.js';
 
@@ -11,11 +12,6 @@ import { FakeSocket, sockets } from './fake-socket.js';
 // or a field that is not a boolean, it keeps its default: gzip 32 KiB or more.
 
 const rows = Array.from({ length: 2_000 }, (_, i) => ({ id: i, name: `row ${i}`, ok: true }));
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
-}
 
 /** A page with one tool returning ~70 KiB of rows, over a FakeSocket, opened. */
 async function openPage() {

@@ -8,6 +8,7 @@ import type { Tools } from '@toolwire/polyfill';
 import type { SessionWelcomePayload } from '@toolwire/protocol';
 import { encodePayload, SESSION_CLOSE, sessionPing, sessionWelcome } from '@toolwire/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import type { Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
 import type { LinkPairingOptions } from '../src/pair-from-link.js';
@@ -27,6 +28,7 @@ afterEach(() => {
   for (const session of sessions.splice(0)) session.close();
   sockets.length = 0;
   vi.restoreAllMocks();
+  vi.useRealTimers();
 });
 
 /** A page's tools as the polyfill would list them: id -> policy; runs are counted. */
@@ -52,14 +54,6 @@ function fakeTools(list: Record<string, 'read' | 'write' | 'critical'> = {}) {
   return { tools: tools as unknown as Tools, ran };
 }
 
-async function until(check: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 function welcome(payload: Partial<SessionWelcomePayload> = {}) {
   return sessionWelcome({
     sessionId: 's1',
@@ -71,6 +65,15 @@ function welcome(payload: Partial<SessionWelcomePayload> = {}) {
 }
 
 const FAST = { initialDelayMs: 1, maxDelayMs: 4 };
+
+/** Retries and heartbeats are time: these tests run them on a fake clock (the watchdog reads Date). */
+const fakeClock = () =>
+  vi.useFakeTimers({
+    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+  });
+
+/** Far past every backoff period (each at most FAST.maxDelayMs) and every heartbeat here. */
+const A_MINUTE = 60_000;
 
 function start(options: Partial<Parameters<typeof connect>[0]> = {}) {
   const session = connect({
@@ -142,6 +145,7 @@ describe('connect(): pairing code, then credential', () => {
     [SESSION_CLOSE.revoked, 'revoked'],
   ] as const) {
     it(`${code} stops retrying, with one console line saying why`, async () => {
+      fakeClock();
       const lines = warnings();
       const session = start();
       const refused: unknown[] = [];
@@ -150,10 +154,12 @@ describe('connect(): pairing code, then credential', () => {
       first.open();
       // The honest path first: an ordinary drop is retried.
       first.hostCloses(1006);
-      const second = await nextSocket(2);
+      await vi.advanceTimersByTimeAsync(FAST.maxDelayMs);
+      expect(sockets).toHaveLength(2);
+      const second = sockets[1] as FakeSocket;
       second.open();
       second.hostCloses(code, 'this pairing code was already used; ask for a new link');
-      await sleep(40); // many backoff periods
+      await vi.advanceTimersByTimeAsync(A_MINUTE);
       expect(sockets).toHaveLength(2);
       expect(session.status).toBe('closed');
       expect(refused).toEqual([
@@ -168,7 +174,7 @@ describe('connect(): pairing code, then credential', () => {
       ]);
       // Not even the page coming back online reconnects it.
       window.dispatchEvent(new Event('online'));
-      await sleep(10);
+      await vi.advanceTimersByTimeAsync(A_MINUTE);
       expect(sockets).toHaveLength(2);
     });
   }
@@ -176,6 +182,7 @@ describe('connect(): pairing code, then credential', () => {
 
 describe('connect(): heartbeats', () => {
   it('answers pings; drops a host silent for three intervals and reconnects', async () => {
+    fakeClock();
     const session = start();
     const closes: { code: number; willRetry: boolean }[] = [];
     session.addEventListener('close', (event) => closes.push((event as CustomEvent).detail));
@@ -188,15 +195,18 @@ describe('connect(): heartbeats', () => {
       const ping = sessionPing('s1');
       pings.push(ping.id);
       first.receive(ping);
-      await sleep(10);
+      await vi.advanceTimersByTimeAsync(10);
     }
     expect(first.closedWith).toBeUndefined();
     const pongs = first.frames('session.pong');
     expect(pongs.map((pong) => pong.replyTo)).toEqual(pings);
-    // Now silence: within a few intervals the page closes with 4008 and opens a new socket.
-    const silentSince = Date.now();
-    const second = await nextSocket(2);
-    expect(Date.now() - silentSince).toBeLessThan(200);
+    // Now silence: 50 ms of it, less than three intervals, and the page stays.
+    await vi.advanceTimersByTimeAsync(40);
+    expect(first.closedWith).toBeUndefined();
+    // Within a few intervals the page closes with 4008 and opens a new socket.
+    await vi.advanceTimersByTimeAsync(160);
+    expect(sockets).toHaveLength(2);
+    const second = sockets[1] as FakeSocket;
     expect(first.closedWith).toEqual({
       code: SESSION_CLOSE.silent,
       reason: 'the host stopped answering',
@@ -208,11 +218,12 @@ describe('connect(): heartbeats', () => {
   });
 
   it('a welcome without a heartbeat starts no watchdog', async () => {
+    fakeClock();
     start();
     const first = await nextSocket(1);
     first.open();
     first.receive(welcome({ heartbeatIntervalMs: 0 }));
-    await sleep(60);
+    await vi.advanceTimersByTimeAsync(A_MINUTE);
     expect(first.closedWith).toBeUndefined();
     expect(sockets).toHaveLength(1);
   });

@@ -1,5 +1,6 @@
 import type { Tools } from '@toolwire/polyfill';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { connect } from '../src/connect.js';
 import { FakeSocket, sockets } from './fake-socket.js';
 
@@ -9,11 +10,6 @@ function emptyTools(): Tools {
   tools.getTools = async () => [];
   tools.sourceOf = () => undefined;
   return tools as unknown as Tools;
-}
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
 }
 
 /** A session over a fresh FakeSocket, opened: the page has no tools and no built-ins. */

@@ -5,6 +5,7 @@
 // behalf (an extension's service worker). A field that is not a string keeps the default.
 import { install } from '@toolwire/polyfill';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import type { Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
 import type { ConnectOptions } from '../src/options.js';
@@ -15,11 +16,6 @@ afterEach(() => {
   for (const session of sessions.splice(0)) session.close();
   sockets.length = 0;
 });
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(check()).toBe(true);
-}
 
 /** The `page` of the `session.open` a connect() with `page` sends. */
 async function openedPage(page?: ConnectOptions['page']): Promise<Record<string, unknown>> {

@@ -2,25 +2,53 @@
 // heartbeats and pairing, with the host's side played by the test and time by fake timers.
 import { readFileSync } from 'node:fs';
 import type { Tools } from '@toolwire/polyfill';
-import { loadLowering } from '@toolwire/polyfill';
 import type { SessionWelcomePayload, Transport, TransportCloseInfo } from '@toolwire/protocol';
 import { createLinkedPair, SESSION_CLOSE, sessionPing, sessionWelcome } from '@toolwire/protocol';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { until, WAIT_BOUND_MS } from '../../../test-support/wait.js';
 import type { Connection, ConnectOptions, Connector, Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
+
+/** Taken before any test fakes the timers: the bound on a wait is real time. */
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+
+/**
+ * `event`, or a failure naming `what` once WAIT_BOUND_MS of real time have passed (a bound on a
+ * hang, never the thing tested). Nothing polls, so the fake clock moves only when a test says.
+ */
+function bounded<T>(event: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof realSetTimeout> | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    // The bound, on the real clock: the tests' fake one moves only when they advance it.
+    timer = realSetTimeout(() => reject(new Error(`never happened: ${what}`)), WAIT_BOUND_MS);
+  });
+  return Promise.race([event, bound]).finally(() => realClearTimeout(timer));
+}
+
+/** The next `type` event `target` dispatches (listen before causing it). */
+const next = (target: EventTarget, type: string): Promise<Event> =>
+  bounded(
+    new Promise((resolve) => target.addEventListener(type, resolve, { once: true })),
+    `a ${type} event`,
+  );
+
+type Received = { type: string; replyTo?: string; payload?: unknown };
 
 /** The host's end of one connection the page opened. */
 interface HostEnd {
   url: URL;
   transport: Transport;
   /** Frames the page sent, decoded. */
-  received: { type: string; replyTo?: string; payload?: unknown }[];
+  received: Received[];
   closed: TransportCloseInfo | undefined;
-  /** accept() was called: the page owes this host its session.open. */
-  accepted: boolean;
   /** The connection opens (what a socket's `open` is to the page). */
   accept(): void;
   send(message: object): void;
+  /** The first frame of `type` the page sent (replying to `replyTo`, if given), now or later. */
+  frame(type: string, replyTo?: string): Promise<Received>;
+  /** The close of this connection, as the host saw it, now or later. */
+  closing(): Promise<TransportCloseInfo>;
 }
 
 /** A Connector over createLinkedPair: the page's end, with the open signal the test gives. */
@@ -44,22 +72,47 @@ function pairConnector(): { connector: Connector; hosts: HostEnd[] } {
       open = false;
       connection.onclose?.(info);
     };
+    /** Checked again on every frame the host receives. */
+    const waiting = new Set<() => void>();
+    let closed!: (info: TransportCloseInfo) => void;
+    const whenClosed = new Promise<TransportCloseInfo>((resolve) => {
+      closed = resolve;
+    });
     const end: HostEnd = {
       url: new URL(url),
       transport: host,
       received: [],
       closed: undefined,
-      accepted: false,
       accept() {
-        end.accepted = true;
         open = true;
         connection.onopen?.();
       },
       send: (message) => host.send(JSON.stringify(message)),
+      frame(type, replyTo) {
+        const found = new Promise<Received>((resolve) => {
+          const check = () => {
+            const frame = end.received.find(
+              (message) =>
+                message.type === type && (replyTo === undefined || message.replyTo === replyTo),
+            );
+            if (!frame) return;
+            waiting.delete(check);
+            resolve(frame);
+          };
+          waiting.add(check);
+          check();
+        });
+        return bounded(found, `the host receives ${type}${replyTo ? ` for ${replyTo}` : ''}`);
+      },
+      closing: () => bounded(whenClosed, 'the connection closes'),
     };
-    host.onmessage = (frame) => end.received.push(JSON.parse(frame));
+    host.onmessage = (frame) => {
+      end.received.push(JSON.parse(frame));
+      for (const check of [...waiting]) check();
+    };
     host.onclose = (info) => {
       end.closed = info;
+      closed(info);
     };
     hosts.push(end);
     return connection;
@@ -87,13 +140,6 @@ function welcome(payload: Partial<SessionWelcomePayload> = {}) {
 
 const sessions: Session[] = [];
 
-// The session's first catalog loads the lowering chunk (a real dynamic import). Loaded here,
-// with real timers, so that no test's fake-timer settle() waits on module loading (a loaded
-// machine made the first test miss its session.open).
-beforeAll(async () => {
-  await loadLowering();
-});
-
 afterEach(() => {
   for (const session of sessions.splice(0)) session.close();
   vi.useRealTimers();
@@ -101,12 +147,11 @@ afterEach(() => {
 });
 
 /**
- * A session over the pair, its first connection made (reading the page's tools loads the
- * lowering module for real, so timers are faked only once the connection exists).
+ * A session over the pair, its first connection made (the page's first read of its tools, which
+ * may load a chunk for real, is done by then: timers are faked only once the connection exists).
  */
 async function start(options: Partial<ConnectOptions> = {}) {
   const { connector, hosts } = pairConnector();
-  openHosts = hosts;
   const session = connect({
     url: 'ws://127.0.0.1:9/toolwire?token=t',
     tools: emptyTools(),
@@ -117,7 +162,7 @@ async function start(options: Partial<ConnectOptions> = {}) {
     ...options,
   });
   sessions.push(session);
-  await vi.waitFor(() => expect(hosts).toHaveLength(1), { timeout: 5000 });
+  await until(() => hosts.length === 1, 'the first connection');
   vi.useFakeTimers();
   vi.spyOn(Math, 'random').mockReturnValue(0);
   const closes: { code: number; reason: string; willRetry: boolean }[] = [];
@@ -125,38 +170,13 @@ async function start(options: Partial<ConnectOptions> = {}) {
   return { session, hosts, closes };
 }
 
-/** The current test's hosts (start() sets them), for settle(). */
-let openHosts: HostEnd[] = [];
-
-/** Taken before any test fakes the timers: a real turn of the event loop. */
-const realSetTimeout = globalThis.setTimeout;
-const realTurn = () => new Promise<void>((resolve) => realSetTimeout(resolve, 1));
-
-/**
- * Lets the pair's microtasks (deliveries, closes) and the session's promises run. The page's
- * session.open waits on a SHA-256 digest (the catalog revision): real work off the main thread,
- * which no fake clock advances. So first wait, in real time, until every accepted, unclosed
- * host has its session.open (a loaded machine took longer than a fixed number of flushes).
- */
-async function settle(hosts: HostEnd[] = openHosts): Promise<void> {
-  const owed = () => hosts.some((host) => host.accepted && !host.closed && !opened(host));
-  // Counted in real turns of at least 1 ms each (Date is faked): a few seconds at most.
-  for (let turns = 0; owed() && turns < 3000; turns++) {
-    await vi.advanceTimersByTimeAsync(0);
-    await realTurn();
-  }
-  for (let i = 0; i < 20; i++) await vi.advanceTimersByTimeAsync(0);
-}
-
-const opened = (host: HostEnd) => host.received.some((message) => message.type === 'session.open');
-
 const types = (host: HostEnd | undefined) => host?.received.map((message) => message.type);
 
 describe('the endpoint over a Transport', () => {
   it('reconnects after the host closes, backing off until a connection opens', async () => {
     const { session, hosts, closes } = await start();
     hosts[0]?.accept();
-    await settle();
+    await hosts[0]?.frame('session.open');
     expect(session.status).toBe('open');
     expect(types(hosts[0])).toEqual(['session.open']);
     // The version it reports is its package.json's, stamped in at build (no typed copy).
@@ -165,8 +185,9 @@ describe('the endpoint over a Transport', () => {
       sdk: { name: 'toolwire-web', version: manifest.version },
     });
 
+    let closed = next(session, 'close');
     hosts[0]?.transport.close({ code: 1001, reason: 'going away' });
-    await settle();
+    await closed;
     expect(closes).toEqual([{ code: 1001, reason: 'going away', willRetry: true }]);
     expect(session.status).toBe('connecting');
     await vi.advanceTimersByTimeAsync(499);
@@ -175,8 +196,9 @@ describe('the endpoint over a Transport', () => {
     expect(hosts).toHaveLength(2);
 
     // Never opened: the next delay doubles.
+    closed = next(session, 'close');
     hosts[1]?.transport.close({ code: 1006 });
-    await settle();
+    await closed;
     await vi.advanceTimersByTimeAsync(999);
     expect(hosts).toHaveLength(2);
     await vi.advanceTimersByTimeAsync(1);
@@ -185,10 +207,11 @@ describe('the endpoint over a Transport', () => {
 
     // An open connection starts the backoff over, and says session.open again.
     hosts[2]?.accept();
-    await settle();
+    await hosts[2]?.frame('session.open');
     expect(types(hosts[2])).toEqual(['session.open']);
+    closed = next(session, 'close');
     hosts[2]?.transport.close({ code: 1001 });
-    await settle();
+    await closed;
     await vi.advanceTimersByTimeAsync(500);
     expect(hosts).toHaveLength(4);
   });
@@ -202,15 +225,17 @@ describe('the endpoint over a Transport', () => {
     const refusals: unknown[] = [];
     session.addEventListener('refused', (event) => refusals.push((event as CustomEvent).detail));
     // Honest path: an ordinary drop is retried.
+    let closed = next(session, 'close');
     hosts[0]?.accept();
     hosts[0]?.transport.close({ code: 1001 });
-    await settle();
+    await closed;
     await vi.advanceTimersByTimeAsync(500);
     expect(hosts).toHaveLength(2);
 
+    closed = next(session, 'close');
     hosts[1]?.accept();
     hosts[1]?.transport.close({ code, reason: 'no' });
-    await settle();
+    await closed;
     expect(closes.at(-1)).toEqual({ code, reason: 'no', willRetry: false });
     expect(refusals).toEqual([{ code, reason: 'no', revoked }]);
     expect(session.status).toBe('closed');
@@ -222,17 +247,17 @@ describe('the endpoint over a Transport', () => {
   });
 
   it('closes with 4009 on a frame over maxMessageBytes, counted in UTF-8', async () => {
-    const { hosts, closes } = await start({ limits: { maxMessageBytes: 200 } });
+    const { session, hosts, closes } = await start({ limits: { maxMessageBytes: 200 } });
     const host = hosts[0] as HostEnd;
     host.accept();
-    await settle();
+    await host.frame('session.open');
     const ping = (pad: string) => ({ type: 'session.ping', id: `p-${pad}` });
     const size = (message: object) => new TextEncoder().encode(JSON.stringify(message)).byteLength;
     // Honest path: a frame of exactly the limit is read (and answered).
     const fits = ping(`${'é'.repeat(Math.floor((200 - size(ping(''))) / 2))}x`);
     expect(size(fits)).toBe(200);
     host.send(fits);
-    await settle();
+    await host.frame('session.pong', fits.id);
     expect(host.received.at(-1)).toMatchObject({ type: 'session.pong', replyTo: fits.id });
     expect(host.closed).toBeUndefined();
 
@@ -241,8 +266,10 @@ describe('the endpoint over a Transport', () => {
     expect(JSON.stringify(over).length).toBeLessThan(200);
     expect(size(over)).toBe(201);
     const answered = host.received.length;
+    const closed = next(session, 'close');
     host.send(over);
-    await settle();
+    await closed;
+    await host.closing();
     expect(host.received).toHaveLength(answered);
     expect(host.closed).toEqual({ code: 4009, reason: 'message too big' });
     expect(closes).toEqual([{ code: 4009, reason: 'message too big', willRetry: true }]);
@@ -252,23 +279,28 @@ describe('the endpoint over a Transport', () => {
     const { hosts } = await start();
     const host = hosts[0] as HostEnd;
     host.accept();
-    await settle();
+    await host.frame('session.open');
     const ping = sessionPing('s1');
     host.send(ping);
-    await settle();
+    await host.frame('session.pong', ping.id);
     const pongs = () => host.received.filter((message) => message.type === 'session.pong');
     expect(pongs()).toEqual([expect.objectContaining({ type: 'session.pong', replyTo: ping.id })]);
     host.send({ type: 'session.ping', id: 7 });
-    await settle();
-    expect(pongs()).toHaveLength(1);
+    // Barrier: an honest ping after it, on the same ordered connection. Once its pong is back,
+    // the page has read the one before.
+    const after = sessionPing('s1');
+    host.send(after);
+    await host.frame('session.pong', after.id);
+    expect(pongs().map((pong) => pong.replyTo)).toEqual([ping.id, after.id]);
   });
 
   it('drops a host silent for three heartbeat intervals, and reconnects', async () => {
-    const { hosts, closes } = await start();
+    const { session, hosts, closes } = await start();
     const host = hosts[0] as HostEnd;
+    const welcomed = next(session, 'welcome');
     host.accept();
     host.send(welcome({ heartbeatIntervalMs: 1000 }));
-    await settle();
+    await welcomed;
     // Honest path: a host that keeps talking (its pings, every 900 ms) is kept.
     for (let i = 0; i < 10; i++) {
       host.send(sessionPing('s1'));
@@ -277,14 +309,13 @@ describe('the endpoint over a Transport', () => {
     expect(host.closed).toBeUndefined();
     expect(host.received.filter((message) => message.type === 'session.pong')).toHaveLength(10);
 
-    // Silence: heard last at 9000 ms (after the welcome); the check at 11000 finds 2000 ms,
-    // the one at 12000 finds 3000 ms.
+    // Silence: heard last at 8100 ms (after the welcome); the check at 11000 finds 2900 ms,
+    // the one at 12000 finds 3900 ms.
     await vi.advanceTimersByTimeAsync(2099);
     expect(host.closed).toBeUndefined();
     await vi.advanceTimersByTimeAsync(1000);
     const silent = { code: SESSION_CLOSE.silent, reason: 'the host stopped answering' };
-    await settle();
-    expect(host.closed).toEqual(silent);
+    expect(await host.closing()).toEqual(silent);
     expect(closes).toEqual([{ ...silent, willRetry: true }]);
     await vi.advanceTimersByTimeAsync(500);
     expect(hosts).toHaveLength(2);
@@ -296,20 +327,23 @@ describe('the endpoint over a Transport', () => {
     session.addEventListener('paired', (event) => paired.push((event as CustomEvent).detail));
     // Honest path: until a welcome carries the credential, the code is not spent.
     expect(hosts[0]?.url.searchParams.get('pair')).toBe('CODE-1');
+    let closed = next(session, 'close');
     hosts[0]?.accept();
     hosts[0]?.transport.close({ code: 1006 });
-    await settle();
+    await closed;
     await vi.advanceTimersByTimeAsync(500);
     expect(hosts[1]?.url.searchParams.get('pair')).toBe('CODE-1');
 
+    const credited = next(session, 'paired');
     hosts[1]?.accept();
     hosts[1]?.send(welcome({ credential: 'cred-1' }));
-    await settle();
+    await credited;
     expect(paired).toEqual([
       { address: 'ws://127.0.0.1:9/toolwire', credential: 'cred-1', hostRun: 'run-1' },
     ]);
+    closed = next(session, 'close');
     hosts[1]?.transport.close({ code: 1001 });
-    await settle();
+    await closed;
     await vi.advanceTimersByTimeAsync(500);
     const url = hosts[2]?.url;
     expect(url?.searchParams.get('credential')).toBe('cred-1');
