@@ -2,8 +2,9 @@ import type { BridgeTool, Transport } from '@toolwire/protocol';
 import { catalogChanged, createLinkedPair, createToolBridge } from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { HostSession } from '../src/index.js';
-import { tool, until } from './helpers.js';
+import { tool } from './helpers.js';
 
 // Issue 13, part 9: the host's catalog of a page converges to exactly the page's tools, however
 // its pushes (`tool.catalog.changed`) and the host's conditional queries interleave. The page
@@ -99,7 +100,10 @@ describe("the host's catalog converges", () => {
     await page.push();
     await until(() => page.after === undefined);
     await until(() => ids(session).join() === 'a.one,b.two');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // The barrier: a refresh asked for now runs after every one in flight or queued has
+    // committed, and the page answers its conditional query "unchanged" only if none of them
+    // took the host back to an older state.
+    expect(await session.refresh()).toBe('none');
     expect(ids(session)).toEqual(['a.one', 'b.two']);
     expect(session.catalog.revision).toBe(both.revision);
   });
@@ -129,10 +133,18 @@ describe("the host's catalog converges", () => {
         page.set(make(names));
       }
       void page.push();
-      if (random() < 0.5) await new Promise((resolve) => setTimeout(resolve, random() * 5));
+      // Sometimes the host gets some way between bursts: a few turns of the event loop (the
+      // page hashes its revisions off the main thread). How far it gets is the scenario's
+      // variety, not something a check waits for.
+      if (random() < 0.5) {
+        for (let turn = Math.floor(random() * 3); turn >= 0; turn--) {
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
     }
-    await until(() => ids(session).length === names.length, 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => ids(session).length === names.length);
+    // The barrier, as above: after everything in flight, the host's state is the page's.
+    expect(await session.refresh()).toBe('none');
     expect(ids(session)).toEqual([...names].sort());
     expect(session.catalog.revision).toBe((await page.revisions()).revision);
   });

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CliProcess, cliProcess, PAGE_TOKEN, tempDir } from './cli-helpers.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, tool } from './helpers.js';
 
 // Issue 13 part 9, the CLI's side, with real processes: `toolwire host` and each client command
 // run as processes of their own, a Node `ws` client as the page, whose `slow.tool` never
@@ -23,25 +23,33 @@ async function startHost() {
     env,
   );
   children.push(host);
-  await until(() => host.err.includes('control API on'), 20_000);
-  const url = /url: '([^']+)'/.exec(host.err)?.[1] as string;
+  // The connect line comes after the control API's.
+  const url = (await host.errMatching(/url: '([^']+)'/))[1] as string;
   const page = await FakePage.connect(url, {
     tools: [tool('demo.echo'), tool('slow.tool', () => new Promise(() => {}))],
   });
   pages.push(page);
-  await until(() => host.err.includes('catalog tools'), 10_000);
+  await host.errMatching(/catalog tools/);
   // The honest path first: a call through this host works.
   const honest = await cliProcess(['call', 'demo.echo', '--args', '{"n":1}'], env);
   expect(honest).toMatchObject({ code: 0, out: '{\n  "n": 1\n}\n', err: '' });
   return { env, host, page };
 }
 
-/** Starts `toolwire ARGS` and waits until the page has the request it made. */
+/**
+ * Starts `toolwire ARGS` and waits until the page has the request it made (or fails with the
+ * process's output if it exits first). No clock: a process starts as slowly as the machine is.
+ */
 async function pending(args: string[], env: Record<string, string>, page: FakePage, type: string) {
-  const before = page.requests(type).length;
+  const arrived = page.next(type);
   const run = new CliProcess(args, env);
   children.push(run);
-  await until(() => page.requests(type).length > before, 20_000);
+  await Promise.race([
+    arrived,
+    run.exited.then((exit) => {
+      throw new Error(`toolwire ${args[0]} exited (${exit.code}) before sending: ${exit.err}`);
+    }),
+  ]);
   return run;
 }
 

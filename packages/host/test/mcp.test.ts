@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import type { Host, HostOptions, McpBridge } from '../src/index.js';
 import { createHost } from '../src/index.js';
 import { MCP_PROTOCOL_VERSIONS, mcpToolName } from '../src/internal.js';
-import { FakePage, mcpOverMemory, tool, until } from './helpers.js';
+import { FakePage, mcpOverMemory, tool } from './helpers.js';
 
 let host: Host | undefined;
 let bridge: McpBridge | undefined;
