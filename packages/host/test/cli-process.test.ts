@@ -53,6 +53,8 @@ async function pending(args: string[], env: Record<string, string>, page: FakePa
   return run;
 }
 
+// Each test starts five processes of Node compiling the CLI from source: on a loaded machine
+// that alone can take tens of seconds, so their bounds are generous.
 describe('toolwire processes when the host goes away mid-call', () => {
   it('SIGKILL: the outcome is unknown (exit 4, one line); refused before sending stays exit 3', async () => {
     const { env, host, page } = await startHost();
@@ -75,7 +77,7 @@ describe('toolwire processes when the host goes away mid-call', () => {
     const refused = await cliProcess(['call', 'slow.tool'], env);
     expect(refused.code).toBe(3);
     expect(refused.err).toMatch(/^toolwire: no toolwire host answers at http:\/\/127\.0\.0\.1:\d+/);
-  }, 60_000);
+  }, 180_000);
 
   it('SIGTERM: pending calls fail with tool_transport_closed (exit 1) before the control API closes', async () => {
     const { env, host, page } = await startHost();
@@ -94,7 +96,7 @@ describe('toolwire processes when the host goes away mid-call', () => {
     expect(batched.err).toMatch(/^toolwire: tool_transport_closed: /);
     expect((await host.exited).code).toBe(0);
     expect(existsSync(env.TOOLWIRE_STATE)).toBe(false);
-  }, 60_000);
+  }, 180_000);
 });
 
 /** A batch whose second call never answers. */
