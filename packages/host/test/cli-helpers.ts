@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { until } from '../../../test-support/wait.js';
 import { runCommand } from '../src/index.js';
-import { until } from './helpers.js';
 
 /** Any character a terminal acts on, \n and \t aside (they are legal in a body). */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point.
@@ -108,6 +108,32 @@ export class CliProcess {
     });
   }
 
+  /**
+   * Resolves with the first match of `pattern` in stderr, once there is one; rejects, with what
+   * the process printed, if it exits first. No clock: the test's own timeout is the bound.
+   */
+  errMatching(pattern: RegExp): Promise<RegExpExecArray> {
+    return new Promise((resolve, reject) => {
+      const stderr = this.child.stderr;
+      // Added after the constructor's listener, so `this.err` already holds each chunk.
+      const check = () => {
+        const match = pattern.exec(this.err);
+        if (!match) return;
+        stderr?.off('data', check);
+        resolve(match);
+      };
+      stderr?.on('data', check);
+      check();
+      void this.exited.then((exit) =>
+        reject(
+          new Error(
+            `exited (${exit.code ?? exit.signal}) before printing ${pattern}; stderr: ${exit.err}`,
+          ),
+        ),
+      );
+    });
+  }
+
   kill(signal: NodeJS.Signals): void {
     if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
   }
@@ -129,7 +155,7 @@ export function mcpInProcess(argv: string[], env: Env) {
   const rpc = async (method: string, params: object = {}): Promise<any> => {
     const id = ++nextId;
     stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-    await until(() => messages.some((message) => message.id === id), 5000);
+    await until(() => messages.some((message) => message.id === id));
     return messages.find((message) => message.id === id);
   };
   return {

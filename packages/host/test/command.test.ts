@@ -1,12 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { runCommand } from '../src/index.js';
 import { parseCommand } from '../src/internal.js';
-import { captureIo } from './cli-helpers.js';
-import { FakePage, until } from './helpers.js';
+import { captureIo, tempDir } from './cli-helpers.js';
+import { FakePage } from './helpers.js';
 
 describe('parseCommand', () => {
   it('has safe defaults', () => {
@@ -78,9 +77,9 @@ describe('parseCommand', () => {
   });
 });
 
-const STATE = join(mkdtempSync(join(tmpdir(), 'toolwire-cmd-')), 'host.json');
-
-const io = (stdin = new PassThrough()) => captureIo({ TOOLWIRE_STATE: STATE }, stdin);
+/** Captured stdio, and a state file of the test's own. */
+const io = (stdin = new PassThrough()) =>
+  captureIo({ TOOLWIRE_STATE: join(tempDir('toolwire-cmd-'), 'host.json') }, stdin);
 
 describe('runCommand', () => {
   it('prints usage with exit code 2 on a bad command line', async () => {

@@ -6,10 +6,11 @@
  */
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import type { Host } from '../src/index.js';
 import { createHost } from '../src/index.js';
 import { wantsCompression } from '../src/server/host.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, tool } from './helpers.js';
 
 const rows = Array.from({ length: 2_000 }, (_, i) => ({ id: i, name: `row ${i}` }));
 

@@ -5,7 +5,8 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { latch, until } from '../../../test-support/wait.js';
 import { createHost, runCommand } from '../src/index.js';
 import {
   controlRequest,
@@ -14,7 +15,7 @@ import {
   startControlServer,
 } from '../src/internal.js';
 import { captureIo } from './cli-helpers.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, tool } from './helpers.js';
 
 // The client commands in-process against `toolwire host` run in-process (the built bin as a
 // process is e2e/host-cli.e2e.ts).
@@ -175,8 +176,17 @@ describe('closing the control API', () => {
   it('lets an answer out, cuts a request still pending after its grace, never hangs', async () => {
     const host = await createHost({ token: TOKEN, origins: ['*'] });
     const control = await startControlServer(host);
+    // late.tool answers when the test says so; slow.tool never does.
+    const answer = latch();
     const page = await FakePage.connect(host.url, {
-      tools: [tool('demo.echo'), tool('slow.tool', () => new Promise(() => {}))],
+      tools: [
+        tool('demo.echo'),
+        tool('late.tool', async () => {
+          await answer.wait;
+          return 'late';
+        }),
+        tool('slow.tool', () => new Promise(() => {})),
+      ],
     });
     pages.push(page);
     await host.waitForSession();
@@ -184,15 +194,26 @@ describe('closing the control API', () => {
     expect(await controlRequest(target, '/v1/call', { toolId: 'demo.echo' })).toMatchObject({
       ok: true,
     });
+    const late = controlRequest(target, '/v1/call', { toolId: 'late.tool' });
     const stuck = controlRequest(target, '/v1/call', { toolId: 'slow.tool' });
     const failed = stuck.catch((error: Error) => error);
-    await until(() => page.requests('tool.call').length === 2);
-    const started = Date.now();
-    await control.close();
-    // Cut after CLOSE_GRACE_MS (2 s): the host was not closed first, so no answer was coming.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
-    expect(Date.now() - started).toBeLessThan(4000);
-    expect(await failed).toMatchObject({ code: 'tool_transport_closed', retryable: false });
+    await until(() => page.requests('tool.call').length === 3);
+    // Time is the subject: the grace (CLOSE_GRACE_MS, 2 s) runs on the test's clock. The host
+    // is not closed first, so no answer to slow.tool is coming.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const closed = control.close();
+      await vi.advanceTimersByTimeAsync(1999);
+      // Still within the grace: an answer that comes now goes out on its connection.
+      answer.open();
+      expect(await late).toMatchObject({ ok: true, result: { result: 'late' } });
+      // The grace ends: what is still pending is cut, and close() is done.
+      await vi.advanceTimersByTimeAsync(1);
+      expect(await failed).toMatchObject({ code: 'tool_transport_closed', retryable: false });
+      await closed;
+    } finally {
+      vi.useRealTimers();
+    }
     await host.close();
   });
 });
@@ -389,7 +410,7 @@ describe('toolwire mcp --attach', () => {
     const rpc = async (method: string, params: object = {}) => {
       const mine = ++id;
       stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: mine, method, params })}\n`);
-      await until(() => messages().some((m) => m.id === mine), 5000);
+      await until(() => messages().some((m) => m.id === mine));
       return messages().find((m) => m.id === mine);
     };
     await rpc('initialize', {
@@ -415,10 +436,7 @@ describe('toolwire mcp --attach', () => {
     const page = await withPage(url);
     page.setTools([...pageTools(), tool('late.tool')]);
     await page.pushChanged();
-    await until(
-      () => messages().some((m) => m.method === 'notifications/tools/list_changed'),
-      5000,
-    );
+    await until(() => messages().some((m) => m.method === 'notifications/tools/list_changed'));
     expect((await rpc('tools/list')).result.tools.map((t: any) => t.name)).toContain('late_tool');
     stdin.end();
     expect(await exit).toBe(0);

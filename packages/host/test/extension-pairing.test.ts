@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { extensionOrigin } from '../src/internal.js';
 import { cli, hostInProcess, tempDir } from './cli-helpers.js';
 import { FakePage, tool } from './helpers.js';
@@ -33,14 +34,8 @@ async function connectAs(url: string, origin: string) {
   return page;
 }
 
-async function welcomeOf(page: FakePage): Promise<any> {
-  for (let i = 0; i < 300; i++) {
-    const found = page.received.find((message) => message.type === 'session.welcome');
-    if (found) return found;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('no welcome');
-}
+const welcomeOf = (page: FakePage): Promise<any> =>
+  until(() => page.received.find((message) => message.type === 'session.welcome'), 'a welcome');
 
 function withCredential(address: string, credential: string): string {
   const url = new URL(address);

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { cli, hostInProcess, mcpInProcess, tempDir } from './cli-helpers.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, tool } from './helpers.js';
 
 // Issue 15 item 4: a call refused by the host's grant says how to allow it (--max-tool-policy),
 // whether the host refuses it (tool_policy_not_granted: the catalog's policy is above the grant)

@@ -15,6 +15,7 @@ import type {
 import { catalogChanged, createToolBridge, sessionOpen } from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
+import { until } from '../../../test-support/wait.js';
 import type { Host, McpBridge } from '../src/index.js';
 import { createMcpBridge } from '../src/index.js';
 
@@ -72,6 +73,8 @@ export class FakePage {
   #options: FakePageOptions;
   /** The grant of the host's session.welcome (applyGrant). */
   #grant: ToolPolicy | undefined;
+  /** Who waits for the next frame of a type (`next`). */
+  #waiting: { type: string; resolve: (message: any) => void }[] = [];
 
   private constructor(
     socket: WebSocket,
@@ -154,6 +157,11 @@ export class FakePage {
     return this.received.filter((message) => type === undefined || message.type === type);
   }
 
+  /** Resolves with the next frame of `type` the host sends from now on. */
+  next(type: string): Promise<any> {
+    return new Promise((resolve) => this.#waiting.push({ type, resolve }));
+  }
+
   close(code = 1000): Promise<{ code: number; reason: string }> {
     this.socket.close(code);
     return this.closed;
@@ -162,6 +170,9 @@ export class FakePage {
   async #serve(frame: string): Promise<void> {
     const message = JSON.parse(frame);
     this.received.push(message);
+    const woken = this.#waiting.filter((waiter) => waiter.type === message.type);
+    this.#waiting = this.#waiting.filter((waiter) => waiter.type !== message.type);
+    for (const waiter of woken) waiter.resolve(message);
     if (message.type === 'session.welcome') this.#grant = message.payload?.maxToolPolicy;
     const intercepted = this.#options.intercept?.(message);
     if (intercepted === 'hold') return;
@@ -184,15 +195,6 @@ export function errorResponse(request: any, code: string, message = code): objec
     capability: 'tool.exec',
     payload: { code, message, retryable: false, details: null },
   };
-}
-
-/** Polls `condition` until it holds (or fails the test after `timeoutMs`). */
-export async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /**

@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { cli, hostInProcess, mcpInProcess, tempDir } from './cli-helpers.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, tool } from './helpers.js';
 
 // Issue 15 item 4: `toolwire mcp` attaches to a running host (found through its state file)
 // and otherwise runs its own; a port in use is one line naming --attach and --port. Real
@@ -31,6 +32,9 @@ async function runningHost(
   cleanups.push(() => host.stop());
   const page = await FakePage.connect(host.url, { tools });
   cleanups.push(() => page.socket.terminate());
+  // Its first catalog in: the listing mcp probes the host with (in ATTACH_PROBE_MS) then has
+  // no first catalog to wait for.
+  await until(() => host.err().includes('catalog tools'));
   return host;
 }
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { sessionOpen } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { createHost } from '../src/index.js';
 import { sessionLabel } from '../src/internal.js';
 import { hostInProcess, mcpInProcess, tempDir } from './cli-helpers.js';
@@ -70,7 +71,7 @@ async function twoTabs(rpc: Rpc, url: string) {
     ],
   });
   cleanups.push(() => inbox.socket.terminate());
-  await expect.poll(() => names(rpc), { timeout: 5000 }).toContain('demo_echo');
+  await until(async () => (await names(rpc)).includes('demo_echo'));
   const drafts = await FakePage.connect(url, {
     origin: 'http://127.0.0.1:5191',
     // A tab that claims another origin (as an extension may, for the tab it speaks for).
@@ -87,7 +88,7 @@ async function twoTabs(rpc: Rpc, url: string) {
     ],
   });
   cleanups.push(() => drafts.socket.terminate());
-  await expect.poll(async () => (await names(rpc)).length, { timeout: 5000 }).toBe(5);
+  await until(async () => (await names(rpc)).length === 5);
   const listing = (await rpc('tools/call', { name: 'toolwire_sessions', arguments: {} })).result;
   const [first, second] = listing.structuredContent.sessions;
   return { ran, listing, inbox: first, drafts: second };
@@ -139,7 +140,7 @@ describe.each([
     const { rpc, url, messages } = await start();
     const late = await FakePage.connect(url, { open: false, tools: [tool('demo.echo')] });
     cleanups.push(() => late.socket.terminate());
-    await expect.poll(() => names(rpc), { timeout: 5000 }).toContain('demo_echo');
+    await until(async () => (await names(rpc)).includes('demo_echo'));
     const describe = async () =>
       (await rpc('tools/list')).result.tools.find((t: any) => t.name === 'demo_echo').description;
     expect(await describe()).toMatch(/ \[an unnamed tab, session [0-9a-f]{8}\]$/);
@@ -153,7 +154,7 @@ describe.each([
         session: late.key,
       }),
     );
-    await expect.poll(changed, { timeout: 5000 }).toBeGreaterThan(before);
+    await until(() => changed() > before);
     expect(await describe()).toMatch(/ \[tab "Late" at null, session [0-9a-f]{8}\]$/);
   });
 
@@ -231,7 +232,7 @@ describe.each([
     await tab('first', {
       tools: [tool('demo.echo', () => 'first'), tool('notes.add', () => ({}), { policy: 'write' })],
     });
-    await expect.poll(() => names(rpc), { timeout: 5000 }).toContain('demo_echo');
+    await until(async () => (await names(rpc)).includes('demo_echo'));
     await tab('second', {
       guard: 'read-only',
       reportGuard: true,
@@ -241,7 +242,7 @@ describe.each([
         tool('notes.delete', () => ({}), { policy: 'critical' }),
       ],
     });
-    await expect.poll(async () => (await names(rpc)).length, { timeout: 5000 }).toBe(5);
+    await until(async () => (await names(rpc)).length === 5);
     const listing = (await rpc('tools/call', { name: 'toolwire_sessions', arguments: {} })).result;
     const [first, second] = listing.structuredContent.sessions;
     const direct = (name: string) => rpc('tools/call', { name, arguments: {} });

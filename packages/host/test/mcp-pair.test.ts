@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { cli, hostInProcess, mcpInProcess, tempDir } from './cli-helpers.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, tool } from './helpers.js';
 
 // Issue 15 item 4: a person pairs a page from inside an MCP client, whose stderr they never
 // see. `toolwire_pair` answers the page's pairing link; the page trades its code as it would

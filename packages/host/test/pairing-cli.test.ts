@@ -2,9 +2,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { runCommand } from '../src/index.js';
 import { captureIo, cli, hostInProcess, tempDir } from './cli-helpers.js';
-import { FakePage, type FakePageOptions, tool, until } from './helpers.js';
+import { FakePage, type FakePageOptions, tool } from './helpers.js';
 
 // Issue 13, the CLI's side of pairing and of the page's guard: `toolwire pair` mints links,
 // `toolwire revoke` ends a tab's pairing, and a tool the page hides with its own guard is
@@ -31,22 +32,8 @@ async function connectPage(url: string, options: FakePageOptions = {}) {
   return page;
 }
 
-/** The first truthy value `read` gives, polled (sync or async). */
-async function eventually<T>(
-  read: () => T | Promise<T>,
-  timeoutMs = 3000,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-const welcome = (page: FakePage) =>
-  eventually(() => page.received.find((message) => message.type === 'session.welcome'));
+const welcome = (page: FakePage): Promise<any> =>
+  until(() => page.received.find((message) => message.type === 'session.welcome'), 'a welcome');
 
 describe('toolwire pair and toolwire revoke', () => {
   it('pair --page prints a single-use link; the page trades its code for a credential', async () => {
@@ -132,7 +119,7 @@ describe('toolwire pair and toolwire revoke', () => {
   it('revoke refuses a session that connected with the page token', async () => {
     const { env, host } = await setup();
     const page = await connectPage(host.url);
-    await eventually(
+    await until(
       async () => JSON.parse((await cli(['sessions', '--json'], env)).out).sessions.length === 1,
     );
     const refused = await cli(['revoke', (await welcome(page)).payload.sessionId], env);
@@ -152,10 +139,10 @@ describe("tools the page's own guard hides", () => {
       guard: 'read-write',
       reportGuard: true,
     });
-    await eventually(async () => (await cli(['tools'], env)).out.includes('cart.add'));
+    await until(async () => (await cli(['tools'], env)).out.includes('cart.add'));
     expect((await cli(['call', 'cart.add'], env)).out).toContain('"added": true');
     open.socket.terminate();
-    await eventually(async () =>
+    await until(async () =>
       (await cli(['sessions', '--json'], env)).out.includes('"sessions": []'),
     );
 
@@ -164,7 +151,7 @@ describe("tools the page's own guard hides", () => {
       guard: 'read-only',
       reportGuard: true,
     });
-    await eventually(async () => (await cli(['tools'], env)).out.includes('demo.echo'));
+    await until(async () => (await cli(['tools'], env)).out.includes('demo.echo'));
     const listed = await cli(['tools'], env);
     expect(listed.out).not.toMatch(/^cart\.add/m);
     expect(listed.out).toContain(
@@ -211,7 +198,7 @@ describe("tools the page's own guard hides", () => {
       });
       // demo.echo is offered (the honest path); cart.add is above the read grant; the critical
       // tool is hidden by the page's read-write guard.
-      await eventually(async () =>
+      await until(async () =>
         (await rpc('tools/list')).result.tools.some((t: any) => t.name === 'demo_echo'),
       );
       const listed = (await rpc('tools/list')).result;

@@ -1,15 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { ToolPolicy } from '@toolwire/protocol';
-import { afterEach, describe, expect, it } from 'vitest';
+import { sessionPing } from '@toolwire/protocol';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { latch, until } from '../../../test-support/wait.js';
 import type { Host, HostOptions, HostSession } from '../src/index.js';
 import { createHost } from '../src/index.js';
 import type { FakePageOptions } from './helpers.js';
-import { errorResponse, FakePage, tool, until } from './helpers.js';
+import { errorResponse, FakePage, tool } from './helpers.js';
 
 let host: Host | undefined;
 const pages: FakePage[] = [];
 
 afterEach(async () => {
+  vi.useRealTimers();
   for (const page of pages.splice(0)) page.socket.terminate();
   await host?.close();
   host = undefined;
@@ -137,8 +140,12 @@ describe('catalog refreshes', () => {
     const { page, session } = await setup({ tools: [echo] });
     const before = page.received.length;
     await page.pushChanged();
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(page.received.length).toBe(before);
+    // The barrier: a ping after the push. The host handles frames in order and sends a query
+    // in the same step as the push that asks for one, so by its pong any query has come.
+    const ping = sessionPing(null);
+    page.send(ping);
+    await until(() => page.received.some((m) => m.replyTo === ping.id));
+    expect(page.received.slice(before).map((m) => m.type)).toEqual(['session.pong']);
     expect(session.tools()).toHaveLength(1);
   });
 
@@ -264,14 +271,27 @@ describe('calls', () => {
   });
 
   it('time out with tool_timeout when the page never answers', async () => {
+    const held = latch();
     const { session } = await setup(
-      { tools: [echo], intercept: (m) => (m.type === 'tool.call' ? 'hold' : undefined) },
+      {
+        tools: [echo],
+        intercept: (m) => {
+          if (m.type !== 'tool.call') return undefined;
+          held.open();
+          return 'hold';
+        },
+      },
       { timeoutMs: 100 },
     );
-    await expect(session.call('demo.echo')).rejects.toMatchObject({
-      code: 'tool_timeout',
-      retryable: true,
-    });
+    // Time is the subject: from here on only the test's clock ends the call (and a catalog
+    // refresh the call may need first cannot time out on the loaded real clock).
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const outcome = session.call('demo.echo').catch((e) => e);
+    await held.wait;
+    await vi.advanceTimersByTimeAsync(99);
+    expect(session.pendingCount).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await outcome).toMatchObject({ code: 'tool_timeout', retryable: true });
     expect(session.pendingCount).toBe(0);
   });
 
@@ -282,10 +302,10 @@ describe('calls', () => {
     });
     const calls = [1, 2, 3].map(() => session.call('demo.echo').catch((e) => e));
     await until(() => page.requests('tool.call').length === 3);
-    const started = Date.now();
+    // "At once": with the timers stopped from here on, no timer can end a call; only the close.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     page.socket.terminate();
     const errors = await Promise.all(calls);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(errors.map((e) => e.code)).toEqual(Array(3).fill('tool_transport_closed'));
     expect(session.isOpen).toBe(false);
     expect(host?.sessions).toEqual([]);

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { sessionOpen, toolFailure, toolResult } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { cli, hostInProcess, RAW_CONTROL, tempDir } from './cli-helpers.js';
-import { FakePage, tool, until } from './helpers.js';
+import { FakePage, tool } from './helpers.js';
 
 // A page's words reach the terminal escaped (issue 13 part 6): no ESC, OSC (window title,
 // clipboard), BEL or CSI from a page gets through `toolwire`'s human output, its --json output,

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { createHost, createMcpBridge, runCommand } from '../src/index.js';
 import { captureIo, cli, tempDir } from './cli-helpers.js';
-import { until } from './helpers.js';
 
 // vi.mock is hoisted above every import and constant: the value is written out in it.
 vi.mock('../package.json', async (original) => {
