@@ -57,10 +57,16 @@ function assertWellFormed(written: BridgeResponse): void {
   else expect(response.id).toBe(`${response.replyTo}.response`);
 }
 
-/** Runs handle with a watchdog: a hang fails the property instead of stalling the suite. */
-async function handleWithin(message: unknown, ms = 2000): Promise<BridgeResponse | undefined> {
+/**
+ * Runs handle with a watchdog: a hang (a promise that never settles) fails the property with its
+ * counterexample instead of stalling the suite. The bound is never what is tested: one handle
+ * takes well under a millisecond, and the bound is thousands of times that, yet below the 20 s
+ * test limit so fast-check still reports the input.
+ */
+async function handleWithin(message: unknown, ms = 5000): Promise<BridgeResponse | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watchdog = new Promise<never>((_, reject) => {
+    // A bound, not a wait (see above).
     timer = setTimeout(() => reject(new Error(`handle did not settle within ${ms} ms`)), ms);
   });
   try {
