@@ -277,7 +277,7 @@ describe('the abort listener goes on only for tools that return a promise', () =
     });
     const controller = new AbortController();
     const pending = tools.callTool('later', {}, { signal: controller.signal, encoding: 'json' });
-    await Promise.resolve();
+    await until(() => finish, 'execute() ran');
     controller.abort();
     finish('too late');
     expect((await rejection(pending)).name).toBe('AbortError');

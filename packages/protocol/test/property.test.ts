@@ -64,6 +64,7 @@ function assertWellFormed(written: BridgeResponse): void {
  * test limit so fast-check still reports the input.
  */
 async function handleWithin(message: unknown, ms = 5000): Promise<BridgeResponse | undefined> {
+  // A bound, not a wait (see above).
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watchdog = new Promise<never>((_, reject) => {
     // A bound, not a wait (see above).
