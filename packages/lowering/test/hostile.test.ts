@@ -185,9 +185,10 @@ describe('graphs that explode when copied [C2] [C3]', () => {
     const started = Date.now();
     await expectCode(lower(value, undefined, { maxJsonBytes: 1024 * 1024 }), 'json_too_large');
     await expectCode(lift(value, {}, { maxJsonBytes: 1024 * 1024 }), 'json_too_large');
-    // Not a timing assertion on speed, only that the walk stopped instead of running for hours.
-    expect(Date.now() - started).toBeLessThan(10_000);
-  });
+    // Not a timing assertion on speed, only that the walk stopped instead of running for hours:
+    // a bound a loaded machine never comes near (it takes a second or two there).
+    expect(Date.now() - started).toBeLessThan(60_000);
+  }, 120_000); // the bound above, with room: not the 20 s default
 
   test('shared references are copied; lifted objects share nothing, with the input neither [L5]', async () => {
     const shared = { x: 1 };

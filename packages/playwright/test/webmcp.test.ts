@@ -1,5 +1,5 @@
 import type { Page } from '@playwright/test';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebMCPError, webmcp } from '../src/index.js';
 
 // webmcp() against a stand-in for Playwright's Page: which path it picks, and how each path's
@@ -177,6 +177,11 @@ describe('webmcp(page).callTool: errors', () => {
 });
 
 describe('webmcp(page): the timeout option', () => {
+  // The polyfill path's bound is a timer of its own: these tests drive it with fake timers.
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('native: passes timeout to Playwright only when given, and codes its timeout', async () => {
     const seen: unknown[] = [];
     const { page } = fakePage({
@@ -205,6 +210,7 @@ describe('webmcp(page): the timeout option', () => {
   });
 
   it('polyfill: an answer in time resolves; past the timeout, tool_execution_timeout', async () => {
+    vi.useFakeTimers();
     let answer: ((value: unknown) => void) | undefined;
     const { page } = fakePage({
       evaluate: (_fn, arg) =>
@@ -216,9 +222,18 @@ describe('webmcp(page): the timeout option', () => {
     });
     const helper = webmcp(page, { via: 'polyfill' });
     expect(await helper.callTool('fast', {}, { timeout: 1000 })).toBe(1);
-    const error = await helper
+    expect(vi.getTimerCount()).toBe(0);
+    let settled = false;
+    const outcome = helper
       .callTool('slow', {}, { timeout: 20 })
-      .catch((caught: unknown) => caught);
+      .catch((caught: unknown) => caught)
+      .finally(() => {
+        settled = true;
+      });
+    await vi.advanceTimersByTimeAsync(19);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const error = await outcome;
     expect(error).toBeInstanceOf(WebMCPError);
     expect(error).toMatchObject({
       code: 'tool_execution_timeout',
@@ -230,17 +245,23 @@ describe('webmcp(page): the timeout option', () => {
   });
 
   it('polyfill: bounds the listing too, and timeout 0 means no bound', async () => {
+    vi.useFakeTimers();
     const { page } = fakePage({ evaluate: () => new Promise(() => {}) });
     const helper = webmcp(page, { via: 'polyfill' });
-    await expect(helper.tools({ timeout: 20 })).rejects.toMatchObject({
+    const bounded = expect(helper.tools({ timeout: 20 })).rejects.toMatchObject({
       code: 'tool_execution_timeout',
       message: 'Timeout 20ms exceeded: the tool listing did not settle',
     });
-    const unbounded = await Promise.race([
-      helper.tools({ timeout: 0 }).then(() => 'settled'),
-      new Promise((resolve) => setTimeout(() => resolve('still waiting'), 50)),
-    ]);
-    expect(unbounded).toBe('still waiting');
+    await vi.advanceTimersByTimeAsync(20);
+    await bounded;
+    let settled = false;
+    void helper.tools({ timeout: 0 }).finally(() => {
+      settled = true;
+    });
+    // No bound: no timer at all, and a minute later it still waits.
+    expect(vi.getTimerCount()).toBe(0);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(settled).toBe(false);
   });
 
   it('refuses a timeout that is not a finite number of ms, 0 or more', async () => {

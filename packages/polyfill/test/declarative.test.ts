@@ -3,8 +3,9 @@
 // A submit that is not prevented would make happy-dom navigate, so the navigation outcome
 // (result null) and real user clicks are covered in Chromium (e2e/declarative.e2e.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import { sleep } from './contract/assert.js';
-import { enumOf, toolNamed } from './contract/declarative-cases.js';
+import { latch, until } from '../../../test-support/wait.js';
+import { nextEvent } from './contract/assert.js';
+import { enumOf, toolNamed, whenListed } from './contract/declarative-cases.js';
 import { freshInstall, rejection } from './helpers.js';
 
 type Setup = ReturnType<typeof freshInstall> & { mc: any; doc: Document };
@@ -33,6 +34,21 @@ function recordEvents(setup: Setup): string[] {
     );
   return log;
 }
+
+/**
+ * A barrier: a form added to the document now is listed only once the polyfill has handled
+ * every mutation before it (one observer, records in order) and the work they queued.
+ */
+async function barrier(setup: Setup, name: string): Promise<void> {
+  const box = setup.doc.createElement('div');
+  box.innerHTML = `<form toolname="${name}" tooldescription="A barrier"></form>`;
+  setup.doc.body.append(box);
+  await toolNamed(setup, name);
+}
+
+/** The tool `name` once `mc.getTools()` lists it with `test` holding (waits on toolchange). */
+const listedWith = (setup: Setup, name: string, test: (tool: any) => boolean) =>
+  whenListed(setup, (tools) => tools.find((tool) => tool.name === name && test(tool)));
 
 function respondOnSubmit(form: HTMLFormElement, value: unknown, seen: Event[] = []): Event[] {
   form.addEventListener('submit', (event) => {
@@ -150,20 +166,21 @@ describe('declarative tools: discovery', () => {
     expect(afterAdd).toBeGreaterThanOrEqual(1);
 
     form.setAttribute('tooldescription', 'Changed');
-    await sleep(20);
-    expect((await toolNamed(setup, 'later')).description).toBe('Changed');
+    const changed = await listedWith(setup, 'later', (tool) => tool.description !== 'Added later');
+    expect(changed.description).toBe('Changed');
     expect(changes).toBe(afterAdd + 1);
 
     form.setAttribute('tooltitle', 'Titled');
-    await sleep(20);
-    expect((await toolNamed(setup, 'later')).title).toBe('Titled');
+    expect((await listedWith(setup, 'later', (tool) => tool.title !== '')).title).toBe('Titled');
+    // One toolchange each: none came late for the description either.
+    expect(changes).toBe(afterAdd + 2);
 
     const input = setup.doc.createElement('input');
     input.name = 'b';
     input.required = true;
     form.append(input);
-    await sleep(20);
-    expect((await toolNamed(setup, 'later')).inputSchema.required).toEqual(['b']);
+    const required = await listedWith(setup, 'later', (tool) => tool.inputSchema.required.length);
+    expect(required.inputSchema.required).toEqual(['b']);
 
     form.setAttribute('toolname', 'renamed');
     await toolNamed(setup, 'renamed');
@@ -185,8 +202,12 @@ describe('declarative tools: discovery', () => {
     await toolNamed(setup, 'shadowed');
     const inner = root.querySelector('form') as HTMLFormElement;
     inner.setAttribute('tooldescription', 'Changed inside');
-    await sleep(20);
-    expect((await toolNamed(setup, 'shadowed')).description).toBe('Changed inside');
+    const changed = await listedWith(
+      setup,
+      'shadowed',
+      (tool) => tool.description !== 'In a shadow root',
+    );
+    expect(changed.description).toBe('Changed inside');
     inner.remove();
     await toolNamed(setup, 'shadowed', true);
 
@@ -203,9 +224,10 @@ describe('declarative tools: discovery', () => {
     // A shadow root attached to an element already in the document, filled afterwards.
     const connected = setup.doc.createElement('section');
     setup.doc.body.append(connected);
-    await sleep(20);
+    // Its arrival handled (no shadow root then), and then the attachment's own scan.
+    await barrier(setup, 'barrier.one');
     const attached = connected.attachShadow({ mode: 'open' });
-    await sleep(20);
+    await barrier(setup, 'barrier.two');
     attached.innerHTML =
       '<form toolname="attached.later" tooldescription="Attached in place"></form>';
     await toolNamed(setup, 'attached.later');
@@ -214,7 +236,7 @@ describe('declarative tools: discovery', () => {
     setup.doc.body.append(closed);
     closed.attachShadow({ mode: 'closed' }).innerHTML =
       '<form toolname="closed.root" tooldescription="Private"></form>';
-    await sleep(50);
+    await barrier(setup, 'barrier.three');
     expect((await setup.mc.getTools()).map((tool: { name: string }) => tool.name)).not.toContain(
       'closed.root',
     );
@@ -226,8 +248,10 @@ describe('declarative tools: discovery', () => {
     const other = setup.doc.implementation.createHTMLDocument('other');
     other.body.innerHTML = html;
     const parsed = new (setup.win as any).DOMParser().parseFromString(html, 'text/html');
-    await sleep(30);
-    expect(await setup.mc.getTools()).toEqual([]);
+    await barrier(setup, 'framed');
+    expect((await setup.mc.getTools()).map((tool: { name: string }) => tool.name)).toEqual([
+      'framed',
+    ]);
     setup.doc.body.append(setup.doc.adoptNode(other.body.firstElementChild as Element));
     await toolNamed(setup, 'frameless');
     expect(parsed.querySelector('form')).not.toBeNull();
@@ -239,8 +263,8 @@ describe('declarative tools: discovery', () => {
       <form id="two" toolname="same" tooldescription="Second"></form>`);
     expect((await toolNamed(setup, 'same')).description).toBe('First');
     setup.doc.getElementById('one')?.remove();
-    await sleep(30);
-    expect((await toolNamed(setup, 'same')).description).toBe('Second');
+    const second = await listedWith(setup, 'same', (tool) => tool.description !== 'First');
+    expect(second.description).toBe('Second');
   });
 });
 
@@ -317,21 +341,20 @@ describe('declarative tools: execution', () => {
     const form = setup.doc.getElementById('f') as HTMLFormElement;
     const button = setup.doc.getElementById('go') as HTMLButtonElement;
     const tool = await toolNamed(setup, 'fill');
-    let during: boolean[] = [];
-    let finish: (value: string) => void = () => {};
+    const submitted = latch<boolean[]>();
+    const answer = latch<string>();
     form.addEventListener('submit', (event: any) => {
-      during = [
+      submitted.open([
         form.hasAttribute('data-tool-form-active'),
         button.hasAttribute('data-tool-submit-active'),
-      ];
+      ]);
       event.preventDefault();
-      event.respondWith(new Promise((resolve) => (finish = resolve)));
+      event.respondWith(answer.wait);
     });
     const pending = setup.mc.executeTool(tool, {});
-    await sleep(20);
-    expect(during).toEqual([true, true]);
+    expect(await submitted.wait).toEqual([true, true]);
     expect(form.hasAttribute('data-tool-form-active')).toBe(true);
-    finish('later');
+    answer.open('later');
     expect(await pending).toBe('later');
     expect(form.hasAttribute('data-tool-form-active')).toBe(false);
     expect(button.hasAttribute('data-tool-submit-active')).toBe(false);
@@ -363,11 +386,16 @@ describe('declarative tools: execution', () => {
   });
 
   it('without toolautosubmit it waits for the user to submit', async () => {
-    const setup = page(FORM.replace(' toolautosubmit', ''));
+    const setup = page(
+      `${FORM.replace(' toolautosubmit', '')}
+      <form id="auto" toolname="auto" tooldescription="Submits itself" toolautosubmit></form>`,
+    );
     const form = setup.doc.getElementById('f') as HTMLFormElement;
     const button = setup.doc.getElementById('go') as HTMLButtonElement;
     const tool = await toolNamed(setup, 'fill');
+    await toolNamed(setup, 'auto');
     const seen = respondOnSubmit(form, 'by the user');
+    respondOnSubmit(setup.doc.getElementById('auto') as HTMLFormElement, 'submitted itself');
     let settled = false;
     const activated = new Promise((resolve) =>
       setup.mc.addEventListener('toolactivated', resolve, { once: true }),
@@ -376,7 +404,9 @@ describe('declarative tools: execution', () => {
       settled = true;
     });
     await activated;
-    await sleep(20);
+    // A barrier: a form that does submit itself, called after, has its answer; a submission of
+    // the first form would have come (and settled) before it.
+    expect(await setup.tools.callTool('auto', {})).toBe('submitted itself');
     expect(settled).toBe(false);
     expect(seen).toEqual([]);
     // (Focus on the submit button is asserted in Chromium: happy-dom does not move focus.)
@@ -395,12 +425,13 @@ describe('declarative tools: execution', () => {
       order.push(`toolcancel:${event.toolName}:${form.hasAttribute('data-tool-form-active')}`),
     );
     const controller = new AbortController();
+    const activated = nextEvent(setup.mc, 'toolactivated');
     const pending = setup.mc.executeTool(tool, {}, { signal: controller.signal });
-    await sleep(20);
+    await activated;
     expect(form.hasAttribute('data-tool-form-active')).toBe(true);
     controller.abort();
     expect((await rejection(pending)).name).toBe('AbortError');
-    await sleep(20);
+    await until(() => order.length, 'toolcancel');
     expect(order).toEqual(['toolcancel:fill:false']);
   });
 
@@ -409,8 +440,9 @@ describe('declarative tools: execution', () => {
     const tool = await toolNamed(setup, 'fill');
     const cancels: string[] = [];
     setup.mc.addEventListener('toolcancel', (event: any) => cancels.push(event.toolName));
+    const filled = nextEvent(setup.mc, 'toolactivated');
     const viaSpec = setup.mc.executeTool(tool, {});
-    await sleep(20);
+    await filled;
     setup.doc.getElementById('f')?.remove();
     expect((await rejection(viaSpec)).name).toBe('UnknownError');
     expect(cancels).toEqual(['fill']);
@@ -433,7 +465,9 @@ describe('declarative tools: execution', () => {
     const tool = await toolNamed(setup, 'fill');
     form.addEventListener('submit', (event: any) => {
       event.preventDefault();
-      event.respondWith(sleep(30).then(() => 'finished'));
+      // The answer comes only once the removal has unregistered the tool.
+      const unregistered = nextEvent(setup.mc, 'toolchange');
+      event.respondWith(unregistered.then(() => 'finished'));
       form.remove();
     });
     expect(await setup.mc.executeTool(tool, { t: 'x' })).toBe('finished');
@@ -481,8 +515,9 @@ describe('declarative tools: execution', () => {
     const setup = page(FORM.replace(' toolautosubmit', ''));
     const form = setup.doc.getElementById('f') as HTMLFormElement;
     const tool = await toolNamed(setup, 'fill');
+    const activated = nextEvent(setup.mc, 'toolactivated');
     const pending = setup.mc.executeTool(tool, { t: 'x' });
-    await sleep(20);
+    await activated;
     form.reset();
     expect((await rejection(pending)).name).toBe('UnknownError');
     expect(form.hasAttribute('data-tool-form-active')).toBe(false);

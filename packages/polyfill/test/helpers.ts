@@ -20,5 +20,3 @@ export async function rejection(
   }
   throw new Error('expected the promise to reject');
 }
-
-export const tick = () => new Promise((resolve) => setTimeout(resolve, 0));

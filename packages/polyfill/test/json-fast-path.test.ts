@@ -5,6 +5,7 @@
  * paths and reasons, events that still fire, aborts that still reject.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { freshInstall, rejection } from './helpers.js';
 
 async function echoInstall() {
@@ -116,10 +117,11 @@ describe('callTool json without an inputSchema', () => {
       { a: 1 },
       { encoding: 'json', signal: controller.signal },
     );
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await until(() => toolSignal, 'execute() ran');
     controller.abort();
     expect((await rejection(pending)).name).toBe('AbortError');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The tool's signal aborts, and toolcancel fires, in a later task than the rejection.
+    await until(() => cancelled.mock.calls.length, 'toolcancel');
     expect(toolSignal?.aborted).toBe(true);
     expect(cancelled).toHaveBeenCalledTimes(1);
   });
@@ -229,7 +231,7 @@ describe('the abort listener goes on only for tools that return a promise', () =
     expect((await rejection(tools.callTool('now', {}, { signal: controller.signal }))).error).toBe(
       reason,
     );
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => cancelled.mock.calls.length, 'toolcancel');
     expect(cancelled).toHaveBeenCalledTimes(1);
   });
 
@@ -255,7 +257,7 @@ describe('the abort listener goes on only for tools that return a promise', () =
     expect(
       (await rejection(tools.callTool('returns', {}, { signal: controller.signal }))).name,
     ).toBe('AbortError');
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => toolSignal?.aborted, "the tool's signal aborted");
     expect(toolSignal?.aborted).toBe(true);
     controller = new AbortController();
     expect(
@@ -275,7 +277,7 @@ describe('the abort listener goes on only for tools that return a promise', () =
     });
     const controller = new AbortController();
     const pending = tools.callTool('later', {}, { signal: controller.signal, encoding: 'json' });
-    await Promise.resolve();
+    await until(() => finish, 'execute() ran');
     controller.abort();
     finish('too late');
     expect((await rejection(pending)).name).toBe('AbortError');

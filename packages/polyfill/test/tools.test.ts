@@ -1,5 +1,6 @@
 import { Window } from 'happy-dom';
 import { describe, expect, it, vi } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import type { Tool } from '../src/index.js';
 import { install, ToolExecutionError } from '../src/index.js';
 import { freshInstall, rejection } from './helpers.js';
@@ -117,7 +118,8 @@ describe('tools.callTool', () => {
     const pending = tools.callTool('slow', {}, { signal: controller.signal });
     controller.abort(reason);
     expect((await rejection(pending)).error).toBe(reason);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The tool's own signal aborts in a later task than the caller's rejection.
+    await until(() => toolSignal?.aborted, "the tool's signal aborted");
     expect(toolSignal?.aborted).toBe(true);
     expect((toolSignal?.reason as DOMException | undefined)?.name).toBe('AbortError');
     const timed = await rejection(tools.callTool('slow', {}, { signal: AbortSignal.timeout(10) }));
@@ -140,7 +142,7 @@ describe('tools.callTool', () => {
       .catch(() => events.push('rejected'));
     controller.abort();
     await pending;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => events.includes('cancel:hang'), 'toolcancel');
     expect(events).toEqual(['activated:hang', 'rejected', 'cancel:hang']);
   });
 
@@ -250,7 +252,7 @@ describe('tools.callTool by name, across what getTools() lists', () => {
     expect(listings).toBe(0);
     const controller = new AbortController();
     const pending = tools.callTool('native.only', {}, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => listings > 0, 'the listing was asked for');
     // The listing was asked for and hangs: only the abort can settle the call.
     expect(listings).toBe(1);
     controller.abort(reason);

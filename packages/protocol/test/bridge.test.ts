@@ -735,7 +735,9 @@ describe('tool.batch', () => {
       running++;
       expect(running).toBe(1);
       order.push(name);
-      await new Promise((resolve) => setTimeout(resolve, 2));
+      // Still running across a task (a zero-delay macrotask is the point): a bridge that started
+      // the next call without waiting for this one would have started it by then (running 2).
+      await new Promise((resolve) => setTimeout(resolve, 0));
       running--;
       return { name };
     };

@@ -21,7 +21,11 @@ const CATALOG = { schema: 'ansight.tool-catalog.v3', revision: 'r', tools: [], c
 function setup(options: ToolClientOptions = {}) {
   const [hostEnd, pageEnd] = createLinkedPair();
   const requests: Record<string, any>[] = [];
-  pageEnd.onmessage = (frame) => requests.push(JSON.parse(frame));
+  let arrived: (() => void) | undefined;
+  pageEnd.onmessage = (frame) => {
+    requests.push(JSON.parse(frame));
+    arrived?.();
+  };
   const client = createToolClient(hostEnd, options);
   const raw = (text: string) => pageEnd.send(text);
   const envelope = (
@@ -46,23 +50,25 @@ function setup(options: ToolClientOptions = {}) {
     const outcome = make(client);
     // Caught here, awaited by the test: no unhandled rejection while it waits.
     outcome.catch(() => {});
-    while (requests.length === before) await new Promise((resolve) => setTimeout(resolve, 0));
+    if (requests.length === before) await new Promise<void>((resolve) => (arrived = resolve));
+    arrived = undefined;
     return { id: requests.at(-1)?.id as string, outcome };
   };
   return { client, raw, reply, envelope, send, requests };
 }
 
-/** The error `promise` rejects with, which must come well within the 20 s timeout. */
+/**
+ * The error `promise` rejects with. Not the client's only timer (the 20 s timeout, whose error is
+ * tool_timeout): the reply itself failed the request. A request that waited for the timeout
+ * instead fails the test on its own time limit first.
+ */
 async function failsAtOnce(promise: Promise<unknown>): Promise<ToolProtocolError> {
-  const timer = new Promise((resolve) => setTimeout(() => resolve('still pending'), 1000));
-  const outcome = await Promise.race([
-    promise.then(
-      () => 'resolved',
-      (error) => error,
-    ),
-    timer,
-  ]);
+  const outcome = await promise.then(
+    () => 'resolved',
+    (error: unknown) => error,
+  );
   expect(outcome).toBeInstanceOf(ToolProtocolError);
+  expect((outcome as ToolProtocolError).code).not.toBe('tool_timeout');
   return outcome as ToolProtocolError;
 }
 
@@ -277,11 +283,15 @@ describe('replies that match no pending request', () => {
       onMessage: (message) => others.push(message),
     });
     const pending = await send((c) => c.call({ toolId: 'x' }));
+    const barrier = await send((c) => c.call({ toolId: 'x' }));
     // Unknown ids, readable or not, and a frame that names nothing.
     reply('never-sent', 'tool.result', RESULT);
     raw('{"type":"tool.result","replyTo":"never-sent-either","payload":');
     raw('not json at all');
-    await new Promise((resolve) => setTimeout(resolve, 10));
+    // A barrier: an honest reply sent after them on the same ordered channel is answered, so
+    // the three were handled by then.
+    reply(barrier.id, 'tool.result', RESULT);
+    expect(await barrier.outcome).toEqual(RESULT);
     expect(client.pendingCount).toBe(1);
     expect(errors.map((error) => [error.code, (error.details as any).reason])).toEqual([
       ['tool_protocol_invalid_response', 'unmatched'],

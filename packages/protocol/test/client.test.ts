@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { createAjvProvider } from '../src/ajv.js';
 import type { Transport } from '../src/index.js';
 import {
@@ -37,8 +38,6 @@ function manualPage(end: Transport) {
   return { requests, reply };
 }
 
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
-
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
@@ -59,7 +58,7 @@ describe('createToolClient', () => {
       client.call({ toolId: 'a' }),
       client.batch({ calls: [] }),
     ];
-    await tick();
+    await until(() => page.requests.length === 3, 'the three requests arrived');
     expect(page.requests.map((r) => r.type)).toEqual(['tool.query', 'tool.call', 'tool.batch']);
     expect(new Set(page.requests.map((r) => r.id)).size).toBe(3);
     for (const r of page.requests) {
@@ -77,7 +76,7 @@ describe('createToolClient', () => {
     const client = createToolClient(host);
     const first = client.call({ toolId: 'one' });
     const second = client.call({ toolId: 'two' });
-    await tick();
+    await until(() => page.requests.length === 2, 'both requests arrived');
     const [a, b] = page.requests;
     page.reply(b?.id, 'tool.result', {
       toolId: 'two',
@@ -103,7 +102,7 @@ describe('createToolClient', () => {
     const page = manualPage(pageEnd);
     const client = createToolClient(host);
     const response = client.request('tool.call', { toolId: 'big' });
-    await tick();
+    await until(() => page.requests.length === 1, 'the request arrived');
     const payload = {
       toolId: 'big',
       success: true,
@@ -127,7 +126,7 @@ describe('createToolClient', () => {
     const page = manualPage(pageEnd);
     const client = createToolClient(host);
     const call = client.call({ toolId: 'x' });
-    await tick();
+    await until(() => page.requests.length === 1, 'the request arrived');
     page.reply(page.requests[0]?.id, 'tool.result', {
       $ansightEncoding: 'gzip-base64-json',
       data: 'not base64!',
@@ -146,7 +145,7 @@ describe('createToolClient', () => {
     const client = createToolClient(host);
     const call = client.call({ toolId: 'gone' });
     const raw = client.request('tool.call', { toolId: 'gone' });
-    await tick();
+    await until(() => page.requests.length === 2, 'both requests arrived');
     for (const r of page.requests) {
       page.reply(r.id, 'tool.error', {
         code: 'tool_not_found',
@@ -170,7 +169,7 @@ describe('createToolClient', () => {
     const page = manualPage(pageEnd);
     const client = createToolClient(host);
     const query = client.query();
-    await tick();
+    await until(() => page.requests.length === 1, 'the request arrived');
     page.reply(page.requests[0]?.id, 'tool.result', { success: true });
     expect(await codeOf(query)).toBe('tool_protocol_invalid_response');
   });
@@ -181,7 +180,7 @@ describe('createToolClient', () => {
     const client = createToolClient(host);
     const first = client.query({}, { id: 'fixed' });
     expect(await codeOf(client.query({}, { id: 'fixed' }))).toBe('tool_request_duplicate_id');
-    await tick();
+    await until(() => page.requests.length === 1, 'the request arrived');
     page.reply('fixed', 'tool.catalog', {
       schema: 'ansight.tool-catalog.v3',
       revision: 'r',
@@ -190,7 +189,12 @@ describe('createToolClient', () => {
     await first;
     // Still refused after it completed: ids are unique per connection, not per moment.
     expect(await codeOf(client.query({}, { id: 'fixed' }))).toBe('tool_request_duplicate_id');
-    expect(page.requests).toHaveLength(1);
+    // A barrier: a query sent after the refused ones arrives, and nothing came before it.
+    const honest = client.query({}, { id: 'honest' });
+    await until(() => page.requests.length >= 2, 'the later query arrived');
+    expect(page.requests.map((r) => r.id)).toEqual(['fixed', 'honest']);
+    client.close();
+    await honest.catch(() => {});
   });
 
   it('times out after 20 s by default with tool_timeout, and clears its timer', async () => {
@@ -253,7 +257,7 @@ describe('createToolClient', () => {
     pageEnd.send('{"type":"session.open","sdk":"toolwire"}');
     pageEnd.send('{"type":"tool.result","id":"late.response","replyTo":"late","payload":{}}');
     pageEnd.send('garbage');
-    await tick();
+    await until(() => other.mock.calls.length === 3, 'the three frames were handed on');
     expect(
       other.mock.calls.map(([message]) => (message as { type?: string } | undefined)?.type),
     ).toEqual(['session.open', 'tool.result', undefined]);

@@ -14,7 +14,7 @@ import {
   parseFrame,
   ToolProtocolError,
 } from '../src/index.js';
-import { codeOf, request, tool } from './helpers.js';
+import { CPU_BOUND, codeOf, request, tool } from './helpers.js';
 
 /** Deterministic bytes: text-like (compressible) or noise. */
 function bytesOf(length: number, kind: 'text' | 'noise'): Uint8Array {
@@ -27,7 +27,7 @@ function bytesOf(length: number, kind: 'text' | 'noise'): Uint8Array {
   return out;
 }
 
-describe('crc32 (slicing-by-8)', () => {
+describe('crc32 (slicing-by-8)', CPU_BOUND, () => {
   it('matches zlib for every length 0..64, at odd offsets, and on a megabyte', () => {
     const data = bytesOf(1 << 20, 'noise');
     for (let length = 0; length <= 64; length++) {
@@ -41,7 +41,7 @@ describe('crc32 (slicing-by-8)', () => {
   });
 });
 
-describe('gzip', () => {
+describe('gzip', CPU_BOUND, () => {
   it('is byte for byte what fflate gzipSync makes with mtime 0, at every level', () => {
     for (const length of [0, 1, 100, 40_000]) {
       for (const kind of ['text', 'noise'] as const) {

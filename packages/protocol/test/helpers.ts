@@ -38,6 +38,13 @@ export function tool(
   };
 }
 
+/**
+ * For CPU-bound tests (a gzip bomb, every compression level, a thousand property runs): on a busy
+ * two-core machine they take several times their usual seconds, past the 20 s default. The
+ * bound only turns a hang into a failure; no speed is measured.
+ */
+export const CPU_BOUND = { timeout: 120_000 };
+
 let counter = 0;
 
 /** A request envelope as a host would send it. */

@@ -11,7 +11,7 @@ import {
   ToolProtocolError,
   toolFailure,
 } from '../src/index.js';
-import { tool } from './helpers.js';
+import { CPU_BOUND, tool } from './helpers.js';
 
 /**
  * Property tests (issue 2): whatever arrives, the codec throws only coded errors and the
@@ -57,10 +57,17 @@ function assertWellFormed(written: BridgeResponse): void {
   else expect(response.id).toBe(`${response.replyTo}.response`);
 }
 
-/** Runs handle with a watchdog: a hang fails the property instead of stalling the suite. */
-async function handleWithin(message: unknown, ms = 2000): Promise<BridgeResponse | undefined> {
+/**
+ * Runs handle with a watchdog: a hang (a promise that never settles) fails the property with its
+ * counterexample instead of stalling the suite. The bound is never what is tested: one handle
+ * takes well under a millisecond, and the bound is thousands of times that, yet below the
+ * test's own limit so fast-check still reports the input.
+ */
+async function handleWithin(message: unknown, ms = 5000): Promise<BridgeResponse | undefined> {
+  // A bound, not a wait (see above).
   let timer: ReturnType<typeof setTimeout> | undefined;
   const watchdog = new Promise<never>((_, reject) => {
+    // A bound, not a wait (see above).
     timer = setTimeout(() => reject(new Error(`handle did not settle within ${ms} ms`)), ms);
   });
   try {
@@ -126,7 +133,7 @@ const envelope = fc.record(
   { requiredKeys: ['type'] },
 );
 
-describe('property: decodePayload', () => {
+describe('property: decodePayload', CPU_BOUND, () => {
   it('arbitrary JSON: returned untouched or refused with a coded error', () => {
     fc.assert(
       fc.property(anyJson, (value) => {
@@ -163,7 +170,7 @@ describe('property: decodePayload', () => {
   });
 });
 
-describe('property: bridge.handle', () => {
+describe('property: bridge.handle', CPU_BOUND, () => {
   it('arbitrary JSON values and strings: a well-formed response or pass-through', async () => {
     await fc.assert(
       fc.asyncProperty(

@@ -51,14 +51,15 @@ export function mountTool(strict = false) {
       });
     },
     /**
-     * Lets timers run inside act() until `done()` holds (the hook's late state updates are
-     * applied as they come); fails after two seconds.
+     * Waits inside act() for the event `work` awaits (a latch opened, a registration settled):
+     * the state updates the hook makes when it comes land inside act() (so React does not warn)
+     * and are applied before this returns. act() keeps its scope open for a task after `work`
+     * resolves, so the hook's own reaction to the event, a few microtasks later, is included.
      */
-    async until(done: () => boolean | Promise<boolean>): Promise<void> {
-      for (let waited = 0; !(await done()); waited += 5) {
-        if (waited > 2000) throw new Error(`still not done after ${waited} ms: ${done}`);
-        await act(() => tick(5));
-      }
+    async inAct(work: () => Promise<unknown>): Promise<void> {
+      await act(async () => {
+        await work();
+      });
     },
     async unmount(): Promise<void> {
       await act(async () => {
@@ -77,5 +78,3 @@ export async function rejection(promise: Promise<unknown>): Promise<Error> {
   }
   throw new Error('expected the promise to reject');
 }
-
-export const tick = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));

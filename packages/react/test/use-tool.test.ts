@@ -3,6 +3,7 @@ import type { Installation, ToolDefinition, ToolExecuteContext } from '@toolwire
 import { createElement } from 'react';
 import { renderToString } from 'react-dom/server';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { latch, until } from '../../../test-support/wait.js';
 import {
   mountTool,
   type Probe,
@@ -10,7 +11,6 @@ import {
   removeGlobals,
   scriptTagPolyfill,
   ToolProbe,
-  tick,
 } from './helpers.js';
 
 const counter = (execute: ToolDefinition['execute'] = () => 'ok'): ToolDefinition => ({
@@ -65,24 +65,39 @@ describe('useTool: mount and unmount', () => {
 });
 
 /**
- * A toolManager whose register() stores the tool at once but settles later, and only then looks
- * at the signal (as one answering across frames might). A hook that unregisters out of turn
- * leaves a duplicate or nothing at all.
+ * A toolManager whose register() stores the tool at once but settles only when the test
+ * releases it, and only then looks at the signal (as one answering across frames might). A hook
+ * that unregisters out of turn leaves a duplicate or nothing at all. It starts held; `hold()`
+ * holds the registrations from then on again.
  */
 function slowManager(real: Installation['toolManager']) {
+  let gate = latch();
+  const settled: ToolDefinition[] = [];
   return {
+    /** The tools whose register() has settled, in that order. */
+    settled,
+    hold(): void {
+      gate = latch();
+    },
+    release(): void {
+      gate.open();
+    },
     register: (tool: ToolDefinition, options?: { signal?: AbortSignal }) => {
       const stored = real.register(tool);
-      return tick(5).then(async () => {
+      return gate.wait.then(async () => {
         await stored;
         const signal = options?.signal;
         const drop = () => void real.unregister(tool.name);
         if (signal?.aborted) drop();
         else signal?.addEventListener('abort', drop, { once: true });
+        settled.push(tool);
       });
     },
   };
 }
+
+const described = (tools: readonly ToolDefinition[], description: string) =>
+  tools.some((tool) => tool.naturalLanguageProperties?.description === description);
 
 describe('useTool: StrictMode', () => {
   it('mount, unmount, mount ends with one registration and no error', async () => {
@@ -104,19 +119,32 @@ describe('useTool: StrictMode', () => {
     (globalThis as { toolManager?: unknown }).toolManager = slow;
     const view = mountTool(true);
     await view.render(counter());
-    await view.until(() => view.probe.result?.status === 'registered');
+    // Stored but not settled: the hook still reports pending.
+    expect(view.probe.result?.status).toBe('pending');
+    expect(await names()).toEqual(['counter.add']);
+    await view.inAct(async () => {
+      slow.release();
+      await until(() => slow.settled.length === 1, 'the registration settled');
+    });
+    expect(view.probe.result?.status).toBe('registered');
     expect(await names()).toEqual(['counter.add']);
     // A change of data while the old registration is still settling: still exactly one.
+    slow.hold();
     await view.render({ ...counter(), naturalLanguageProperties: { description: 'Adds more.' } });
     await view.render({ ...counter(), naturalLanguageProperties: { description: 'Adds most.' } });
-    await view.until(() => view.probe.result?.status === 'registered');
+    expect(view.probe.result?.status).toBe('pending');
+    await view.inAct(async () => {
+      slow.release();
+      await until(() => described(slow.settled, 'Adds most.'), 'the last registration settled');
+    });
+    expect(view.probe.result?.status).toBe('registered');
     const listed = await polyfill.tools.getTools();
     expect(listed.map((tool) => [tool.name, tool.description])).toEqual([
       ['counter.add', 'Adds most.'],
     ]);
     expect(errors).not.toHaveBeenCalled();
     await view.unmount();
-    await view.until(async () => (await names()).length === 0);
+    await until(async () => (await names()).length === 0, 'the tool was removed');
   });
 });
 
@@ -163,7 +191,7 @@ describe('useTool: unmount aborts calls in flight', () => {
       }),
     );
     const call = polyfill.tools.callTool('counter.add', {});
-    await tick();
+    await until(() => signal, 'execute() ran');
     expect(signal?.aborted).toBe(false);
     const outcome = rejection(call);
     await view.unmount();
@@ -176,9 +204,10 @@ describe('useTool: unmount aborts calls in flight', () => {
   });
 
   it('refuses a call that reaches the tool after unmount, before its removal', async () => {
-    // The slow manager keeps the tool listed until its register() settles; the hook already
-    // let go of it, so a call in that window fails as a call in flight would.
-    (globalThis as { toolManager?: unknown }).toolManager = slowManager(polyfill.toolManager);
+    // The slow manager keeps the tool listed until the test releases its register(); the hook
+    // already let go of it, so a call in that window fails as a call in flight would.
+    const slow = slowManager(polyfill.toolManager);
+    (globalThis as { toolManager?: unknown }).toolManager = slow;
     const execute = vi.fn(() => 'ran');
     const view = mountTool();
     await view.render(counter(execute));
@@ -186,7 +215,9 @@ describe('useTool: unmount aborts calls in flight', () => {
     expect(await names()).toEqual(['counter.add']);
     expect((await rejection(polyfill.tools.callTool('counter.add', {}))).name).toBe('AbortError');
     expect(execute).not.toHaveBeenCalled();
-    await view.until(async () => (await names()).length === 0);
+    // Only now the window closes: the registration settles and its removal runs.
+    slow.release();
+    await until(async () => (await names()).length === 0, 'the tool was removed');
   });
 
   it('still passes on the caller’s own abort to execute()', async () => {
@@ -200,7 +231,7 @@ describe('useTool: unmount aborts calls in flight', () => {
     );
     const caller = new AbortController();
     const call = polyfill.tools.callTool('counter.add', {}, { signal: caller.signal });
-    await tick();
+    await until(() => signal, 'execute() ran');
     caller.abort();
     expect((await rejection(call)).name).toBe('AbortError');
     await vi.waitFor(() => expect(signal?.aborted).toBe(true));
@@ -208,11 +239,11 @@ describe('useTool: unmount aborts calls in flight', () => {
   });
 
   it('leaves a call running across a re-registration (only unmount aborts)', async () => {
-    let finish: (value: string) => void = () => {};
+    const running = latch<(value: string) => void>();
     const view = mountTool();
-    await view.render(counter(() => new Promise<string>((resolve) => (finish = resolve))));
+    await view.render(counter(() => new Promise<string>((resolve) => running.open(resolve))));
     const call = polyfill.tools.callTool('counter.add', {});
-    await tick();
+    const finish = await running.wait;
     await view.render({ ...counter(), naturalLanguageProperties: { description: 'Changed.' } });
     finish('done');
     expect(await call).toBe('done');

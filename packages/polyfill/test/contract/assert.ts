@@ -47,5 +47,22 @@ export async function rejectsWith(promise: unknown, name: string, what: string):
   return error;
 }
 
-export const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/**
+ * The next `type` event at `target` that `accept` takes, as a promise. The cases wait for the
+ * event they need, never for a duration (they also run in a browser page, so they use no test
+ * runner's helpers). Call it before the action that causes the event.
+ */
+export function nextEvent<E extends Event = Event>(
+  target: EventTarget,
+  type: string,
+  accept: (event: E) => boolean = () => true,
+): Promise<E> {
+  return new Promise((resolve) => {
+    const listener = (event: Event) => {
+      if (!accept(event as E)) return;
+      target.removeEventListener(type, listener);
+      resolve(event as E);
+    };
+    target.addEventListener(type, listener);
+  });
+}

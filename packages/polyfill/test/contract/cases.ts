@@ -8,7 +8,7 @@
  * Chromium differs, the case is listed in NATIVE_DIFFERENCES with a reason, and the native run
  * asserts that it still fails, so the list cannot go stale silently.
  */
-import { deepEqual, equal, nextTask, ok, rejects, rejectsWith, sleep } from './assert.js';
+import { deepEqual, equal, nextEvent, ok, rejects, rejectsWith } from './assert.js';
 import { DECLARATIVE_CASES, DECLARATIVE_NATIVE_DIFFERENCES } from './declarative-cases.js';
 
 export interface ContractEnv {
@@ -228,8 +228,9 @@ export const CASES: ContractCase[] = [
       await env.mc.registerTool(tool('temp'), { signal: controller.signal });
       let changes = 0;
       env.mc.addEventListener('toolchange', () => changes++);
+      const changed = nextEvent(env.mc, 'toolchange');
       controller.abort();
-      await sleep(20);
+      await changed;
       equal((await env.mc.getTools()).length, 0, 'tools after abort');
       ok(changes >= 1, 'toolchange after unregistering');
     },
@@ -246,7 +247,7 @@ export const CASES: ContractCase[] = [
       });
       await env.mc.registerTool(tool('changer'), { signal: env.signal });
       seen.push('resolved');
-      await sleep(20);
+      // Nothing to wait for: a toolchange that came later would make seen[0] 'resolved'.
       equal(seen[0], 'toolchange', 'toolchange comes first');
       ok(event && !event.bubbles && !event.cancelable, 'not bubbling, not cancelable');
     },
@@ -258,8 +259,8 @@ export const CASES: ContractCase[] = [
       let called = 0;
       env.mc.ontoolchange = () => called++;
       ok(typeof env.mc.ontoolchange === 'function', 'getter returns the handler');
+      // toolchange comes before registerTool resolves (the case above): no wait.
       await env.mc.registerTool(tool('handler'), { signal: env.signal });
-      await sleep(20);
       env.mc.ontoolchange = null;
       ok(called >= 1, 'handler called');
     },
@@ -276,8 +277,8 @@ export const CASES: ContractCase[] = [
       second.then(() => log.push('resolved:two'));
       await microtasks();
       deepEqual(log, [], 'nothing within the caller microtasks');
+      // Both resolution callbacks were attached before this await's: they have run.
       await Promise.all([first, second]);
-      await sleep(20);
       deepEqual(
         log,
         ['toolchange', 'resolved:one', 'toolchange', 'resolved:two'],
@@ -286,12 +287,24 @@ export const CASES: ContractCase[] = [
       const controller = new AbortController();
       await env.mc.registerTool(tool('t.a'), { signal: controller.signal });
       await env.mc.registerTool(tool('t.b'), { signal: controller.signal });
-      await sleep(20);
-      log.length = 0;
+      // Their own toolchanges came before they resolved, and none came late for one or two.
+      deepEqual(
+        log.splice(0),
+        ['toolchange', 'resolved:one', 'toolchange', 'resolved:two', 'toolchange', 'toolchange'],
+        'two more registrations, nothing late',
+      );
+      let count = 0;
+      const twoChanges = new Promise<void>((resolve) => {
+        env.mc.addEventListener('toolchange', () => {
+          if (++count === 2) resolve();
+        });
+      });
       controller.abort();
       await microtasks();
       deepEqual(log, [], 'unregistering: no toolchange within the microtasks');
-      await sleep(20);
+      await twoChanges;
+      // A getTools() round (it settles in a task) after them: no third one came meanwhile.
+      await env.mc.getTools();
       deepEqual(log, ['toolchange', 'toolchange'], 'one toolchange per unregistration');
     },
   },
@@ -544,12 +557,22 @@ export const CASES: ContractCase[] = [
     name: 'executeTool: toolactivated is a ToolActivatedEvent at modelContext, once, not bubbling or cancelable',
     kind: 'spec',
     async run(env) {
-      const events: Event[] = [];
-      env.mc.addEventListener('toolactivated', (e: Event) => events.push(e));
+      const events: (Event & { toolName: string })[] = [];
+      env.mc.addEventListener('toolactivated', (e: Event & { toolName: string }) => events.push(e));
       const registered = await registerAndGet(env, tool('act'));
+      const after = await registerAndGet(env, tool('act.after'));
       await env.mc.executeTool(registered, {});
-      await sleep(20);
-      equal(events.length, 1, 'dispatched once');
+      // A barrier: the next call's toolactivated comes after every one the first call caused.
+      const next = nextEvent(env.mc, 'toolactivated', (e: Event & { toolName: string }) => {
+        return e.toolName === 'act.after';
+      });
+      await env.mc.executeTool(after, {});
+      await next;
+      deepEqual(
+        events.map((e) => e.toolName),
+        ['act', 'act.after'],
+        'dispatched once (the next call’s comes next)',
+      );
       const [event] = events as [Event & { toolName: string }];
       ok(event instanceof (env.win as any).ToolActivatedEvent, 'a ToolActivatedEvent');
       equal(event.toolName, 'act', 'toolName');
@@ -573,8 +596,9 @@ export const CASES: ContractCase[] = [
           },
         }),
       );
+      const activated = nextEvent(env.mc, 'toolactivated');
       await env.mc.executeTool(registered, {});
-      await sleep(20);
+      await activated;
       deepEqual(order, ['execute', 'toolactivated'], 'order');
     },
   },
@@ -603,13 +627,16 @@ export const CASES: ContractCase[] = [
       );
       const controller = new AbortController();
       const reason = new Error('caller reason');
+      const activated = nextEvent(env.mc, 'toolactivated');
+      const cancelled = nextEvent(env.mc, 'toolcancel');
       const pending = env.mc.executeTool(registered, {}, { signal: controller.signal });
-      await sleep(20);
+      await activated;
       controller.abort(reason);
       const error = await rejects(pending, 'aborted call');
       order.push('rejected');
       equal(error, reason, "the caller's own reason");
-      await sleep(50);
+      // toolcancel is the last of the expected steps.
+      await cancelled;
       ok(targetSignal?.aborted, 'target signal aborted');
       ok(targetSignal?.reason !== reason, "the target never sees the caller's reason");
       deepEqual(
@@ -641,13 +668,21 @@ export const CASES: ContractCase[] = [
     kind: 'spec',
     async run(env) {
       let finish: (value: unknown) => void = () => {};
+      let started: () => void = () => {};
+      const running = new Promise<void>((resolve) => (started = resolve));
       const registered = await registerAndGet(
         env,
-        tool('late', { execute: () => new Promise((resolve) => (finish = resolve)) }),
+        tool('late', {
+          execute: () =>
+            new Promise((resolve) => {
+              finish = resolve;
+              started();
+            }),
+        }),
       );
       const controller = new AbortController();
       const pending = env.mc.executeTool(registered, {}, { signal: controller.signal });
-      await sleep(10);
+      await running;
       controller.abort();
       finish('too late');
       const error = await rejects(pending, 'late result');
@@ -660,6 +695,8 @@ export const CASES: ContractCase[] = [
     async run(env) {
       const signals: AbortSignal[] = [];
       const resolvers: ((value: string) => void)[] = [];
+      let bothRunning: () => void = () => {};
+      const running = new Promise<void>((resolve) => (bothRunning = resolve));
       const registered = await registerAndGet(
         env,
         tool('twice', {
@@ -667,18 +704,22 @@ export const CASES: ContractCase[] = [
             new Promise((resolve) => {
               signals.push(options.signal);
               resolvers.push(resolve);
+              if (signals.length === 2) bothRunning();
             }),
         }),
       );
       const first = new AbortController();
       const a = env.mc.executeTool(registered, {}, { signal: first.signal });
       const b = env.mc.executeTool(registered, {});
-      await sleep(20);
+      await running;
       equal(signals.length, 2, 'both running');
       ok(signals[0] !== signals[1], 'different signals');
+      const [one] = signals as [AbortSignal];
+      const oneAborted = one.aborted ? Promise.resolve() : nextEvent(one, 'abort');
       first.abort();
       await rejects(a, 'aborted one');
-      await sleep(20);
+      // The target's signal aborts after the caller's rejection (the abort order case).
+      await oneAborted;
       ok(signals[0]?.aborted && !signals[1]?.aborted, 'only the aborted one is aborted');
       resolvers[1]?.('done');
       equal(await b, 'done', 'the other completes');
@@ -694,8 +735,10 @@ export const CASES: ContractCase[] = [
         tool('self', {
           execute: async (_: unknown, options: { signal: AbortSignal }) => {
             signal = options.signal;
+            const unregistered = nextEvent(env.mc, 'toolchange');
             controller.abort();
-            await sleep(10);
+            // Still running once the tool is gone.
+            await unregistered;
             return { status: 'resolved' };
           },
         }),
@@ -745,7 +788,7 @@ export const CASES: ContractCase[] = [
         { name: 'gen.hidden', execute: () => 1 },
         { signal: env.signal },
       );
-      await sleep(50);
+      // register() resolves once modelContext lists the tool (a layering case below): no wait.
       const listed = await env.mc.getTools();
       const add = listed.find((t: { name: string }) => t.name === 'gen.add');
       ok(add, 'gen.add is listed by modelContext');
@@ -838,8 +881,8 @@ export const CASES: ContractCase[] = [
     name: 'layering: natively registered tools appear in tools.getTools() and are callable',
     kind: 'layering',
     async run(env) {
+      // tools.getTools() asks modelContext when called: listed once registerTool resolves.
       await env.mc.registerTool(tool('native.echo'), { signal: env.signal });
-      await sleep(20);
       const listed = await env.tools.getTools();
       const handle = listed.find((t: { name: string }) => t.name === 'native.echo');
       ok(handle, 'listed by tools.getTools()');
@@ -855,7 +898,6 @@ export const CASES: ContractCase[] = [
     kind: 'layering',
     async run(env) {
       await env.mc.registerTool(tool('native.byname'), { signal: env.signal });
-      await sleep(20);
       const handle = (await env.tools.getTools()).find(
         (t: { name: string }) => t.name === 'native.byname',
       );
@@ -909,18 +951,18 @@ export const CASES: ContractCase[] = [
         },
         { signal: controller.signal },
       );
-      await sleep(50);
+      // register() resolves once modelContext lists the tool (the case above).
       ok(
         (await env.mc.getTools()).some((t: { name: string }) => t.name === 'mirror.me'),
         'listed natively',
       );
+      const removed = nextEvent(env.mc, 'toolchange');
       controller.abort();
-      await sleep(50);
+      await removed;
       ok(
         !(await env.mc.getTools()).some((t: { name: string }) => t.name === 'mirror.me'),
         'gone natively',
       );
-      await nextTask();
     },
   },
   ...DECLARATIVE_CASES,

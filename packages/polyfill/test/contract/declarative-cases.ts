@@ -6,7 +6,7 @@
  * native run asserts they still differ. A submit that navigates is left to the e2e suite:
  * happy-dom would navigate the test window.
  */
-import { deepEqual, equal, ok, rejects, rejectsWith, sleep } from './assert.js';
+import { deepEqual, equal, nextEvent, ok, rejects, rejectsWith } from './assert.js';
 import type { ContractCase, ContractEnv } from './cases.js';
 
 export const DECLARATIVE_NATIVE_DIFFERENCES: Readonly<Record<string, string>> = {
@@ -39,14 +39,26 @@ async function formTool(env: ContractEnv, html: string, name: string) {
   return { box, form: box.querySelector('form') as HTMLFormElement, tool };
 }
 
+/**
+ * Waits until `mc.getTools()` has what `check` looks for (its result, when truthy): looks
+ * again after each toolchange, the event every change of the list fires.
+ */
+export async function whenListed<T>(env: { mc: any }, check: (tools: any[]) => T): Promise<T> {
+  for (;;) {
+    // Listening before asking: a change that lands after the answer is not missed.
+    const changed = nextEvent(env.mc, 'toolchange');
+    const found = check(await env.mc.getTools());
+    if (found) return found;
+    await changed;
+  }
+}
+
 /** Waits until `mc.getTools()` lists `name` (or, with `gone`, until it does not). */
 export async function toolNamed(env: { mc: any }, name: string, gone = false): Promise<any> {
-  for (let i = 0; i < 200; i++) {
-    const found = (await env.mc.getTools()).find((tool: { name: string }) => tool.name === name);
-    if (gone ? !found : found) return found;
-    await sleep(10);
-  }
-  throw new Error(`tool ${name} ${gone ? 'is still listed' : 'was never listed'}`);
+  return whenListed(env, (tools) => {
+    const found = tools.find((tool: { name: string }) => tool.name === name);
+    return gone ? !found : found;
+  });
 }
 
 /** Records input and change events at the document as `type:name`. */
@@ -334,14 +346,16 @@ export const DECLARATIVE_CASES: ContractCase[] = [
       );
       let changes = 0;
       env.mc.addEventListener('toolchange', () => changes++);
+      const described = (tools: any[]) =>
+        tools.find((tool) => tool.name === 'mut' && tool.description === 'After');
       form.setAttribute('tooldescription', 'After');
-      await sleep(50);
-      equal((await toolNamed(env, 'mut')).description, 'After', 'description updated');
+      equal((await whenListed(env, described)).description, 'After', 'description updated');
       ok(changes >= 1, 'toolchange for the description');
       const before = changes;
+      const untitled = (tools: any[]) =>
+        tools.find((tool) => tool.name === 'mut' && tool.title === '');
       form.removeAttribute('tooltitle');
-      await sleep(50);
-      equal((await toolNamed(env, 'mut')).title, '', 'title without tooltitle');
+      equal((await whenListed(env, untitled)).title, '', 'title without tooltitle');
       ok(changes > before, 'toolchange for the title');
       form.removeAttribute('toolname');
       await toolNamed(env, 'mut', true);
@@ -360,7 +374,12 @@ export const DECLARATIVE_CASES: ContractCase[] = [
       const created = doc.implementation.createHTMLDocument('x');
       created.body.innerHTML = html;
       const parsed = new env.win.DOMParser().parseFromString(html, 'text/html');
-      await sleep(50);
+      // A barrier: a form added to this document after them is listed, so they were seen.
+      const framed = doc.createElement('div');
+      framed.innerHTML = '<form toolname="framed" tooldescription="In the window"></form>';
+      doc.body.append(framed);
+      env.signal.addEventListener('abort', () => framed.remove());
+      await toolNamed(env, 'framed');
       ok(
         !(await env.mc.getTools()).some((tool: { name: string }) => tool.name === 'frameless'),
         'not registered',
@@ -456,8 +475,9 @@ export const DECLARATIVE_CASES: ContractCase[] = [
       );
       form.addEventListener('submit', () => order.push('submit'));
       answerWith(form, () => 'ok');
+      const activated = nextEvent(env.mc, 'toolactivated');
       await env.mc.executeTool(tool, { t: 'filled' });
-      await sleep(20);
+      await activated;
       deepEqual(order, ['toolactivated:echo.form:filled', 'submit'], 'order');
     },
   },
@@ -521,13 +541,16 @@ export const DECLARATIVE_CASES: ContractCase[] = [
         env.mc.removeEventListener('toolcancel', onCancel),
       );
       const controller = new AbortController();
+      const activated = nextEvent(env.mc, 'toolactivated');
+      const cancelled = nextEvent(env.mc, 'toolcancel');
       const pending = env.mc.executeTool(tool, { t: 'x' }, { signal: controller.signal });
-      await sleep(50);
+      // Filled and waiting for the user (toolactivated fires once the form is filled).
+      await activated;
       ok(isActive(env, form), 'active while waiting for the user');
       const reason = new Error('changed my mind');
       controller.abort(reason);
       equal(await rejects(pending, 'aborted'), reason, "the caller's reason");
-      await sleep(50);
+      await cancelled;
       ok(!isActive(env, form), 'no longer active');
       deepEqual(cancels, ['echo.form'], 'toolcancel');
     },
@@ -543,11 +566,15 @@ export const DECLARATIVE_CASES: ContractCase[] = [
       env.signal.addEventListener('abort', () =>
         env.mc.removeEventListener('toolcancel', onCancel),
       );
+      const activated = nextEvent(env.mc, 'toolactivated');
       const pending = env.mc.executeTool(tool, { t: 'x' });
-      await sleep(50);
+      await activated;
+      const unregistered = nextEvent(env.mc, 'toolchange');
       box.remove();
       await rejectsWith(pending, 'UnknownError', 'form removed');
-      await sleep(50);
+      // A barrier (not the toolcancel itself, which Chromium never fires): the removal's
+      // toolchange comes in a task after the call failed.
+      await unregistered;
       deepEqual(cancels, ['echo.form'], 'toolcancel');
     },
   },
@@ -558,7 +585,9 @@ export const DECLARATIVE_CASES: ContractCase[] = [
       const { box, form, tool } = await formTool(env, ECHO, 'echo.form');
       form.addEventListener('submit', (event: any) => {
         event.preventDefault();
-        event.respondWith(sleep(50).then(() => 'completed'));
+        // The answer comes only once the removal has unregistered the tool.
+        const unregistered = nextEvent(env.mc, 'toolchange');
+        event.respondWith(unregistered.then(() => 'completed'));
         box.remove();
       });
       equal(await env.mc.executeTool(tool, { t: 'x' }), 'completed', 'result');
@@ -594,8 +623,9 @@ export const DECLARATIVE_CASES: ContractCase[] = [
     kind: 'declarative',
     async run(env) {
       const { form, tool } = await formTool(env, ECHO.replace(' toolautosubmit', ''), 'echo.form');
+      const activated = nextEvent(env.mc, 'toolactivated');
       const pending = env.mc.executeTool(tool, { t: 'x' });
-      await sleep(50);
+      await activated;
       form.reset();
       await rejectsWith(pending, 'UnknownError', 'form reset');
       ok(!isActive(env, form), 'no longer active');
