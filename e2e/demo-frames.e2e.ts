@@ -9,7 +9,8 @@ import { type DemoServers, startDemoServers } from '../demo/serve.js';
 let servers: DemoServers;
 
 test.beforeAll(async () => {
-  servers = await startDemoServers({ ports: { a: 5193, b: 5194 }, watch: false });
+  // Free ports of its own (0): other suites and checkouts may be serving the demo at once.
+  servers = await startDemoServers({ ports: { a: 0, b: 0 }, watch: false });
 });
 
 test.afterAll(async () => {
