@@ -67,14 +67,17 @@ async function choosePort(
   for (;;) {
     const free = await probe(0, host);
     if (free === undefined || free === avoid) continue;
-    if (wanted.port !== 0) moved.push(`port ${wanted.port} is taken: origin ${which} is on ${free}`);
+    if (wanted.port !== 0)
+      moved.push(`port ${wanted.port} is taken: origin ${which} is on ${free}`);
     return free;
   }
 }
 
 /** Vite's strictPort refusal (or the socket's own), when a port was taken between probe and listen. */
 const taken = (error: unknown) =>
-  /EADDRINUSE|already in use/.test(`${(error as Error)?.message} ${(error as NodeJS.ErrnoException)?.code}`);
+  /EADDRINUSE|already in use/.test(
+    `${(error as Error)?.message} ${(error as NodeJS.ErrnoException)?.code}`,
+  );
 
 /**
  * Serves the demo on its two origins. `ports`: exactly these (0: any free port); without it,

@@ -75,7 +75,9 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
   await expect(page.locator('#agent-summary')).toHaveText('12 tools');
   await expect(page.locator('#agent-tools .group-page .agent-tool')).toHaveCount(6);
   await expect(page.locator('#agent-tools .group-frame .agent-tool')).toHaveCount(2);
-  await expect(page.locator('#agent-tools .group-frame h3')).toContainText(new URL(servers.originB).host);
+  await expect(page.locator('#agent-tools .group-frame h3')).toContainText(
+    new URL(servers.originB).host,
+  );
   const events = page.locator('#agent-tools details[data-tool="calendar.events"]');
   await expect(events).toHaveAttribute('open', '');
   await expect(events.locator('.sig')).toContainText('(before: string<date-time>)');

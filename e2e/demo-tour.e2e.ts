@@ -24,8 +24,10 @@ function origins(out: string): { app: string; frame: string } {
   expect(app, out).not.toBeNull();
   expect(frame, out).not.toBeNull();
   // Ports that were given are the ones served on (a default would give way; these do not).
-  if (PORTS.TOOLWIRE_DEMO_PORT_A !== '0') expect(app?.[1]).toMatch(new RegExp(`:${PORTS.TOOLWIRE_DEMO_PORT_A}$`));
-  if (PORTS.TOOLWIRE_DEMO_PORT_B !== '0') expect(frame?.[1]).toMatch(new RegExp(`:${PORTS.TOOLWIRE_DEMO_PORT_B}$`));
+  if (PORTS.TOOLWIRE_DEMO_PORT_A !== '0')
+    expect(app?.[1]).toMatch(new RegExp(`:${PORTS.TOOLWIRE_DEMO_PORT_A}$`));
+  if (PORTS.TOOLWIRE_DEMO_PORT_B !== '0')
+    expect(frame?.[1]).toMatch(new RegExp(`:${PORTS.TOOLWIRE_DEMO_PORT_B}$`));
   return { app: app?.[1] as string, frame: frame?.[1] as string };
 }
 
@@ -100,7 +102,9 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   expect(out).toContain('< success: true, 3 of 3 completed');
   expect(out).toMatch(/0 notes\.add +\{"count":3\}/);
   expect(out).toMatch(
-    new RegExp(`1 calendar\\.schedule +\\{"from":"${framePattern}","scheduled":"${ISO}","count":4\\}`),
+    new RegExp(
+      `1 calendar\\.schedule +\\{"from":"${framePattern}","scheduled":"${ISO}","count":4\\}`,
+    ),
   );
   expect(out).toMatch(/2 notes\.tags +\{"errands":2,"home":1,"work":1\}/);
   expect(out).toContain(
