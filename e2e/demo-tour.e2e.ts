@@ -31,7 +31,7 @@ function origins(out: string): { app: string; frame: string } {
   return { app: app?.[1] as string, frame: frame?.[1] as string };
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const ISO = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`;
 
 test('the scripted tour runs end to end and exits 0 with --once', async () => {
@@ -58,7 +58,7 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   expect(code, out).toBe(0);
   const { frame } = origins(out);
-  const framePattern = escape(frame);
+  const framePattern = literal(frame);
 
   // The catalog: the app's tools, the frame's coalesced ones, the built-ins.
   expect(out).toContain("The host lists the app's tools (tool.query): 12 of them");
@@ -147,10 +147,10 @@ test('after the tour the app stays connected: toolwire tools and call answer; SI
     const env = { TOOLWIRE_STATE: state };
     const tools = await toolwire(['tools'], env);
     expect(tools.code, tools.err).toBe(0);
-    expect(tools.out).toMatch(new RegExp(`^session [0-9a-f]{8}  ${escape(app)} `));
+    expect(tools.out).toMatch(new RegExp(`^session [0-9a-f]{8}  ${literal(app)} `));
     expect(tools.out).toMatch(/\nnotes\.add +write +yes +yes +page /);
     expect(tools.out).toMatch(
-      new RegExp(`\\ncalendar\\.events +read +yes +yes +${escape(frame)} `),
+      new RegExp(`\\ncalendar\\.events +read +yes +yes +${literal(frame)} `),
     );
     // What the tour left in the app: the Map of tags, as the box's second command shows it.
     const tags = await toolwire(['call', 'notes.tags'], env);

@@ -636,8 +636,9 @@ test.describe("the host's grant is enforced in the page", () => {
       }) => {
         const host = await startHost({ maxToolPolicy: 'read' });
         const connected = host.waitForSession({ timeoutMs: 5000 });
-        // The page pushes catalog changes 10 s late: the host keeps its old view of the tool.
-        await page.goto(withConnectUrl(host, `${OWN_CODE}?changedDelay=10000`));
+        // The page pushes catalog changes an hour late (never within this test): the host
+        // keeps its old view of the tool.
+        await page.goto(withConnectUrl(host, `${OWN_CODE}?changedDelay=3600000`));
         const session = await connected;
         await page.evaluate(async (how) => {
           const w = window as any;
