@@ -387,9 +387,9 @@ async function barrier(attached: MessagePort[] = []): Promise<void> {
 }
 
 /** Says hello like an honest frame and takes the port the parent hands over. */
-// The timeout is a bound, never the thing tested: a parent that never welcomes fails the test.
 function handshake(timeoutMs = 15_000): Promise<{ allowed: boolean; ports: number }> {
   return new Promise((resolve, reject) => {
+    // A bound, never the thing tested: a parent that never welcomes fails the test.
     const timer = setTimeout(() => {
       welcomeWaiter = undefined;
       reject(new Error('the parent never welcomed us'));
@@ -429,6 +429,7 @@ function send(message: unknown): void {
   current.postMessage(message);
 }
 
+// Used once, after a message on a dead port (replayPort): see there why no barrier can do.
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
