@@ -1,9 +1,49 @@
+import { execFileSync } from 'node:child_process';
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM_ARGS, findChromium } from './scripts/find-chromium.mjs';
 
+/**
+ * A port free on 127.0.0.1 (and on [::1], where `localhost` may lead first), asked of the
+ * kernel by a child process: this file is evaluated synchronously, and a port must be known
+ * before the web server starts.
+ */
+function freePort(): number {
+  const script = `
+    const net = require('node:net');
+    const listen = (port, host) => new Promise((resolve, reject) => {
+      const server = net.createServer();
+      server.once('error', reject);
+      server.listen(port, host, () => resolve(server));
+    });
+    (async () => {
+      for (;;) {
+        const v4 = await listen(0, '127.0.0.1');
+        const port = v4.address().port;
+        const v6 = await listen(port, '::1').catch((error) => error);
+        v4.close();
+        if (v6 instanceof Error) {
+          if (v6.code === 'EADDRINUSE') continue;
+        } else v6.close();
+        process.stdout.write(String(port));
+        return;
+      }
+    })();`;
+  return Number(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }));
+}
+
 // Real Chromium (Debian's, never a Playwright download) against pages served by Vite on one
 // port, reachable as two origins: http://localhost:PORT and http://127.0.0.1:PORT.
-export const E2E_PORT = Number(process.env.TOOLWIRE_E2E_PORT ?? 5181);
+// The port is TOOLWIRE_E2E_PORT when the environment gives one, else a free one, so that two
+// checkouts can run this suite at once. This file is evaluated in the runner and again in
+// every worker: the runner picks the port once and publishes it in its environment, which the
+// workers (and the web server) inherit, so all of them agree.
+const PORT_GIVEN =
+  process.env.TOOLWIRE_E2E_PORT !== undefined && !process.env.TOOLWIRE_E2E_PORT_PICKED;
+if (process.env.TOOLWIRE_E2E_PORT === undefined) {
+  process.env.TOOLWIRE_E2E_PORT = String(freePort());
+  process.env.TOOLWIRE_E2E_PORT_PICKED = '1';
+}
+export const E2E_PORT = Number(process.env.TOOLWIRE_E2E_PORT);
 
 // Test files import package sources, which import their siblings by name: the workers (and
 // the tsx processes tests start) resolve those to sources too, as vitest does. The built CLI
@@ -64,7 +104,9 @@ export default defineConfig({
   webServer: {
     command: `vite --config e2e/vite.config.ts --port ${E2E_PORT} --strictPort --host 127.0.0.1`,
     url: `http://127.0.0.1:${E2E_PORT}/e2e/pages/index.html`,
-    reuseExistingServer: !process.env.CI,
+    // A server already on the port is ours only when the port was given (a person running a
+    // server of their own on it); a picked port is fresh, and CI always starts its own.
+    reuseExistingServer: PORT_GIVEN && !process.env.CI,
     stdout: 'ignore',
     stderr: 'pipe',
   },

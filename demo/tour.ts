@@ -28,6 +28,7 @@ const servers = await startDemoServers({ watch: false });
 const host = await createHost({ origins: [servers.originA], maxToolPolicy: 'write' });
 const appUrl = host.pairingUrl(`${servers.originA}/app/`);
 say('toolwire demo');
+for (const line of servers.moved) say(`  (${line})`);
 say(`  the app, paired with the host:  ${appUrl}`);
 say(`  its calendar widget (a frame):  ${servers.originB}/app/calendar.html`);
 say(`  the frames page:                ${servers.framesUrl}`);

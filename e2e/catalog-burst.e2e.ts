@@ -1,6 +1,7 @@
 import { expect, type Frame, type Page, test } from '@playwright/test';
 import type { Host, HostSession } from '../packages/host/src/index.js';
 import { createHost } from '../packages/host/src/index.js';
+import { DISCOVERY_MS } from '../packages/polyfill/src/frames/context.js';
 import { MAX_TOOLS_PER_FRAME } from '../packages/polyfill/src/frames/sanitize.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { withConnectUrl } from './support/pairing.js';
@@ -93,8 +94,11 @@ for (const origin of ['same', 'cross'] as const) {
         .poll(() => hostIds(session), { timeout: 15_000, message: `host, ${label}` })
         .toEqual(expected);
     }
-    // And both stay there (nothing late lands on top).
-    await page.waitForTimeout(2000);
+    // And both stay there (nothing late lands on top). What could land late is a frame read
+    // still in flight, and such a read ends by its own timeout (DISCOVERY_MS, twice that through
+    // a parent); nothing in the page tells "no read in flight", so this one check waits out
+    // that window. (It can only miss a late landing, never fail a correct page.)
+    await page.waitForTimeout(2 * DISCOVERY_MS + 500);
     const served = Math.min(held.size, MAX_TOOLS_PER_FRAME);
     expect(hostIds(session)).toHaveLength(5 + served);
     expect(await page.evaluate(() => (window as any).catalogIds())).toEqual(hostIds(session));

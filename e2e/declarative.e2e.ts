@@ -177,6 +177,7 @@ test('autosubmit: toolactivated after filling, agentInvoked, active attributes o
         buttonStyle: getComputedStyle(button).color,
       };
       event.preventDefault();
+      // An answer a little after the submit event (simulated work: any delay passes, none is waited for).
       event.respondWith(new Promise((resolve) => setTimeout(() => resolve('answered'), 50)));
     });
     const tool = (await mc.getTools()).find((entry: { name: string }) => entry.name === 'fill');
@@ -227,10 +228,10 @@ test('manual submit: the call waits, the submit button has focus, the user click
   });
   await expect(page.locator('#manual')).toHaveAttribute('data-tool-form-active', '');
   await expect(page.locator('#manual-go')).toBeFocused();
-  await page.waitForTimeout(100);
   expect(await page.evaluate(() => (window as any).seen)).toEqual([]);
   await page.click('#manual-go');
   expect(await page.evaluate(() => (window as any).pending)).toBe('{"sent":"from the agent"}');
+  // The click's submit is the only one: a submit of the polyfill's own, before it, would be here too.
   expect(await page.evaluate(() => (window as any).seen)).toEqual([true]);
   await expect(page.locator('#manual')).not.toHaveAttribute('data-tool-form-active');
 });
@@ -312,33 +313,33 @@ test('attribute changes update the tool with toolchange; removing a required att
     const form = document.getElementById('manual') as HTMLFormElement;
     let changes = 0;
     mc.addEventListener('toolchange', () => changes++);
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+    /** Makes one change and waits for its toolchange (each step below makes exactly one). */
+    const change = async (step: () => void) => {
+      const changed = new Promise((resolve) =>
+        mc.addEventListener('toolchange', resolve, { once: true }),
+      );
+      step();
+      await changed;
+    };
     const find = async (name: string) =>
       (await mc.getTools()).find((tool: { name: string }) => tool.name === name);
     const steps: unknown[] = [];
-    form.setAttribute('tooltitle', 'Manual form');
-    await settle();
+    await change(() => form.setAttribute('tooltitle', 'Manual form'));
     steps.push([changes, (await find('manual'))?.title]);
-    form.setAttribute('tooldescription', 'Described again');
-    await settle();
+    await change(() => form.setAttribute('tooldescription', 'Described again'));
     steps.push([changes, (await find('manual'))?.description]);
     const extra = document.createElement('input');
     extra.type = 'number';
     extra.name = 'count';
     extra.required = true;
-    form.append(extra);
-    await settle();
+    await change(() => form.append(extra));
     steps.push([changes, (await find('manual'))?.inputSchema]);
-    form.setAttribute('toolname', 'renamed');
-    await settle();
+    await change(() => form.setAttribute('toolname', 'renamed'));
     steps.push([changes, Boolean(await find('manual')), Boolean(await find('renamed'))]);
-    form.removeAttribute('tooldescription');
-    await settle();
+    await change(() => form.removeAttribute('tooldescription'));
     steps.push([changes, Boolean(await find('renamed'))]);
-    form.setAttribute('tooldescription', 'Back again');
-    await settle();
-    form.remove();
-    await settle();
+    await change(() => form.setAttribute('tooldescription', 'Back again'));
+    await change(() => form.remove());
     steps.push([changes, Boolean(await find('renamed'))]);
     return steps;
   });
@@ -373,28 +374,38 @@ test('a form in an open shadow root is a tool; forms of frameless documents are 
     const tools = await mc.getTools();
     const shadowed = tools.find((tool: { name: string }) => tool.name === 'shadowed');
     const answer = await mc.executeTool(shadowed, { word: 'deep' });
+    const changed = () =>
+      new Promise((resolve) => mc.addEventListener('toolchange', resolve, { once: true }));
+    // A task boundary on purpose: the polyfill's MutationObserver (a microtask) has seen each
+    // step before the next, as when a page does them in separate tasks.
+    const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
     // A shadow root attached to an element already in the document, filled afterwards.
     const section = document.createElement('section');
     document.body.append(section);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await nextTask();
     const attached = section.attachShadow({ mode: 'open' });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    attached.innerHTML = '<form toolname="attached.later" tooldescription="In place"></form>';
+    await nextTask();
     const html = '<form toolname="frameless" tooldescription="No window"></form>';
     const created = document.implementation.createHTMLDocument('x');
     created.body.innerHTML = html;
     const parsed = new DOMParser().parseFromString(html, 'text/html');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const before = (await mc.getTools()).some((tool: any) => tool.name === 'frameless');
+    // The honest form after the frameless ones: once its toolchange fired, the polyfill has
+    // handled everything before it.
+    const attachedChanged = changed();
+    attached.innerHTML = '<form toolname="attached.later" tooldescription="In place"></form>';
+    await attachedChanged;
+    const listedBefore = (await mc.getTools()).map((tool: any) => tool.name);
+    const before = listedBefore.includes('frameless');
+    const importedChanged = changed();
     document.body.append(document.importNode(parsed.querySelector('form') as Element, true));
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await importedChanged;
     const names = (await mc.getTools()).map((tool: any) => tool.name);
     return {
       schema: shadowed.inputSchema,
       answer,
       before,
       after: names.includes('frameless'),
-      attachedLater: names.includes('attached.later'),
+      attachedLater: listedBefore.includes('attached.later') && names.includes('attached.later'),
     };
   });
   expect(result).toEqual({
@@ -419,29 +430,46 @@ test('abort: AbortError, active attributes cleared, toolcancel', async ({ page }
       events.push(`toolcancel:${event.toolName}:${form.hasAttribute('data-tool-form-active')}`),
     );
     const tool = (await mc.getTools()).find((entry: { name: string }) => entry.name === 'manual');
-    const controller = new AbortController();
-    const pending = mc.executeTool(tool, { q: 'x' }, { signal: controller.signal });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const active = form.hasAttribute('data-tool-form-active');
-    controller.abort();
-    const error = await pending.then(
-      () => 'resolved',
-      (e: Error) => e.name,
+    const event = (type: string) =>
+      new Promise((resolve) => mc.addEventListener(type, resolve, { once: true }));
+    /** A call that waits for its submit, aborted once the form is active. */
+    const aborted = async () => {
+      const controller = new AbortController();
+      const activated = event('toolactivated');
+      const pending = mc.executeTool(tool, { q: 'x' }, { signal: controller.signal });
+      await activated;
+      const active = form.hasAttribute('data-tool-form-active');
+      const cancelled = event('toolcancel');
+      controller.abort();
+      const error = await pending.then(
+        () => 'resolved',
+        (e: Error) => e.name,
+      );
+      await cancelled;
+      return { active, error };
+    };
+    const { active, error } = await aborted();
+    const after = (document.getElementById('manual-go') as HTMLElement).hasAttribute(
+      'data-tool-submit-active',
     );
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const once = [...events];
+    // The same again: its toolcancel comes after any second one of the first call's.
+    const again = await aborted();
     return {
       active,
       error,
-      events,
-      after: (document.getElementById('manual-go') as HTMLElement).hasAttribute(
-        'data-tool-submit-active',
-      ),
+      again,
+      events: once,
+      all: events,
+      after,
     };
   });
   expect(result).toEqual({
     active: true,
     error: 'AbortError',
+    again: { active: true, error: 'AbortError' },
     events: ['toolcancel:manual:false'],
+    all: ['toolcancel:manual:false', 'toolcancel:manual:false'],
     after: false,
   });
 });
@@ -452,39 +480,58 @@ test('form removal: before submit UnknownError / NotFoundError; after respondWit
   const result = await page.evaluate(async () => {
     const mc = (document as any).modelContext;
     const tools = (window as any).toolwireTools;
-    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const outcome = (promise: Promise<unknown>) =>
       promise.then(
         (value) => ({ value }),
         (error) => ({ error: error.name }),
       );
+    const event = (type: string) =>
+      new Promise((resolve) => mc.addEventListener(type, resolve, { once: true }));
+    const names = async () =>
+      (await mc.getTools()).map((entry: { name: string }) => entry.name) as string[];
+    /** Until `name` is listed (or not): each toolchange looks again. */
+    const untilListed = async (name: string, want: boolean) => {
+      for (;;) {
+        const next = event('toolchange');
+        if ((await names()).includes(name) === want) return;
+        await next;
+      }
+    };
     const manual = document.getElementById('manual') as HTMLFormElement;
     const tool = (await mc.getTools()).find((entry: { name: string }) => entry.name === 'manual');
+    // Remove the form once the call is waiting for its submit.
+    const activatedSpec = event('toolactivated');
     const viaSpec = outcome(mc.executeTool(tool, { q: 'x' }));
-    await wait(50);
+    await activatedSpec;
     manual.remove();
     const before = await viaSpec;
     document.body.append(manual);
-    await wait(50);
+    await untilListed('manual', true);
     // callTool loads the validator first: remove the form once the call is waiting.
-    const activated = new Promise((resolve) =>
-      mc.addEventListener('toolactivated', resolve, { once: true }),
-    );
+    const activated = event('toolactivated');
     const viaTools = outcome(tools.callTool('manual', { q: 'y' }));
     await activated;
     manual.remove();
     const beforeTools = await viaTools;
 
+    // The answer is held until the form's removal has been handled (it is no longer a tool).
     const fill = document.getElementById('fill') as HTMLFormElement;
+    let answer: (value: string) => void = () => {};
     fill.addEventListener('submit', (event: any) => {
       event.preventDefault();
-      event.respondWith(wait(50).then(() => 'completed'));
+      event.respondWith(
+        new Promise<string>((resolve) => {
+          answer = resolve;
+        }),
+      );
       fill.remove();
     });
     const fillTool = (await mc.getTools()).find((entry: { name: string }) => entry.name === 'fill');
-    const after = await outcome(mc.executeTool(fillTool, { t: 'z' }));
-    await wait(50);
-    const listed = (await mc.getTools()).map((entry: { name: string }) => entry.name);
+    const pending = outcome(mc.executeTool(fillTool, { t: 'z' }));
+    await untilListed('fill', false);
+    answer('completed');
+    const after = await pending;
+    const listed = await names();
     return { before, beforeTools, after, listed };
   });
   expect(result).toEqual({
@@ -576,6 +623,21 @@ test('a page without tool forms never loads the declarative chunk', async ({ pag
   page.on('request', (request) => requested.push(new URL(request.url()).pathname));
   await page.goto('/e2e/pages/iife.html');
   await page.waitForFunction(() => (window as any).tools !== undefined);
-  await page.waitForTimeout(200);
+  // A request of the page's own after the install: requests are reported in order, so a chunk
+  // the install asked for would be listed before it.
+  await Promise.all([
+    page.waitForRequest((request) => request.url().endsWith('?barrier')),
+    page.evaluate(() => fetch('/e2e/pages/index.html?barrier')),
+  ]);
   expect(requested.some((path) => path.includes('polyfill-declarative'))).toBe(false);
+  // The honest path: once a tool form arrives, the chunk loads (this test can see it).
+  await page.evaluate(() => {
+    document.body.insertAdjacentHTML(
+      'beforeend',
+      '<form toolname="late" tooldescription="Arrives later"></form>',
+    );
+  });
+  await expect
+    .poll(() => requested.some((path) => path.includes('polyfill-declarative')))
+    .toBe(true);
 });

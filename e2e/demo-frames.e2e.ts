@@ -9,7 +9,8 @@ import { type DemoServers, startDemoServers } from '../demo/serve.js';
 let servers: DemoServers;
 
 test.beforeAll(async () => {
-  servers = await startDemoServers({ ports: { a: 5193, b: 5194 }, watch: false });
+  // Free ports of its own (0): other suites and checkouts may be serving the demo at once.
+  servers = await startDemoServers({ ports: { a: 0, b: 0 }, watch: false });
 });
 
 test.afterAll(async () => {
@@ -22,26 +23,32 @@ test('the frames page matrix matches docs/browser-api.md in every cell', async (
   page.on('pageerror', (error) => problems.push(error.message));
   await page.goto(servers.framesUrl);
   await page.waitForSelector('#matrix[data-ready="true"]', { timeout: 60_000 });
-  // Frames keep arriving (and re-rendering the matrix) for a moment; wait until it is quiet.
-  let renders: string | null = null;
-  for (let i = 0; i < 30; i++) {
-    const now = await page.getAttribute('#matrix', 'data-renders');
-    if (now === renders) break;
-    renders = now;
-    await page.waitForTimeout(1000);
-  }
-  const counts = await page.evaluate(() => {
-    const cells = [...document.querySelectorAll<HTMLElement>('#matrix [data-cell]')];
-    return {
-      cells: cells.length,
-      mismatch: cells
-        .filter((cell) => cell.dataset.match === 'mismatch')
-        .map((cell) => cell.title || cell.dataset.cell),
-      error: cells
-        .filter((cell) => cell.dataset.match === 'error')
-        .map((cell) => cell.title || cell.dataset.cell),
-    };
-  });
+  // Frames keep arriving (and re-rendering the matrix) for a moment: wait until every frame's
+  // tools are in it, that is until no cell is red (a frame not heard from yet leaves its
+  // tools' cells red; the bound is generous, never the thing tested).
+  const matrix = () =>
+    page.evaluate(() => {
+      const cells = [...document.querySelectorAll<HTMLElement>('#matrix [data-cell]')];
+      return {
+        cells: cells.length,
+        mismatch: cells
+          .filter((cell) => cell.dataset.match === 'mismatch')
+          .map((cell) => cell.title || cell.dataset.cell),
+        error: cells
+          .filter((cell) => cell.dataset.match === 'error')
+          .map((cell) => cell.title || cell.dataset.cell),
+      };
+    });
+  await expect
+    .poll(
+      async () => {
+        const { mismatch, error } = await matrix();
+        return { mismatch, error };
+      },
+      { timeout: 60_000 },
+    )
+    .toEqual({ mismatch: [], error: [] });
+  const counts = await matrix();
   expect(counts.cells).toBeGreaterThan(100);
   expect(counts.mismatch).toEqual([]);
   expect(counts.error).toEqual([]);
@@ -50,7 +57,11 @@ test('the frames page matrix matches docs/browser-api.md in every cell', async (
   await expect(page.locator('#scenarios .card')).toHaveCount(6);
   const height = await page.evaluate(() => document.documentElement.scrollHeight);
   await page.setViewportSize({ width: 1560, height });
-  await page.waitForTimeout(500);
+  // The screenshot after the page has laid itself out at that size (two frames painted).
+  await page.waitForFunction((width) => window.innerWidth === width, 1560);
+  await page.evaluate(
+    () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+  );
   await page.screenshot({ path: test.info().outputPath('frames.png') });
   expect(problems).toEqual([]);
 });

@@ -9,10 +9,11 @@ import { createHost, type Host } from '../packages/host/src/index.js';
 // screenshot is taken by demo-frames.e2e.ts, which checks that page.
 // The assertions are on what is visible, so a blank or broken page fails.
 
-// Ports of their own (not the demo's TOOLWIRE_DEMO_PORT_A/B): several suites may run at once.
+// Ports of their own (not the demo's TOOLWIRE_DEMO_PORT_A/B), free ones (0) unless given:
+// several suites and checkouts may run at once.
 const PORTS = {
-  a: Number(process.env.TOOLWIRE_DEMO_PAGES_PORT_A ?? 5223),
-  b: Number(process.env.TOOLWIRE_DEMO_PAGES_PORT_B ?? 5224),
+  a: Number(process.env.TOOLWIRE_DEMO_PAGES_PORT_A ?? 0),
+  b: Number(process.env.TOOLWIRE_DEMO_PAGES_PORT_B ?? 0),
 };
 let servers: DemoServers;
 let host: Host;
@@ -48,7 +49,7 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
   const calendar = page.frameLocator('#calendar');
   await expect(calendar.locator('#events li')).toHaveCount(4);
   await expect(calendar.locator('#events li.new')).toContainText('Call Ada');
-  await expect(calendar.locator('.widget-head')).toContainText(`127.0.0.1:${PORTS.b}`);
+  await expect(calendar.locator('.widget-head')).toContainText(new URL(servers.originB).host);
 
   // Session panel: state, revision, and the log with one exchange open.
   await expect(page.locator('#fact-state')).toHaveText('connected');
@@ -74,7 +75,9 @@ test('the demo app, paired, after the tour: notes, calendar frame, session log, 
   await expect(page.locator('#agent-summary')).toHaveText('12 tools');
   await expect(page.locator('#agent-tools .group-page .agent-tool')).toHaveCount(6);
   await expect(page.locator('#agent-tools .group-frame .agent-tool')).toHaveCount(2);
-  await expect(page.locator('#agent-tools .group-frame h3')).toContainText(`127.0.0.1:${PORTS.b}`);
+  await expect(page.locator('#agent-tools .group-frame h3')).toContainText(
+    new URL(servers.originB).host,
+  );
   const events = page.locator('#agent-tools details[data-tool="calendar.events"]');
   await expect(events).toHaveAttribute('open', '');
   await expect(events.locator('.sig')).toContainText('(before: string<date-time>)');

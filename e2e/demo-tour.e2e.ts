@@ -9,10 +9,29 @@ import { toolwire } from './support/cli.js';
 // the demo app in headless Chromium, its cross-origin calendar frame included. Run as a process
 // (the build is done by test:e2e), it must exit 0 and its transcript must hold each result.
 
-// The demo's two origins (TOOLWIRE_DEMO_PORT_A / _B, as demo/serve.ts reads them).
-const PORT_A = Number(process.env.TOOLWIRE_DEMO_PORT_A ?? 5203);
-const PORT_B = Number(process.env.TOOLWIRE_DEMO_PORT_B ?? 5204);
-const FRAME_PATTERN = `http:\\/\\/127\\.0\\.0\\.1:${PORT_B}`;
+// The demo's two ports (TOOLWIRE_DEMO_PORT_A / _B, as demo/serve.ts reads them): free ones (0)
+// unless given, since other suites and checkouts may serve the demo at once. The tour prints
+// the origins it serves on; the assertions read them from there.
+const PORTS = {
+  TOOLWIRE_DEMO_PORT_A: process.env.TOOLWIRE_DEMO_PORT_A ?? '0',
+  TOOLWIRE_DEMO_PORT_B: process.env.TOOLWIRE_DEMO_PORT_B ?? '0',
+};
+
+/** The origins in the tour's first lines: the app's (A) and its calendar frame's (B). */
+function origins(out: string): { app: string; frame: string } {
+  const app = /the app, paired with the host: +(http:\/\/localhost:\d+)\/app\/#toolwire=/.exec(out);
+  const frame = /its calendar widget \(a frame\): +(http:\/\/127\.0\.0\.1:\d+)\/app\//.exec(out);
+  expect(app, out).not.toBeNull();
+  expect(frame, out).not.toBeNull();
+  // Ports that were given are the ones served on (a default would give way; these do not).
+  if (PORTS.TOOLWIRE_DEMO_PORT_A !== '0')
+    expect(app?.[1]).toMatch(new RegExp(`:${PORTS.TOOLWIRE_DEMO_PORT_A}$`));
+  if (PORTS.TOOLWIRE_DEMO_PORT_B !== '0')
+    expect(frame?.[1]).toMatch(new RegExp(`:${PORTS.TOOLWIRE_DEMO_PORT_B}$`));
+  return { app: app?.[1] as string, frame: frame?.[1] as string };
+}
+
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const ISO = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`;
 
 test('the scripted tour runs end to end and exits 0 with --once', async () => {
@@ -24,8 +43,7 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
       env: {
         ...process.env,
         DISPLAY: '',
-        TOOLWIRE_DEMO_PORT_A: String(PORT_A),
-        TOOLWIRE_DEMO_PORT_B: String(PORT_B),
+        ...PORTS,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
@@ -39,20 +57,18 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   });
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   expect(code, out).toBe(0);
-  const frame = `http://127.0.0.1:${PORT_B}`;
+  const { frame } = origins(out);
+  const framePattern = literal(frame);
 
-  expect(out).toContain(
-    `the app, paired with the host:  http://localhost:${PORT_A}/app/#toolwire=`,
-  );
   // The catalog: the app's tools, the frame's coalesced ones, the built-ins.
   expect(out).toContain("The host lists the app's tools (tool.query): 12 of them");
   // The search form: a tool by its HTML attributes alone.
   expect(out).toMatch(/notes\.search +write +the app\n/);
   expect(out).toMatch(
-    new RegExp(`calendar\\.events +read +the calendar frame, ${FRAME_PATTERN}\\n`),
+    new RegExp(`calendar\\.events +read +the calendar frame, ${framePattern}\\n`),
   );
   expect(out).toMatch(
-    new RegExp(`calendar\\.schedule +write +the calendar frame, ${FRAME_PATTERN}\\n`),
+    new RegExp(`calendar\\.schedule +write +the calendar frame, ${framePattern}\\n`),
   );
   expect(out).toMatch(/notes\.tags +read +the app\n/);
   expect(out).toMatch(/ui\.perform_action +write +built into the endpoint\n/);
@@ -79,14 +95,16 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   // The frame tool: a Date in (it arrived as a Date), a Map keyed by Dates out.
   expect(out).toMatch(
     new RegExp(
-      `> calendar\\.events \\{"before":"${ISO}"\\}\\n {3}< \\{"from":"${frame}","beforeArrivedAs":"Date","events":\\{"${ISO}":"Team standup","${ISO}":"Dentist"\\}\\}`,
+      `> calendar\\.events \\{"before":"${ISO}"\\}\\n {3}< \\{"from":"${framePattern}","beforeArrivedAs":"Date","events":\\{"${ISO}":"Team standup","${ISO}":"Dentist"\\}\\}`,
     ),
   );
   // The batch, across the page and the frame.
   expect(out).toContain('< success: true, 3 of 3 completed');
   expect(out).toMatch(/0 notes\.add +\{"count":3\}/);
   expect(out).toMatch(
-    new RegExp(`1 calendar\\.schedule +\\{"from":"${frame}","scheduled":"${ISO}","count":4\\}`),
+    new RegExp(
+      `1 calendar\\.schedule +\\{"from":"${framePattern}","scheduled":"${ISO}","count":4\\}`,
+    ),
   );
   expect(out).toMatch(/2 notes\.tags +\{"errands":2,"home":1,"work":1\}/);
   expect(out).toContain(
@@ -109,8 +127,7 @@ test('after the tour the app stays connected: toolwire tools and call answer; SI
       ...process.env,
       DISPLAY: '',
       TOOLWIRE_STATE: state,
-      TOOLWIRE_DEMO_PORT_A: String(PORT_A),
-      TOOLWIRE_DEMO_PORT_B: String(PORT_B),
+      ...PORTS,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -126,13 +143,14 @@ test('after the tour the app stays connected: toolwire tools and call answer; SI
     await expect
       .poll(() => out, { timeout: 120_000, intervals: [500] })
       .toMatch(/tour done\.[\s\S]*Serving\. The app stays open and paired/);
+    const { app, frame } = origins(out);
     const env = { TOOLWIRE_STATE: state };
     const tools = await toolwire(['tools'], env);
     expect(tools.code, tools.err).toBe(0);
-    expect(tools.out).toMatch(new RegExp(`^session [0-9a-f]{8}  http://localhost:${PORT_A} `));
+    expect(tools.out).toMatch(new RegExp(`^session [0-9a-f]{8}  ${literal(app)} `));
     expect(tools.out).toMatch(/\nnotes\.add +write +yes +yes +page /);
     expect(tools.out).toMatch(
-      new RegExp(`\\ncalendar\\.events +read +yes +yes +${FRAME_PATTERN} `),
+      new RegExp(`\\ncalendar\\.events +read +yes +yes +${literal(frame)} `),
     );
     // What the tour left in the app: the Map of tags, as the box's second command shows it.
     const tags = await toolwire(['call', 'notes.tags'], env);

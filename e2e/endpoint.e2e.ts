@@ -191,7 +191,17 @@ test('tools from a cross-origin iframe with allow="tools" are in the catalog and
 test('without allow="tools" the iframe tools stay out of the catalog', async ({ page }) => {
   const { client } = await openPage(page, '?frame=deny');
   await page.waitForFunction(() => document.querySelector('iframe') !== null);
-  await page.waitForTimeout(500);
+  // The barrier: the frame is up and linked (the top reads what it exposes to the top directly),
+  // so a coalesced catalog would hold its tool by now had the frame been allowed.
+  await expect
+    .poll(() =>
+      page.evaluate(async () =>
+        (await (window as any).tools.of(document.querySelector('iframe')).getTools()).map(
+          (tool: { name: string }) => tool.name,
+        ),
+      ),
+    )
+    .toEqual(['frame.greet']);
   expect(ids(await client.query({ detail: 'index' }))).not.toContain('frame.greet');
   expect((await client.call({ toolId: 'frame.greet' }).catch((e) => e)).code).toBe(
     'tool_not_found',

@@ -119,8 +119,32 @@ function hostileFrame(page: Page): Frame | undefined {
   return page.frames().find((f) => pathOf(f).endsWith('/hostile.html'));
 }
 
+/**
+ * The hostile frame's barrier (hostile.ts `barrier`), answered in the top: a marker the frame
+ * posts by window message comes back on the window, and on every port that came with an earlier
+ * window message, after whatever the top's polyfill sent before.
+ */
+async function installEcho(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const w = window as any;
+    if (w.echoInstalled) return;
+    w.echoInstalled = true;
+    const held: MessagePort[] = [];
+    window.addEventListener('message', (event) => {
+      if (event.data?.tag !== 'toolwire.e2e/barrier') {
+        held.push(...event.ports);
+        return;
+      }
+      const marker = { tag: 'toolwire.e2e/barrier', id: event.data.id };
+      for (const port of held.splice(0)) port.postMessage(marker);
+      (event.source as Window).postMessage(marker, '*');
+    });
+  });
+}
+
 /** Embeds the hostile frame in the top, at `origin`, with the given `allow` attribute. */
 async function addHostile(page: Page, origin: string, allow: string | undefined): Promise<Frame> {
+  await installEcho(page);
   await page.evaluate(
     ({ origin, allow }) => {
       const iframe = document.createElement('iframe');
@@ -895,7 +919,12 @@ async function flood(page: Page, kind: FloodKind): Promise<FloodOutcome> {
       .poll(async () => (await report(hostile)).floods[kind]?.answers, { timeout: 20_000 })
       .toBe(10_000);
   } else {
-    await page.waitForTimeout(500);
+    // Nothing may come back: barriers instead of a wait. Every window message handled (and
+    // any welcome sent back before the echo), then every port message (an honest request on
+    // the link is answered after them).
+    await attack(hostile, (h) => h.barrier());
+    const honest = await attack(hostile, (h, cross) => h.ask(h.shapes.treeList(cross)), CROSS);
+    expect(nameOf(honest)).toBe('ok');
   }
   const stallMs: number = await page.evaluate(() => {
     clearInterval((window as any).heartbeat);

@@ -43,7 +43,24 @@ test('only the parent can ask for a hello, and only before its welcome', async (
       ),
     ask,
   );
-  await page.waitForTimeout(300);
+  // A barrier: one more message to the frame, which it echoes to the parent. Messages are
+  // handled in order, so by the echo the frame has handled both asks, and any hello it sent in
+  // answer has reached the parent before the echo.
+  await page.evaluate(
+    () =>
+      new Promise<void>((resolve) => {
+        const child = (document.getElementById('child') as HTMLIFrameElement)
+          .contentWindow as Window;
+        const token = { barrier: Math.random() };
+        child.addEventListener('message', (event) => {
+          if (event.data?.barrier === token.barrier) child.parent.postMessage(token, '*');
+        });
+        window.addEventListener('message', (event) => {
+          if (event.data?.barrier === token.barrier) resolve();
+        });
+        child.postMessage(token, '*');
+      }),
+  );
   expect(await page.evaluate(() => (window as any).hellos)).toBe(1);
   expect(await topNames(page)).toEqual(['frame.double']);
 });

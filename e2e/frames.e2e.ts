@@ -94,8 +94,20 @@ async function expectCancelled(target: Page | Frame, tool: string): Promise<void
   });
 }
 
+/** Waits until `target`'s tool has started a call (its execute logged it): a call in flight. */
+async function running(target: Page | Frame, tool: string): Promise<void> {
+  await expect
+    .poll(() =>
+      target.evaluate(
+        (name) => (window as any).frameLog.some((entry: { tool?: string }) => entry.tool === name),
+        tool,
+      ),
+    )
+    .toBe(true);
+}
+
 /** Waits until the frames' handshakes are done, by reading each one directly. */
-async function settle(page: Page, ...ids: string[]): Promise<void> {
+async function handshakes(page: Page, ...ids: string[]): Promise<void> {
   for (const id of ids) await waitFrame(page, id);
   await page.evaluate(async () => {
     for (const iframe of Array.from(document.querySelectorAll('iframe')))
@@ -106,7 +118,7 @@ async function settle(page: Page, ...ids: string[]): Promise<void> {
 test.describe('generic layer: the scenario table', () => {
   test('row 1: same-origin iframe, no allow: coalesced; of() sees it', async ({ page }) => {
     await open(page, { id: 'top', frames: [{ id: 'f1', origin: 'same', tools: toolsOf('f1') }] });
-    await settle(page, 'f1');
+    await handshakes(page, 'f1');
     // Same origin as the top: every tool is the top's origin's own, whatever else exposedTo lists.
     expect(await names(page, TOOLS)).toEqual([
       'f1.agent',
@@ -129,7 +141,7 @@ test.describe('generic layer: the scenario table', () => {
     page,
   }) => {
     await open(page, { id: 'top', frames: [{ id: 'f2', origin: 'cross', tools: toolsOf('f2') }] });
-    await settle(page, 'f2');
+    await handshakes(page, 'f2');
     expect(await names(page, TOOLS)).toEqual([]);
     expect(await names(page, AGENTS)).toEqual([]);
     expect(await names(page, of('#f2'))).toEqual(['f2.agent', 'f2.star', 'f2.top']);
@@ -142,7 +154,7 @@ test.describe('generic layer: the scenario table', () => {
       id: 'top',
       frames: [{ id: 'f3', origin: 'cross', allow: 'tools', tools: toolsOf('f3') }],
     });
-    await settle(page, 'f3');
+    await handshakes(page, 'f3');
     expect(await names(page, TOOLS)).toEqual(['f3.agent', 'f3.star', 'f3.top']);
     expect(await names(page, AGENTS)).toEqual(['f3.agent']);
     expect(await names(page, of('#f3'))).toEqual(['f3.agent', 'f3.star', 'f3.top']);
@@ -153,7 +165,7 @@ test.describe('generic layer: the scenario table', () => {
       id: 'top',
       frames: [{ id: 'f4', origin: 'same', allow: "tools 'none'", tools: toolsOf('f4') }],
     });
-    await settle(page, 'f4');
+    await handshakes(page, 'f4');
     expect(await names(page, TOOLS)).toEqual([]);
     expect(await names(page, of('#f4'))).toEqual([
       'f4.agent',
@@ -201,7 +213,7 @@ test.describe('generic layer: the scenario table', () => {
       ],
     });
     await waitFrame(page, 'g6');
-    await settle(page, 'c6');
+    await handshakes(page, 'c6');
     expect(await names(page, TOOLS)).toEqual([]);
     // The grandchild's embedding grants tools, so it coalesces into its parent (not further).
     expect(await names(page, of('#c6'))).toEqual([
@@ -226,7 +238,7 @@ test.describe('generic layer: calls across origins', () => {
     page,
   }) => {
     await open(page, spec);
-    await settle(page, 'f3');
+    await handshakes(page, 'f3');
     const result = await page.evaluate(async () => {
       const tools = (window as any).tools;
       const handle = (await tools.getTools()).find((t: { name: string }) => t.name === 'f3.top');
@@ -246,7 +258,7 @@ test.describe('generic layer: calls across origins', () => {
 
   test('a tool not exposed to the caller cannot be called by name either', async ({ page }) => {
     await open(page, spec);
-    await settle(page, 'f3');
+    await handshakes(page, 'f3');
     const error = await page.evaluate(() =>
       (window as any).tools
         .of(document.getElementById('f3'))
@@ -263,38 +275,46 @@ test.describe('generic layer: calls across origins', () => {
     page,
   }) => {
     await open(page, spec);
-    await settle(page, 'f3');
-    const outcome = await page.evaluate(async () => {
-      const tools = (window as any).tools;
-      const controller = new AbortController();
-      const pending = tools
+    await handshakes(page, 'f3');
+    await page.evaluate(() => {
+      const w = window as any;
+      w.controller = new AbortController();
+      w.pending = w.tools
         .of(document.getElementById('f3'))
-        .callTool('f3.top', { hang: true }, { signal: controller.signal });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      controller.abort(new Error('caller reason'));
-      return pending.then(
-        () => 'resolved',
-        (e: Error) => e.message,
-      );
+        .callTool('f3.top', { hang: true }, { signal: w.controller.signal })
+        .then(
+          () => 'resolved',
+          (e: Error) => e.message,
+        );
+    });
+    const child = frame(page, 'f3');
+    await running(child, 'f3.top');
+    const outcome = await page.evaluate(() => {
+      const w = window as any;
+      w.controller.abort(new Error('caller reason'));
+      return w.pending;
     });
     expect(outcome).toBe('caller reason');
-    const child = frame(page, 'f3');
     await expectCancelled(child, 'f3.top');
   });
 
   test('removing the target frame mid-call rejects the caller', async ({ page }) => {
     await open(page, spec);
-    await settle(page, 'f3');
-    const outcome = await page.evaluate(async () => {
-      const pending = (window as any).tools
+    await handshakes(page, 'f3');
+    await page.evaluate(() => {
+      const w = window as any;
+      w.pending = w.tools
         .of(document.getElementById('f3'))
-        .callTool('f3.top', { hang: true });
-      await new Promise((resolve) => setTimeout(resolve, 100));
+        .callTool('f3.top', { hang: true })
+        .then(
+          () => 'resolved',
+          (e: Error) => e.name,
+        );
+    });
+    await running(frame(page, 'f3'), 'f3.top');
+    const outcome = await page.evaluate(() => {
       document.getElementById('f3')?.remove();
-      return pending.then(
-        () => 'resolved',
-        (e: Error) => e.name,
-      );
+      return (window as any).pending;
     });
     expect(outcome).toBe('NotFoundError');
     expect(await names(page, TOOLS)).toEqual([]);
@@ -304,7 +324,7 @@ test.describe('generic layer: calls across origins', () => {
     page,
   }) => {
     await open(page, spec);
-    await settle(page, 'f3');
+    await handshakes(page, 'f3');
     const result = await page.evaluate(async () => {
       const tools = (window as any).tools;
       const name = (p: Promise<unknown>) =>
@@ -356,7 +376,7 @@ test.describe('generic layer: calls across origins', () => {
         { id: 's1', origin: 'same', tools: [{ name: 'shared' }] },
       ],
     });
-    await settle(page, 'x1', 's1');
+    await handshakes(page, 'x1', 's1');
     const call = () =>
       page.evaluate(async () => {
         const result = await (window as any).tools.callTool('shared', {});
@@ -395,7 +415,7 @@ test.describe('generic layer: calls across origins', () => {
       id: 'top',
       frames: [{ id: 'f2', origin: 'cross', tools: toolsOf('f2') }],
     });
-    await settle(page, 'f2');
+    await handshakes(page, 'f2');
     const outcome = await page.evaluate(async () => {
       const tools = (window as any).tools;
       const direct = await tools.of(document.getElementById('f2')).callTool('f2.star', { n: 1 });
@@ -411,7 +431,7 @@ test.describe('generic layer: calls across origins', () => {
 
   test('toolchange fires in the top when a coalesced frame registers a tool', async ({ page }) => {
     await open(page, spec);
-    await settle(page, 'f3');
+    await handshakes(page, 'f3');
     await page.evaluate(() => {
       (window as any).changes = 0;
       (window as any).tools.addEventListener('toolchange', () => (window as any).changes++);
@@ -442,7 +462,7 @@ test.describe('document.modelContext across frames (the spec)', () => {
         },
       ],
     });
-    await settle(page, 'm1');
+    await handshakes(page, 'm1');
     await expect.poll(() => names(page, mc([CROSS]))).toEqual(['m1.exposed']);
     expect(await names(page, mc())).toEqual([]);
     const result = await page.evaluate(async (cross) => {
@@ -476,7 +496,7 @@ test.describe('document.modelContext across frames (the spec)', () => {
         },
       ],
     });
-    await settle(page, 'mv');
+    await handshakes(page, 'mv');
     await expect.poll(() => names(page, mc([CROSS]))).toEqual(['mv.checked']);
     const outcome = await page.evaluate(async (cross) => {
       const mc = (document as any).modelContext;
@@ -567,26 +587,27 @@ test.describe('document.modelContext across frames (the spec)', () => {
         },
       ],
     });
-    await settle(page, 'm4');
-    const outcome = await page.evaluate(async (cross) => {
-      const mc = (document as any).modelContext;
-      let tools: { name: string }[] = [];
-      for (let i = 0; i < 50 && tools.length === 0; i++) {
-        tools = await mc.getTools({ fromOrigins: [cross] });
-        if (tools.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const controller = new AbortController();
-      const pending = mc.executeTool(tools[0], { hang: true }, { signal: controller.signal });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const reason = new Error('stop');
-      controller.abort(reason);
-      return pending.then(
+    await handshakes(page, 'm4');
+    await expect.poll(() => names(page, mc([CROSS]))).toEqual(['m4.slow']);
+    await page.evaluate(async (cross) => {
+      const w = window as any;
+      const context = (document as any).modelContext;
+      const [tool] = await context.getTools({ fromOrigins: [cross] });
+      w.controller = new AbortController();
+      w.reason = new Error('stop');
+      w.pending = context.executeTool(tool, { hang: true }, { signal: w.controller.signal }).then(
         () => 'resolved',
-        (e: unknown) => (e === reason ? 'own reason' : String(e)),
+        (e: unknown) => (e === w.reason ? 'own reason' : String(e)),
       );
     }, CROSS);
-    expect(outcome).toBe('own reason');
     const child = frame(page, 'm4');
+    await running(child, 'm4.slow');
+    const outcome = await page.evaluate(() => {
+      const w = window as any;
+      w.controller.abort(w.reason);
+      return w.pending;
+    });
+    expect(outcome).toBe('own reason');
     await expectCancelled(child, 'm4.slow');
   });
 
@@ -621,7 +642,7 @@ test.describe('document.modelContext across frames (the spec)', () => {
         },
       ],
     });
-    await settle(page, 'm6');
+    await handshakes(page, 'm6');
     await expect.poll(() => names(page, mc([CROSS]))).toEqual(['m6.tool']);
     await page.evaluate(async (cross) => {
       (window as any).stale = (
@@ -668,21 +689,25 @@ test.describe('document.modelContext across frames: the other direction and remo
   }) => {
     await open(page, spec());
     const child = await waitFrame(page, 'm7');
-    const outcome = await child.evaluate(async (top) => {
-      const mc = (document as any).modelContext;
-      const tool = (await mc.getTools({ fromOrigins: [top] })).find(
+    await child.evaluate(async (top) => {
+      const w = window as any;
+      const context = (document as any).modelContext;
+      const tool = (await context.getTools({ fromOrigins: [top] })).find(
         (t: { name: string }) => t.name === 'top.slow',
       );
-      const controller = new AbortController();
-      const pending = mc.executeTool(tool, { hang: true }, { signal: controller.signal });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const reason = new Error('child stops');
-      controller.abort(reason);
-      return pending.then(
+      w.controller = new AbortController();
+      w.reason = new Error('child stops');
+      w.pending = context.executeTool(tool, { hang: true }, { signal: w.controller.signal }).then(
         () => 'resolved',
-        (e: unknown) => (e === reason ? 'own reason' : String(e)),
+        (e: unknown) => (e === w.reason ? 'own reason' : String(e)),
       );
     }, TOP);
+    await running(page, 'top.slow');
+    const outcome = await child.evaluate(() => {
+      const w = window as any;
+      w.controller.abort(w.reason);
+      return w.pending;
+    });
     expect(outcome).toBe('own reason');
     await expectCancelled(page, 'top.slow');
   });
@@ -704,22 +729,23 @@ test.describe('document.modelContext across frames: the other direction and remo
 
   test('removing the target frame rejects the caller with UnknownError', async ({ page }) => {
     await open(page, spec());
-    await settle(page, 'm7');
-    const outcome = await page.evaluate(async (cross) => {
-      const mc = (document as any).modelContext;
-      let tools: { name: string }[] = [];
-      for (let i = 0; i < 50 && tools.length === 0; i++) {
-        tools = await mc.getTools({ fromOrigins: [cross] });
-        if (tools.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const pending = mc.executeTool(tools[0], { hang: true });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      document.getElementById('m7')?.remove();
-      return pending.then(
+    await handshakes(page, 'm7');
+    await expect.poll(() => names(page, mc([CROSS]))).toContain('m7.slow');
+    await page.evaluate(async (cross) => {
+      const context = (document as any).modelContext;
+      const tool = (await context.getTools({ fromOrigins: [cross] })).find(
+        (t: { name: string }) => t.name === 'm7.slow',
+      );
+      (window as any).pending = context.executeTool(tool, { hang: true }).then(
         () => 'resolved',
         (e: Error) => e.name,
       );
     }, CROSS);
+    await running(frame(page, 'm7'), 'm7.slow');
+    const outcome = await page.evaluate(() => {
+      document.getElementById('m7')?.remove();
+      return (window as any).pending;
+    });
     expect(outcome).toBe('UnknownError');
   });
 });
@@ -749,7 +775,7 @@ test.describe('the subtree cache (docs/browser-api.md "Frames: the subtree cache
 
   async function warm(page: Page): Promise<void> {
     await open(page, tree);
-    await settle(page, 'c1', 'g1', 'c2');
+    await handshakes(page, 'c1', 'g1', 'c2');
     await expect.poll(() => names(page, TOOLS)).toEqual(['c1.star', 'c2.star', 'g1.star']);
     expect(await names(page, TOOLS)).toEqual(['c1.star', 'c2.star', 'g1.star']);
   }
@@ -825,7 +851,7 @@ test.describe('the subtree cache (docs/browser-api.md "Frames: the subtree cache
       },
       `${CROSS}/e2e/pages/frames/frame.html?again#${encodeURIComponent(JSON.stringify({ id: 'c3', tools: [{ name: 'c3.star', exposedTo: ['*'] }] }))}`,
     );
-    await settle(page, 'c3');
+    await handshakes(page, 'c3');
     expect(await names(page, TOOLS)).toEqual(['c3.star']);
   });
 });

@@ -12,9 +12,8 @@ import { clickConnect } from './support/pairing.js';
 // tool -> the lowering -> back to the CLI's stdout. The frame's tools take Dates and return a
 // Map keyed by Dates, so both directions of the lowering are on the path.
 
-const PORTS = { a: 5213, b: 5214 };
-const ORIGIN_A = `http://localhost:${PORTS.a}`;
-const ORIGIN_B = `http://127.0.0.1:${PORTS.b}`;
+// Free ports of its own (0): other suites and checkouts may be serving the demo at once.
+const PORTS = { a: 0, b: 0 };
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const env = {
   TOOLWIRE_STATE: join(mkdtempSync(join(tmpdir(), 'toolwire-chain-')), 'state.json'),
@@ -23,7 +22,7 @@ const env = {
 /** `toolwire ARGS` against this file's host. */
 const run = (args: string[]) => toolwire(args, env);
 
-let servers: DemoServers | undefined;
+let servers: DemoServers;
 let host: ChildProcess | undefined;
 let hostLog = '';
 
@@ -44,6 +43,8 @@ test('toolwire call reaches a tool in the cross-origin frame, lowered both ways'
   page,
 }) => {
   test.setTimeout(90_000);
+  const ORIGIN_A = servers.originA;
+  const ORIGIN_B = servers.originB;
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));
   host = spawn(

@@ -97,6 +97,7 @@ async function callTools(page: Page): Promise<{ strict: Settled; when: Settled }
           (value) => ({ value }),
           (error) => ({ error: { name: error.name, code: error.code, message: error.message } }),
         ),
+        // A bound, not a measure: a call still unsettled after 8 s reads as hung (the test fails).
         new Promise<Settled>((resolve) => setTimeout(() => resolve({ hung: true }), 8_000)),
       ]);
     return {

@@ -13,6 +13,7 @@ async function run(page: Page, name: string): Promise<any> {
   return page.evaluate(
     (scenario) =>
       new Promise((resolve, reject) => {
+        // A task of the page's own on purpose (see above), not a delay.
         setTimeout(() => (window as any).toolwireScenarios[scenario]().then(resolve, reject), 0);
       }),
     name,

@@ -50,6 +50,7 @@ function pace(from: Socket, to: Socket, bytesPerSecond: number, count: (n: numbe
       else queue[0] = head.subarray(n);
     }
     if (queued < HIGH_WATER_BYTES && from.isPaused()) from.resume();
+    // The pacing itself (a slow link), not a wait: tests assert bytes, not times.
     if (queue.length > 0) timer = setTimeout(pump, TICK_MS);
     else if (ended) to.end();
   };

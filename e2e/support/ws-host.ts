@@ -3,6 +3,7 @@
  * gets a @toolwire/protocol client. (The full host, with tokens and grants, is issue 7's.)
  */
 import type { AddressInfo } from 'node:net';
+import { expect } from '@playwright/test';
 import { WebSocket, WebSocketServer } from 'ws';
 import type { ToolClient, Transport } from '../../packages/protocol/src/index.js';
 import { createToolClient } from '../../packages/protocol/src/index.js';
@@ -77,19 +78,19 @@ export class TestHost {
   }
 }
 
-/** Waits until `messages` holds one matching `predicate`. */
+/** Waits until `messages` holds one matching `predicate` (the bound is generous, never tested). */
 export async function waitForMessage(
   messages: any[],
   predicate: (message: any) => boolean,
-  timeoutMs = 5000,
+  timeoutMs = 15_000,
 ): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = messages.find(predicate);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error('timed out waiting for a host-side message');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await expect
+    .poll(() => messages.some(predicate), {
+      timeout: timeoutMs,
+      message: 'waiting for a host-side message',
+    })
+    .toBe(true);
+  return messages.find(predicate);
 }
 
 export { WebSocket };

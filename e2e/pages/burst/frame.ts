@@ -26,6 +26,7 @@ async function inBursts(burst: Burst, each: (i: number) => Promise<unknown> | un
     // Awaited as a page would (`for (...) await register(...)`): each burst still reaches the
     // top as its own change notice, and gapMs > 0 adds a new task between bursts.
     await Promise.all(batch);
+    // The burst's shape (a new task between bursts), not a wait the test relies on.
     if (gapMs > 0) await new Promise((resolve) => setTimeout(resolve, gapMs));
   }
 }

@@ -105,6 +105,9 @@ let nextId = 1_000;
 let floodKind: string | undefined;
 let floodStarted = 0;
 let welcomeWaiter: ((port: MessagePort, allowed: boolean) => void) | undefined;
+/** Barrier markers: the e2e test's echo in the top (frames-hostile.e2e.ts `installEcho`). */
+const BARRIER_TAG = 'toolwire.e2e/barrier';
+const echoes = new Map<number, () => void>();
 /** While spamming siblings: real ports the parent hands us go straight to a sibling. */
 let stealing = false;
 
@@ -146,6 +149,12 @@ function errorOf(value: unknown): { name: string; message: string } {
 
 addEventListener('message', (event: MessageEvent) => {
   try {
+    // The e2e test's echo of our barrier (see `barrier`): not the parent's doing, not counted.
+    if (event.source === parent && event.data?.tag === BARRIER_TAG) {
+      echoes.get(event.data.id)?.();
+      echoes.delete(event.data.id);
+      return;
+    }
     scan(event.data);
     if (event.source !== parent) {
       report.windowFromOthers++;
@@ -355,9 +364,32 @@ function floodOf(id: number): string | undefined {
 
 // ---- primitives ---------------------------------------------------------------------------
 
+/**
+ * Resolves once the parent has handled every window message we posted before it: a marker
+ * posted the same way, which the e2e test's listener in the top echoes back on the window (the
+ * same ordered channel as any window reply of the parent's) and on every port that came with an
+ * earlier window message (`attached`: we wait for the marker on each, after any reply on it).
+ */
+async function barrier(attached: MessagePort[] = []): Promise<void> {
+  const marked = attached.map(
+    (port) =>
+      new Promise<void>((resolve) =>
+        port.addEventListener('message', (event) => {
+          if (event.data?.tag === BARRIER_TAG) resolve();
+        }),
+      ),
+  );
+  const id = nextId++;
+  const echoed = new Promise<void>((resolve) => echoes.set(id, resolve));
+  parent.postMessage({ tag: BARRIER_TAG, id }, '*');
+  await echoed;
+  await Promise.all(marked);
+}
+
 /** Says hello like an honest frame and takes the port the parent hands over. */
-function handshake(timeoutMs = 3000): Promise<{ allowed: boolean; ports: number }> {
+function handshake(timeoutMs = 15_000): Promise<{ allowed: boolean; ports: number }> {
   return new Promise((resolve, reject) => {
+    // A bound, never the thing tested: a parent that never welcomes fails the test.
     const timer = setTimeout(() => {
       welcomeWaiter = undefined;
       reject(new Error('the parent never welcomed us'));
@@ -377,10 +409,12 @@ function ask(request: unknown, options: { port?: number; timeoutMs?: number } = 
   if (!port) return Promise.reject(new Error('no port: handshake first'));
   const id = nextId++;
   return new Promise<Answer>((resolve) => {
+    // A generous bound for an answer (a test that expects one fails on `timeout`), except where
+    // a caller passes its own: a dead port, which no barrier can follow.
     const timer = setTimeout(() => {
       pending.get(port)?.delete(id);
       resolve({ timeout: true });
-    }, options.timeoutMs ?? 2500);
+    }, options.timeoutMs ?? 15_000);
     pending.get(port)?.set(id, (answer) => {
       clearTimeout(timer);
       resolve(answer);
@@ -395,7 +429,28 @@ function send(message: unknown): void {
   current.postMessage(message);
 }
 
+// Used once, after a message on a dead port (replayPort): see there why no barrier can do.
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Hello, again and again, until the parent welcomes us: after a `bye` on the old port (another
+ * channel than the window's), the parent ignores hellos until it has handled that bye; each
+ * barrier shows a hello handled (its welcome, if any, comes back before the echo).
+ */
+async function helloUntilWelcomed(): Promise<void> {
+  let welcomed = false;
+  const welcome = new Promise<void>((resolve) => {
+    welcomeWaiter = () => {
+      welcomeWaiter = undefined;
+      welcomed = true;
+      resolve();
+    };
+  });
+  while (!welcomed) {
+    parent.postMessage({ tag: FRAMES_TAG, kind: 'hello' }, '*');
+    await Promise.race([welcome, barrier()]);
+  }
+}
 
 function siblings(): Window[] {
   const out: Window[] = [];
@@ -503,13 +558,16 @@ async function forgeWindowMessages(): Promise<{
   for (const message of messages) {
     const channel = new MessageChannel();
     channel.port1.onmessage = (event) => {
+      if (event.data?.tag === BARRIER_TAG) return;
       answersOnAttachedPorts++;
       scan(event.data);
     };
     attached.push(channel.port1);
     parent.postMessage(message, '*', [channel.port2]);
   }
-  await wait(800);
+  // Every forged message handled, and any reply to it (window or attached port) arrived; the
+  // link's own replies come before the answer to the `ask` below (one port, in order).
+  await barrier(attached);
   for (const port of attached) port.close();
   // A forged window `bye` must not have closed the real link.
   const check = await ask(shapes.treeList(location.origin), { timeoutMs: 2500 });
@@ -608,7 +666,8 @@ async function pollute(): Promise<Record<string, Answer>> {
   );
   const rawAnswer = new Promise<Answer>((resolve) => {
     pending.get(current as MessagePort)?.set(777_777, resolve);
-    setTimeout(() => resolve({ timeout: true }), 2500);
+    // A bound, never the thing tested: the test expects this record answered.
+    setTimeout(() => resolve({ timeout: true }), 15_000);
   });
   send(raw);
   answers.messageRecord = await rawAnswer;
@@ -640,13 +699,15 @@ async function replayPort(): Promise<{ first: Answer; old: Answer; fresh: Answer
   // As a navigating document would: say bye, then hello again (a hello over a live link is
   // ignored). The old port is then replayed.
   ports[firstIndex - 1]?.postMessage({ tag: FRAMES_TAG, kind: 'bye' });
-  await wait(100);
-  await handshake();
+  await helloUntilWelcomed();
+  // The old port is dead: nothing can travel behind a request on it to show it was dropped,
+  // so this one bound is the window in which an answer must not come.
   const old = await ask(shapes.treeList(location.origin), {
     port: firstIndex - 1,
     timeoutMs: 1500,
   });
-  // A `bye` on the replayed port must not take the fresh link down with it.
+  // A `bye` on the replayed port must not take the fresh link down with it. Again no barrier
+  // can follow a message on a dead port: this wait is the window for that wrong effect.
   ports[firstIndex - 1]?.postMessage({ tag: FRAMES_TAG, kind: 'bye' });
   await wait(100);
   const fresh = await ask(shapes.treeList(location.origin));
@@ -700,6 +761,7 @@ const hostile = {
   origin: location.origin,
   parentOrigin: PARENT_ORIGIN,
   handshake,
+  barrier,
   ask,
   send,
   shapes,

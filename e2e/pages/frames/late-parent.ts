@@ -7,6 +7,8 @@ const childReady = () => child.contentDocument?.getElementById('status')?.textCo
 
 if (!new URLSearchParams(location.search).has('early')) {
   // The frame has run its script (and said hello) before we listen.
+  // Polls for the frame's own "ready" (its module script ran), not a delay: a frame never
+  // ready keeps the page at "loading" and the test fails.
   while (!childReady()) await new Promise((resolve) => setTimeout(resolve, 10));
   (window as any).childWasFirst = true;
 }
