@@ -4,11 +4,11 @@
 import type { ToolPolicy, Transport, TransportCloseInfo } from '@toolwire/protocol';
 import { createLinkedPair, SESSION_CLOSE, sessionPing, sessionPong } from '@toolwire/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { WebSocket } from 'ws';
+import { WebSocket, WebSocketServer } from 'ws';
 import { until } from '../../../test-support/wait.js';
 import type { Host } from '../src/index.js';
 import { createHost, HostSession } from '../src/index.js';
-import { authorizeUpgrade, Pairing } from '../src/internal.js';
+import { authorizeUpgrade, Pairing, socketTransport } from '../src/internal.js';
 import { FakePage, tool } from './helpers.js';
 
 const A = 'http://a.test';
@@ -376,6 +376,55 @@ describe('HostSession: heartbeats', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('a stall of the host itself does not close a page whose answer waits unread', async () => {
+    // Real sockets: the page answers a ping at once, then this process stalls past three
+    // intervals before it has read the answer. The heartbeat timer runs first when the loop
+    // resumes; the page answered, so the session must stay open.
+    const server = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    const accepted = new Promise<WebSocket>((resolve) => server.once('connection', resolve));
+    const pageSocket = new WebSocket(
+      `ws://127.0.0.1:${(server.address() as { port: number }).port}`,
+    );
+    const hostSocket = await accepted;
+    await new Promise<void>((resolve) => {
+      if (pageSocket.readyState === WebSocket.OPEN) resolve();
+      else pageSocket.once('open', () => resolve());
+    });
+    const interval = 30;
+    const session = new HostSession({
+      id: 'session-stall',
+      transport: socketTransport(hostSocket),
+      origin: A,
+      grant: 'read',
+      hostRun: 'run-1',
+      heartbeatIntervalMs: interval,
+    });
+    let stalls = 0;
+    const stalled = new Promise<void>((resolve) => {
+      pageSocket.on('message', (data) => {
+        const message = JSON.parse(String(data));
+        if (message.type !== 'session.ping') return;
+        pageSocket.send(JSON.stringify(sessionPong(message)));
+        if (stalls++ > 0) return;
+        // The stall is the scenario, not a wait: the longer it lasts, the surer the timer runs
+        // before the read.
+        const stallEnds = Date.now() + 6 * interval;
+        while (Date.now() < stallEnds) {
+          // busy: the answer sits in this process's socket buffer
+        }
+        resolve();
+      });
+    });
+    await stalled;
+    // Two more pings answered after the stall: the session outlived the beat that ran first.
+    await until(() => stalls >= 3 || !session.isOpen);
+    expect(session.isOpen).toBe(true);
+    session.close();
+    pageSocket.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
   it('heartbeatIntervalMs 0 sends no ping and closes nothing', async () => {

@@ -243,8 +243,16 @@ export class HostSession extends Emitter<SessionEvents> {
   }
 
   #beat(intervalMs: number): void {
-    if (Date.now() - this.#lastHeard >= 3 * intervalMs) {
-      this.close(`the page stopped answering for ${3 * intervalMs} ms`, SESSION_CLOSE.silent);
+    const silent = () => Date.now() - this.#lastHeard >= 3 * intervalMs;
+    if (silent()) {
+      // Timers run before the event loop reads its sockets: after a stall of this process
+      // (a busy machine, a long synchronous task), the page's answer may be waiting unread.
+      // Decide after the reads: setImmediate runs once the loop has polled its sockets.
+      setImmediate(() => {
+        if (this.isOpen && silent()) {
+          this.close(`the page stopped answering for ${3 * intervalMs} ms`, SESSION_CLOSE.silent);
+        }
+      });
       return;
     }
     this.#sendQuietly(JSON.stringify(sessionPing(this.id)));
