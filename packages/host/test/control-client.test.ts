@@ -7,13 +7,13 @@ import { writeFileSync } from 'node:fs';
 import type { Server as HttpServer } from 'node:http';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo, Server as NetServer } from 'node:net';
-import { connect, createServer as createNetServer } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
 import { controlRequest, readControlState } from '../src/internal.js';
 import { cli, hostInProcess, tempDir } from './cli-helpers.js';
-import { FakePage, tool } from './helpers.js';
+import { FakePage, tcpRelay, tool } from './helpers.js';
 
 const dir = tempDir('toolwire-control-client-');
 let counter = 0;
@@ -170,17 +170,9 @@ describe('the control client', () => {
     // while the long poll is in flight (it waits for a change that never comes).
     const arrived = latch();
     const url = await listen(
-      createNetServer((client) => {
-        const upstream = connect(Number(new URL(target.url).port), '127.0.0.1');
+      tcpRelay(Number(new URL(target.url).port), (client) => {
         client.once('data', () => arrived.open());
-        client.pipe(upstream).pipe(client);
-        const end = () => {
-          client.destroy();
-          upstream.destroy();
-        };
-        client.on('error', end).on('close', end);
-        upstream.on('error', end).on('close', end);
-      }),
+      }).server,
     );
     const stop = new AbortController();
     const poll = controlRequest(

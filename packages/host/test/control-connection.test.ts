@@ -23,7 +23,7 @@ import {
 } from '../src/internal.js';
 import type { McpSourceTool } from '../src/mcp/source.js';
 import { cli } from './cli-helpers.js';
-import { FakePage, tool } from './helpers.js';
+import { FakePage, tcpRelay, tool } from './helpers.js';
 
 const cleanup: (() => unknown)[] = [];
 
@@ -331,19 +331,9 @@ describe('the control channel (mcp --attach)', () => {
 /** A TCP proxy in front of the control API: counts the connections, and can cut them. */
 async function countingProxy(url: string) {
   const { port } = new URL(url);
-  const sockets = new Set<Socket>();
   let count = 0;
-  const server = createNetServer((client) => {
+  const { server, sockets } = tcpRelay(Number(port), () => {
     count++;
-    const upstream = connect(Number(port), '127.0.0.1');
-    sockets.add(client).add(upstream);
-    client.pipe(upstream).pipe(client);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanup.push(() => {

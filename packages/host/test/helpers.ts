@@ -2,6 +2,8 @@
  * A page stand-in for host tests: a real `ws` client in Node that sends `session.open` and
  * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
  */
+import type { Server as NetServer, Socket } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import type {
@@ -226,4 +228,29 @@ export async function mcpOverMemory(host: Host): Promise<{
     input.write(`${JSON.stringify({ jsonrpc: '2.0', method, params })}\n`);
   };
   return { bridge, input, messages, rpc, notify };
+}
+
+/**
+ * A TCP relay to 127.0.0.1:`port` (not yet listening): each client is piped to an upstream of
+ * its own, and either side's end ends both. `onClient` sees each client as it arrives;
+ * `sockets` holds both ends of every connection, so a test can cut them.
+ */
+export function tcpRelay(
+  port: number,
+  onClient: (client: Socket) => void = () => {},
+): { server: NetServer; sockets: Set<Socket> } {
+  const sockets = new Set<Socket>();
+  const server = createNetServer((client) => {
+    onClient(client);
+    const upstream = connect(port, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.pipe(upstream).pipe(client);
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  return { server, sockets };
 }
