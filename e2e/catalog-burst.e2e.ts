@@ -60,6 +60,7 @@ for (const origin of ['same', 'cross'] as const) {
   test(`${origin}-origin frame: ~1,000 tools in bursts, the host's catalog converges`, async ({
     page,
   }) => {
+    // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
     test.setTimeout(90_000);
     const { session, child } = await open(page, `?frame=${origin}`);
     // Before anything: the top's own tool and the built-ins, on both sides.

@@ -72,6 +72,7 @@ test('on plain loopback the host asks for no gzip, and 1 MiB comes back as it is
 test('over 10 Mbit/s, the compressed 1 MiB answer comes back at least twice as fast', async ({
   browser,
 }) => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(90_000);
   const pageOn = await browser.newPage();
   const pageOff = await browser.newPage();

@@ -18,6 +18,7 @@ test.afterAll(async () => {
 });
 
 test('the frames page matrix matches docs/browser-api.md in every cell', async ({ page }) => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(90_000);
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(error.message));

@@ -31,6 +31,7 @@ test.afterAll(async () => {
 test('the demo app, paired, after the tour: notes, calendar frame, session log, agent view', async ({
   browser,
 }) => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(90_000);
   const page = await browser.newPage({ viewport: SHOWCASE_VIEWPORT });
   const problems: string[] = [];

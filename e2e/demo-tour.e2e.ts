@@ -35,6 +35,7 @@ const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const ISO = String.raw`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`;
 
 test('the scripted tour runs end to end and exits 0 with --once', async () => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(120_000);
   const child = spawn(
     'npx',

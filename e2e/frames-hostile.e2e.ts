@@ -961,6 +961,7 @@ test.describe('floods of 10,000', () => {
   ] as const;
   for (const { kind, title } of floods) {
     test(`${title}: the top recovers, nothing leaks or runs, nothing throws`, async ({ page }) => {
+      // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
       test.setTimeout(60_000);
       const outcome = await flood(page, kind);
       // Straight after the flood the page answers and its own API works. (Generous bounds on
@@ -1001,6 +1002,7 @@ test.describe('floods of 10,000', () => {
   test('10,000 hellos over a live link: no new handshake, no toolchange storm', async ({
     page,
   }) => {
+    // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
     test.setTimeout(60_000);
     const outcome = await flood(page, 'hello');
     expect(outcome.flood.welcomes).toBe(0);

@@ -42,6 +42,7 @@ test.afterAll(async () => {
 test('toolwire call reaches a tool in the cross-origin frame, lowered both ways', async ({
   page,
 }) => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(90_000);
   const ORIGIN_A = servers.originA;
   const ORIGIN_B = servers.originB;

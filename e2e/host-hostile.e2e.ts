@@ -831,6 +831,7 @@ test.describe('heartbeats', () => {
   test('a page whose main thread is blocked is closed by the host; its pending call fails', async ({
     page,
   }) => {
+    // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
     test.setTimeout(60_000);
     // One-second heartbeats: the page is closed after three silent seconds, a margin that a
     // busy machine's own stalls (of this process or of Chromium) stay well inside.

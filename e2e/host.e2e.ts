@@ -397,6 +397,7 @@ test('the SDK client over stdio: tools/list shows the page tools, tools/call run
 test("frames' tools reach the host with their origin, and never crowd out the page's own", async ({
   page,
 }) => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(120_000);
   const warnings: string[] = [];
   page.on('console', (message) => {

@@ -27,6 +27,7 @@ test.afterEach(async () => {
 });
 
 test('a 5,000-tool page lists completely through toolwire tools and MCP', async ({ page }) => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(120_000);
   host = new HostProcess(['--allow-origin', ORIGIN]);
   const url = await host.url();
@@ -88,6 +89,7 @@ test('a 5,000-tool page lists completely through toolwire tools and MCP', async 
 test('`toolwire mcp` with a host of its own lists a 5,000-tool page whole to the SDK client', async ({
   page,
 }) => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(120_000);
   const mcp = await launchMcp(['--port', '0', '--allow-origin', ORIGIN], {
     TOOLWIRE_STATE: join(dir, 'own-host.json'),

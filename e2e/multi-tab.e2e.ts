@@ -30,6 +30,7 @@ test('two tabs with one tool id: both callable over MCP, by name and through too
   page,
   context,
 }) => {
+  // The whole test's bound, not a wait: more work than the default 30 s allows a busy machine.
   test.setTimeout(60_000);
   const env = { TOOLWIRE_STATE: join(mkdtempSync(join(tmpdir(), 'toolwire-multitab-')), 's.json') };
   const mcp = await launchMcp(
