@@ -106,6 +106,15 @@ async function running(target: Page | Frame, tool: string): Promise<void> {
     .toBe(true);
 }
 
+/** The caller aborts its pending call (`w.pending`) with its own reason; what the call answered. */
+function abortOwnCall(caller: Page | Frame): Promise<string> {
+  return caller.evaluate(() => {
+    const w = window as any;
+    w.controller.abort(w.reason);
+    return w.pending;
+  });
+}
+
 /** Waits until the frames' handshakes are done, by reading each one directly. */
 async function handshakes(page: Page, ...ids: string[]): Promise<void> {
   for (const id of ids) await waitFrame(page, id);
@@ -602,11 +611,7 @@ test.describe('document.modelContext across frames (the spec)', () => {
     }, CROSS);
     const child = frame(page, 'm4');
     await running(child, 'm4.slow');
-    const outcome = await page.evaluate(() => {
-      const w = window as any;
-      w.controller.abort(w.reason);
-      return w.pending;
-    });
+    const outcome = await abortOwnCall(page);
     expect(outcome).toBe('own reason');
     await expectCancelled(child, 'm4.slow');
   });
@@ -703,11 +708,7 @@ test.describe('document.modelContext across frames: the other direction and remo
       );
     }, TOP);
     await running(page, 'top.slow');
-    const outcome = await child.evaluate(() => {
-      const w = window as any;
-      w.controller.abort(w.reason);
-      return w.pending;
-    });
+    const outcome = await abortOwnCall(child);
     expect(outcome).toBe('own reason');
     await expectCancelled(page, 'top.slow');
   });
