@@ -3,7 +3,7 @@
  * strict), and how the host commands and the client commands read theirs.
  */
 import type { ParseArgsConfig } from 'node:util';
-import { parsePolicy } from '@toolwire/protocol';
+import { DEFAULT_CALL_TIMEOUT_MS, parsePolicy } from '@toolwire/protocol';
 import { extensionOrigin } from '../server/extension-origin.js';
 import type { HostOptions } from '../server/host.js';
 import { normalizeOrigin } from '../server/upgrade.js';
@@ -94,7 +94,8 @@ export function readHostOptions(
   const list = (name: string) => (values[name] as string[] | undefined) ?? [];
   const options: HostOptions = {
     port: integer(text('port'), 'port', DEFAULT_PORT),
-    timeoutMs: integer(text('timeout'), 'timeout', 20_000),
+    // A tool call's deadline (it travels to the page); catalog queries keep the host's 20 s.
+    callTimeoutMs: integer(text('timeout'), 'timeout', DEFAULT_CALL_TIMEOUT_MS),
     pollIntervalMs: integer(text('poll'), 'poll', 0),
   };
   if (text('hostname')) options.hostname = text('hostname') as string;

@@ -40,7 +40,7 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
     'a pairing address for the toolwire browser extension (its id, or',
     'chrome-extension://ID, as its side panel shows it), to paste there',
   ],
-  timeout: ['--timeout <ms>', 'response timeout (default 20000)'],
+  timeout: ['--timeout <ms>', "a tool call's deadline, told to the page (default 60000)"],
   poll: ['--poll <ms>', 'also poll page catalogs this often (default 0: pages push changes)'],
   compress: [
     '--compress <mode>',
