@@ -18,6 +18,9 @@ import type { BridgeTool, ReportProgress, ToolContext } from './catalog.js';
 import { noProgress } from './catalog.js';
 import { ToolProtocolError } from './errors.js';
 
+/** No deadline. */
+const NEVER = Number.POSITIVE_INFINITY;
+
 /** Where a handle()'s requests report to: one per connection, so a cancel reaches only its own. */
 export interface HandleScope {
   /** Progress of a request that asked for it, while it is pending. */
@@ -40,7 +43,7 @@ export class RunningRequest {
   // The tool running now, if any: its abort, the promise to settle at once, its deadline.
   controller: AbortController | undefined = undefined;
   reject: ((error: unknown) => void) | undefined = undefined;
-  toolDeadline = Number.POSITIVE_INFINITY;
+  toolDeadline = NEVER;
   /** The limit that set toolDeadline, for the timeout's message. */
   toolTimeoutMs = 0;
 
@@ -55,7 +58,7 @@ export class RunningRequest {
     this.sessionId = sessionId;
     this.scope = scope;
     this.timeoutMs = timeoutMs;
-    this.deadline = timeoutMs > 0 ? receivedAt + timeoutMs : Number.POSITIVE_INFINITY;
+    this.deadline = timeoutMs > 0 ? receivedAt + timeoutMs : NEVER;
   }
 
   /** True once the caller's deadline has passed. */
@@ -110,7 +113,7 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
   /** Requests whose tool runs under a finite deadline. */
   const timed = new Set<RunningRequest>();
   let sweeper: ReturnType<typeof setInterval> | undefined;
-  let period = Number.POSITIVE_INFINITY;
+  let period = NEVER;
 
   /** Gives up on the tool `request` runs now: its signal aborts with `error`, its run rejects. */
   const stop = (request: RunningRequest, error: ToolProtocolError): void => {
@@ -122,10 +125,10 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
   };
 
   const release = (request: RunningRequest): void => {
-    if (request.toolDeadline !== Number.POSITIVE_INFINITY) timed.delete(request);
+    if (request.toolDeadline !== NEVER) timed.delete(request);
     request.controller = undefined;
     request.reject = undefined;
-    request.toolDeadline = Number.POSITIVE_INFINITY;
+    request.toolDeadline = NEVER;
   };
 
   const sweep = (): void => {
@@ -136,7 +139,7 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
     if (timed.size === 0 && sweeper !== undefined) {
       clearInterval(sweeper);
       sweeper = undefined;
-      period = Number.POSITIVE_INFINITY;
+      period = NEVER;
     }
   };
 
@@ -203,7 +206,7 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
         execution = Promise.reject(error);
       }
       // The page's own limit for this run, or the caller's deadline if that comes first.
-      let deadline = callTimeoutMs > 0 ? now + callTimeoutMs : Number.POSITIVE_INFINITY;
+      let deadline = callTimeoutMs > 0 ? now + callTimeoutMs : NEVER;
       let limitMs = callTimeoutMs;
       if (request.deadline < deadline) {
         deadline = request.deadline;
@@ -215,7 +218,7 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
         request.reject = reject;
         request.toolDeadline = deadline;
         request.toolTimeoutMs = limitMs;
-        if (deadline !== Number.POSITIVE_INFINITY) watch(request, deadline - now);
+        if (deadline !== NEVER) watch(request, deadline - now);
         execution.then(
           (value) => {
             if (request.controller !== controller) return;
