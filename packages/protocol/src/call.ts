@@ -8,8 +8,9 @@
  * 4. availability, evaluated again now: its `code` (default `tool_unavailable`);
  * 5. arguments not an object `tool_arguments_invalid`; failing argumentsSchema
  *    `tool_arguments_schema_invalid` (unless the tool validates its own);
- * 6. the tool throws `tool_execution_exception`, times out `tool_execution_timeout`, reports
- *    failure `tool_execution_failed` (or its own code);
+ * 6. the tool throws `tool_execution_exception`, times out `tool_execution_timeout` (retryable
+ *    only for a `read` tool), is cancelled by its caller `tool_call_cancelled`, reports failure
+ *    `tool_execution_failed` (or its own code);
  * 7. the result cannot be serialized `tool_protocol_bridge_failed` (checked here only when the
  *    caller must know now, else where the frame is written); fails resultSchema
  *    `tool_result_schema_invalid` (unless the tool validates its own);
@@ -221,7 +222,7 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
         toolId,
       });
     } catch (error) {
-      return failure(toolId, thrownError(error, toolId));
+      return failure(toolId, thrownError(error, toolId, definition.policy));
     }
     if (isToolFailureOutcome(returned)) {
       const error = errorPayload(
@@ -299,10 +300,17 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
   return run;
 }
 
-/** What a tool threw (or its deadline did), as the call's error. */
-function thrownError(error: unknown, toolId: string): ErrorPayload {
-  if (error instanceof ToolProtocolError && error.code === 'tool_execution_timeout') {
-    return error.toPayload();
+/**
+ * What a tool threw, or what stopped it, as the call's error: the call's deadline
+ * (`tool_execution_timeout`, retryable only for a `read` tool: one that writes may have done
+ * its work before the deadline) and the caller's cancel (`tool_call_cancelled`) are the reasons the tool's signal
+ * aborted with; anything else is the tool's own throw.
+ */
+function thrownError(error: unknown, toolId: string, policy: ToolPolicy): ErrorPayload {
+  if (error instanceof ToolProtocolError) {
+    if (error.code === 'tool_execution_timeout')
+      return { ...error.toPayload(), retryable: policy === 'read' };
+    if (error.code === 'tool_call_cancelled') return error.toPayload();
   }
   return errorPayload(
     'tool_execution_exception',

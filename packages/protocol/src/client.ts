@@ -6,7 +6,7 @@
  * 2. Responses are correlated by `replyTo` only (the envelope is never compressed), then their
  *    payload is decoded (`$ansightEncoding`).
  * 3. Each request times out (default 20 s) with `tool_timeout`; an aborted signal gives
- *    `tool_request_aborted`.
+ *    `tool_call_cancelled`.
  * 4. When the transport closes, every pending request fails at once with
  *    `tool_transport_closed` and every timer is cleared.
  * 5. A reply that names a pending request but cannot be used fails that request at once with
@@ -305,7 +305,7 @@ export function createToolClient(
     if (signal?.aborted) {
       return Promise.reject(
         new ToolProtocolError(
-          'tool_request_aborted',
+          'tool_call_cancelled',
           'The request was aborted before it was sent.',
           { cause: signal.reason },
         ),
@@ -336,7 +336,7 @@ export function createToolClient(
       if (signal) {
         const onAbort = () => {
           settle(id)?.reject(
-            new ToolProtocolError('tool_request_aborted', `Request "${id}" was aborted.`, {
+            new ToolProtocolError('tool_call_cancelled', `Request "${id}" was aborted.`, {
               cause: signal.reason,
             }),
           );

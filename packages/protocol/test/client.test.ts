@@ -236,16 +236,16 @@ describe('createToolClient', () => {
     expect(await codeOf(client.query())).toBe('tool_transport_closed');
   });
 
-  it('an aborted signal rejects with tool_request_aborted', async () => {
+  it('an aborted signal rejects with tool_call_cancelled', async () => {
     const [host, pageEnd] = createLinkedPair();
     manualPage(pageEnd);
     const client = createToolClient(host);
     const controller = new AbortController();
     const call = client.call({ toolId: 'a' }, { signal: controller.signal });
     controller.abort();
-    expect(await codeOf(call)).toBe('tool_request_aborted');
+    expect(await codeOf(call)).toBe('tool_call_cancelled');
     expect(await codeOf(client.call({ toolId: 'a' }, { signal: AbortSignal.abort() }))).toBe(
-      'tool_request_aborted',
+      'tool_call_cancelled',
     );
     expect(client.pendingCount).toBe(0);
   });
