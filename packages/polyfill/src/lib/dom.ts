@@ -1,6 +1,18 @@
-/** DOMException with a name, the way platform APIs reject. */
-export function domException(name: string, message: string): DOMException {
-  return new DOMException(message, name);
+/**
+ * DOMException with a name, the way platform APIs reject. `toolCode`, when given, is the wire
+ * contract's code for the failure (docs/browser-api.md "Errors from callTool"): DOMException's
+ * own `code` is the platform's legacy number, so the string goes beside it.
+ */
+export function domException(name: string, message: string, toolCode?: string): DOMException {
+  const error = new DOMException(message, name);
+  return toolCode === undefined ? error : withCode(error, toolCode);
+}
+
+/** `error` with its `toolCode` (and, for a validation failure, its `issues`) attached. */
+export function withCode<E extends object>(error: E, toolCode: string, issues?: unknown[]): E {
+  Object.defineProperty(error, 'toolCode', { value: toolCode, enumerable: true });
+  if (issues) Object.defineProperty(error, 'issues', { value: issues, enumerable: true });
+  return error;
 }
 
 /** The reason an AbortSignal carries, or a default AbortError when it has none. */
