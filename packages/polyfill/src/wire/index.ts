@@ -6,6 +6,8 @@
  * a failed call to the wire's error (`wireFailure`). The endpoint, the toolwire extension and
  * `@toolwire/playwright` all use these, so a call means one thing whichever road it took.
  */
+
+export type { ToolErrorCode, ToolPolicy } from '@toolwire/protocol';
 export { chunkFromScript } from '../lib/chunks.js';
 export { policyFromAnnotations } from '../policy.js';
 export type { PageToolEntry, RunPageTool } from './bridge-tool.js';
