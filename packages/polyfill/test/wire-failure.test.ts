@@ -1,18 +1,18 @@
 /**
- * `@toolwire/polyfill/wire`'s one mapping, wireFailure: what the real polyfill rejects with
+ * `@toolwire/polyfill/wire`'s one mapping, wireFailure (and toBridgeTool, which applies it): what the real polyfill rejects with
  * (happy-dom) becomes the wire's `{code, message, retryable, details}` by its properties
  * (`toolCode`, `issues`, the signal reason), for every kind of failure, in this document and
  * after crossing a frame (the frames bridge's serialize / structured clone / rebuild).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TOOL_ERROR_CODES, ToolProtocolError } from '@toolwire/protocol';
+import { TOOL_ERROR_CODES, ToolProtocolError, toolFailure } from '@toolwire/protocol';
 import { describe, expect, it } from 'vitest';
 import { deserializeError, serializeError } from '../src/frames/errors.js';
 import type { JsonSchema, ToolPolicy } from '../src/index.js';
 import { dataError, ToolExecutionError, Tools } from '../src/index.js';
 import type { WireFailure } from '../src/wire/index.js';
-import { wireFailure } from '../src/wire/index.js';
+import { toBridgeTool, wireFailure } from '../src/wire/index.js';
 import { freshInstall, rejection } from './helpers.js';
 
 const NUMBER_INPUT: JsonSchema = {
@@ -441,5 +441,91 @@ describe('the codes the polyfill raises', () => {
       ]),
     );
     for (const code of named) expect(Object.hasOwn(TOOL_ERROR_CODES, code), code).toBe(true);
+  });
+});
+
+describe('toBridgeTool: a page tool as its wire entry', () => {
+  const context = (signal = new AbortController().signal) => ({
+    requestId: 'r',
+    sessionId: null,
+    callId: null,
+    toolId: 'notes.add',
+    signal,
+  });
+  const entry = {
+    id: 'notes.add@widget.example',
+    name: 'notes.add',
+    title: 'Add a note',
+    description: 'Adds a note.',
+    inputSchema: { type: 'object', properties: { text: { type: 'string' } } },
+    annotations: { readOnlyHint: true, idempotentHint: true },
+    origin: 'https://widget.example',
+    policy: 'read' as const,
+    keywords: ['memo'],
+    validates: true,
+  };
+
+  it('lists it as docs/wire.md says, and passes results and coded failures through', async () => {
+    const expanded: object[] = [];
+    const tool = toBridgeTool(
+      entry,
+      async (args) => (args.text === 'coded' ? toolFailure({ code: 'mine', message: 'm' }) : args),
+      (schema) => {
+        expanded.push(schema);
+        return { ...schema, expanded: true };
+      },
+    );
+    expect(tool.definition).toEqual({
+      id: 'notes.add@widget.example',
+      name: 'Add a note',
+      description: 'Adds a note.',
+      category: 'notes',
+      policy: 'read',
+      argumentsSchema: { ...entry.inputSchema, expanded: true },
+      resultSchema: {},
+      keywords: ['memo'],
+      origin: 'https://widget.example',
+      annotations: { idempotentHint: true },
+    });
+    expect(expanded).toEqual([entry.inputSchema]);
+    expect(tool.validates).toEqual({ arguments: true, result: true });
+    expect(await tool.execute({ text: 'hi' }, context())).toEqual({ text: 'hi' });
+    expect(await tool.execute({ text: 'coded' }, context())).toMatchObject({ code: 'mine' });
+    const plain = toBridgeTool(
+      { ...entry, name: 'plain', title: '', inputSchema: undefined, validates: false },
+      async () => null,
+      (schema) => schema,
+    );
+    expect(plain.definition).toMatchObject({
+      name: 'plain',
+      category: 'page',
+      argumentsSchema: { type: 'object' },
+    });
+    expect(plain.validates).toBeUndefined();
+  });
+
+  it("maps what run rejects with (or throws) by wireFailure, with the signal's reason", async () => {
+    const tool = toBridgeTool(
+      entry,
+      (args) => {
+        if (args.sync) throw new DOMException('gone', 'NotFoundError');
+        return Promise.reject(
+          args.reason ?? new ToolExecutionError('notes.add', { name: 'Error', message: 'x' }),
+        );
+      },
+      (schema) => schema,
+    );
+    expect(await tool.execute({ sync: true }, context())).toMatchObject({ code: 'tool_not_found' });
+    expect(await tool.execute({}, context())).toMatchObject({
+      code: 'tool_execution_exception',
+      message: 'Tool "notes.add@widget.example" threw: x',
+    });
+    const controller = new AbortController();
+    const deadline = new ToolProtocolError('tool_execution_timeout', 'late');
+    controller.abort(deadline);
+    expect(await tool.execute({ reason: deadline }, context(controller.signal))).toMatchObject({
+      code: 'tool_execution_timeout',
+      retryable: true,
+    });
   });
 });
