@@ -319,11 +319,7 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
         return this.#hooks.ready.then(() => this.executeTool(tool, inputObject, options));
       }
       if (!permission)
-        throw domException(
-          'NotAllowedError',
-          'This document is not allowed to use tools.',
-          'tool_execution_denied',
-        );
+        throw domException('NotAllowedError', 'This document is not allowed to use tools.');
       let origin: string;
       try {
         origin = new URL(String(tool.origin)).origin;
@@ -368,11 +364,7 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       ) {
         return settleInTask(
           Promise.reject(
-            domException(
-              'UnknownError',
-              `No tool named "${String(tool.name)}" can be executed.`,
-              'tool_not_found',
-            ),
+            domException('UnknownError', `No tool named "${String(tool.name)}" can be executed.`),
           ),
           options.signal,
         );
@@ -402,7 +394,7 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       if (signal?.aborted && error === signal.reason) throw error;
       // The target's input check (requirement 6) crosses frames as it is.
       if ((error as Error | null)?.name === 'DataError') throw error;
-      throw invocationFailed(error);
+      throw domException('UnknownError', 'Tool was executed but the invocation failed.');
     }
   }
 
@@ -436,7 +428,7 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
           `WebMCP tool execution failed: ${String((reason as Error)?.message ?? reason)}`,
         );
       }
-      throw invocationFailed(error);
+      throw domException('UnknownError', 'Tool was executed but the invocation failed.');
     }
     // A string result comes back as it is: the public WPT tests (executeTool-abort,
     // exposedTo-*) expect that, and Chromium does it, though the spec text would quote it.
@@ -450,11 +442,7 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       text = undefined;
     }
     if (text === undefined)
-      throw domException(
-        'UnknownError',
-        'The tool result cannot be serialized to JSON.',
-        'tool_protocol_bridge_failed',
-      );
+      throw domException('UnknownError', 'The tool result cannot be serialized to JSON.');
     return text;
   }
 
@@ -558,19 +546,6 @@ function specDataError(issues: readonly ValidationIssue[]): DOMException {
         ? { path: issue.path, reason: keyword, schemaPath: `/${keyword}` }
         : issue;
     }),
-  );
-}
-
-/**
- * The spec's one failure for a tool that ran, carrying the wire code of what went wrong (the
- * polyfill's own code when it raised one, else the tool's throw).
- */
-function invocationFailed(error: unknown): DOMException {
-  const code = (error as { toolCode?: unknown } | null)?.toolCode;
-  return domException(
-    'UnknownError',
-    'Tool was executed but the invocation failed.',
-    typeof code === 'string' ? code : 'tool_execution_exception',
   );
 }
 

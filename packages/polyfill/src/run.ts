@@ -144,25 +144,20 @@ async function loweringFor(
 }
 
 /**
- * Lowering codes for a value that cannot be read, or cannot become JSON, whatever its schema
- * says (LOWERING.md "Errors"), as is a throw that is no LoweringError; the other codes are a
- * schema's verdict. `unsupported_schema` is the definition's fault.
+ * What the lowering threw, as its issue, and which failure it is (the lowering's `failureKind`,
+ * LOWERING.md §11: loaded, since it threw): a schema's verdict, the value not readable or not
+ * JSON whatever the schema says, or a schema that cannot be followed.
  */
-const UNREADABLE =
-  /^(?:cycle|depth_exceeded|read_failed|json_too_large|binary_too_large|not_json|unsupported_type|unsupported_in_environment)$/;
-
-/** What the lowering threw, as its issue, and which of the three kinds of failure it is. */
 function loweringIssue(error: unknown): { issue: ValidationIssue; kind: 0 | 1 | 2 } {
-  const { code, path, schemaPath, message } = error as {
-    code?: string;
+  const { path, schemaPath, message } = error as {
     path?: string;
     schemaPath?: string;
     message?: string;
   };
+  const kind = loadedLowering()?.failureKind(error);
   return {
     issue: { path: path ?? '', reason: message ?? String(error), schemaPath: schemaPath ?? '' },
-    kind:
-      code === 'unsupported_schema' ? 2 : typeof code !== 'string' || UNREADABLE.test(code) ? 1 : 0,
+    kind: kind === 'schema' ? 0 : kind === 'definition' ? 2 : 1,
   };
 }
 

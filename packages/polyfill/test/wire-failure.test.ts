@@ -411,7 +411,6 @@ describe('the codes the polyfill raises', () => {
       'run.ts',
       'tools.ts',
       'json-input.ts',
-      'model-context.ts',
       'native.ts',
       'define-tool.ts',
       'lib/chunks.ts',

@@ -4,15 +4,12 @@
  * own `code` is the platform's legacy number, so the string goes beside it.
  */
 export function domException(name: string, message: string, toolCode?: string): DOMException {
-  const error = new DOMException(message, name);
-  return toolCode === undefined ? error : withCode(error, toolCode);
+  return withCode(new DOMException(message, name), toolCode);
 }
 
 /** `error` with its `toolCode` (and, for a validation failure, its `issues`) attached. */
-export function withCode<E extends object>(error: E, toolCode: string, issues?: unknown[]): E {
-  Object.defineProperty(error, 'toolCode', { value: toolCode, enumerable: true });
-  if (issues) Object.defineProperty(error, 'issues', { value: issues, enumerable: true });
-  return error;
+export function withCode<E extends object>(error: E, toolCode?: string, issues?: unknown[]): E {
+  return toolCode ? Object.assign(error, issues ? { toolCode, issues } : { toolCode }) : error;
 }
 
 /** The reason an AbortSignal carries, or a default AbortError when it has none. */
