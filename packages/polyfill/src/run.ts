@@ -101,7 +101,7 @@ export async function runLocal(
       // The module once loaded is taken as it is: one await fewer per call.
       lowered = await (loadedLowering() ?? (await loadLowering())).lower(result, outputSchema);
     } catch (error) {
-      throw loweringFailure(error, entry.name);
+      throw loweringFailure(error, entry.name, outputSchema !== undefined);
     }
     if (outputSchema) {
       const lowering = await loweringFor(entry, 'output');
@@ -172,9 +172,14 @@ function asDataError(error: unknown): DOMException {
   );
 }
 
-/** Lowering the result failed: an OperationError, coded by what the lowering found. */
-function loweringFailure(error: unknown, name: string): DOMException {
-  const { issue, kind } = loweringIssue(error);
+/**
+ * Lowering the result failed: an OperationError, coded by what the lowering found. Without an
+ * output schema there is no verdict to give: the result cannot be made JSON.
+ */
+function loweringFailure(error: unknown, name: string, schema: boolean): DOMException {
+  const found = loweringIssue(error);
+  const { issue } = found;
+  const kind = schema ? found.kind : 1;
   return withCode(
     domException(
       'OperationError',

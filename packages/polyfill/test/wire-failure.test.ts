@@ -58,6 +58,7 @@ async function page() {
   });
   await register('wrong.result', () => ({ n: 'two' }), { outputSchema: NUMBER_OUTPUT });
   await register('cyclic', cyclic);
+  await register('nan', () => ({ n: Number.NaN }));
   await register('fn', () => ({ run: () => 1 }), { outputSchema: NUMBER_OUTPUT });
   await register('not.a.date', () => ({ when: 5 }), {
     outputSchema: { type: 'object', properties: { when: { webType: 'Date' } } },
@@ -193,7 +194,7 @@ describe('wireFailure: what the polyfill raises, by kind', () => {
 
   it('a result that cannot be made JSON: tool_protocol_bridge_failed, schema or not', async () => {
     const { call } = await page();
-    for (const name of ['cyclic', 'fn']) {
+    for (const name of ['cyclic', 'fn', 'nan']) {
       const { error } = await call(name);
       expect(error.toolCode, name).toBe('tool_protocol_bridge_failed');
       expect(wire(error, name), name).toMatchObject({
