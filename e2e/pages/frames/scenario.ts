@@ -80,7 +80,7 @@ export async function runNode(spec: FrameSpec): Promise<void> {
         {
           name: tool.name,
           ...(tool.exposedTo ? { exposedTo: tool.exposedTo } : {}),
-          ...(tool.inputSchema ? { inputSchema: tool.inputSchema } : {}),
+          ...(tool.inputSchema ? { inputSchema: tool.inputSchema as Record<string, unknown> } : {}),
           ...(tool.agent
             ? { naturalLanguageProperties: { description: `${tool.name} in ${spec.id}` } }
             : {}),
