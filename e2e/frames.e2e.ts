@@ -265,6 +265,64 @@ test.describe('generic layer: calls across origins', () => {
     ]);
   });
 
+  test("a frame tool's failures reach the caller with their wire code and issues", async ({
+    page,
+  }) => {
+    const inputSchema = { type: 'object', properties: { n: { type: 'number' } } };
+    await open(page, {
+      id: 'top',
+      frames: [
+        {
+          id: 'fe',
+          origin: 'cross',
+          allow: 'tools',
+          tools: [{ name: 'fe.checked', exposedTo: ['*'], inputSchema }],
+        },
+      ],
+    });
+    await handshakes(page, 'fe');
+    const failures = await page.evaluate(async () => {
+      const tools = (window as any).tools.of(document.getElementById('fe'));
+      const failure = (input: unknown) =>
+        tools.callTool('fe.checked', input, { encoding: 'json' }).then(
+          () => 'resolved',
+          (e: any) => ({
+            name: e.name,
+            toolCode: e.toolCode,
+            issues: e.issues,
+            cause: e.cause,
+            // What the platform's structured clone alone keeps of such an error.
+            cloned: (structuredClone(e) as any).toolCode ?? null,
+          }),
+        );
+      return {
+        honest: await tools.callTool('fe.checked', { n: 1 }, { encoding: 'json' }),
+        schema: await failure({ n: 'one' }),
+        thrown: await failure({ boom: 'on purpose' }),
+        // The tool echoes a NaN: a result that cannot be made JSON.
+        unserializable: await failure({ n: 1, f: Number.NaN }),
+      };
+    });
+    expect(failures.honest).toMatchObject({ from: 'fe', echo: { n: 1 } });
+    expect(failures.schema).toEqual({
+      name: 'DataError',
+      toolCode: 'tool_arguments_schema_invalid',
+      issues: [expect.objectContaining({ path: '/n', schemaPath: '#/properties/n/type' })],
+      cloned: null,
+    });
+    expect(failures.thrown).toEqual({
+      name: 'ToolExecutionError',
+      toolCode: 'tool_execution_exception',
+      cause: { name: 'RangeError', message: 'on purpose' },
+      cloned: null,
+    });
+    expect(failures.unserializable).toMatchObject({
+      name: 'OperationError',
+      toolCode: 'tool_protocol_bridge_failed',
+      cloned: null,
+    });
+  });
+
   test('a tool not exposed to the caller cannot be called by name either', async ({ page }) => {
     await open(page, spec);
     await handshakes(page, 'f3');

@@ -73,12 +73,18 @@ test('a tool that throws rejects with a coded WebMCPError', async ({ page }, inf
   expect(error).toBeInstanceOf(WebMCPError);
   expect(error).toMatchObject({
     code: 'tool_execution_exception',
+    retryable: false,
     toolName: 'cart.add',
     via: expected(info.project.name),
   });
-  // The polyfill passes the tool's message on; the browser's WebMCP does not.
-  if (info.project.name === 'chromium')
-    expect((error as Error).message).toContain('SOLD-OUT is sold out');
+  // The polyfill passes on what the tool threw, as the wire does; the browser's WebMCP does not.
+  if (info.project.name === 'chromium') {
+    expect((error as Error).message).toBe('Tool "cart.add" threw: SOLD-OUT is sold out');
+    expect((error as WebMCPError).details).toEqual({
+      name: 'Error',
+      message: 'SOLD-OUT is sold out',
+    });
+  } else expect((error as WebMCPError).details).toBeNull();
   expect(await shop.callTool('cart.count')).toBe(1);
 });
 
@@ -109,9 +115,19 @@ test('input that fails the schema is refused before the tool runs', async ({ pag
   const error = await shop
     .callTool('cart.add', { sku: 'A-1', qty: 0 })
     .catch((caught: unknown) => caught);
-  // The polyfill says why; the browser reports every failure of the tool's side alike.
-  expect(error).toMatchObject({
-    code: info.project.name === 'chromium' ? 'tool_arguments_invalid' : 'tool_execution_exception',
+  // The polyfill says why, with the wire's `$`-rooted issues; the browser reports every failure
+  // of the tool's side alike (README "Errors").
+  if (info.project.name === 'chromium')
+    expect(error).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      retryable: false,
+      details: [expect.objectContaining({ path: '$.qty', keyword: 'minimum' })],
+    });
+  else expect(error).toMatchObject({ code: 'tool_execution_exception', details: null });
+  // Arguments that are not an object: the helper refuses them itself, on both paths.
+  await expect(shop.callTool('cart.add', [] as never)).rejects.toMatchObject({
+    code: 'tool_arguments_invalid',
+    via: expected(info.project.name),
   });
   expect(await shop.callTool('cart.count')).toBe(1);
 });
@@ -155,6 +171,8 @@ test('a call past its timeout rejects with tool_execution_timeout', async ({ pag
   await expect(shop.callTool('cart.stuck', {}, { timeout: 300 })).rejects.toMatchObject({
     name: 'WebMCPError',
     code: 'tool_execution_timeout',
+    // No readOnlyHint: a tool that may write is not called again on its own.
+    retryable: false,
     toolName: 'cart.stuck',
     via: expected(info.project.name),
   });

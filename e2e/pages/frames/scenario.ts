@@ -13,7 +13,7 @@ export interface ToolSpec {
   /** Register through document.modelContext instead of toolManager. */
   spec?: boolean;
   specExposedTo?: string[];
-  /** The modelContext tool's inputSchema. */
+  /** The tool's inputSchema (either layer). */
   inputSchema?: object;
 }
 
@@ -50,6 +50,8 @@ export async function runNode(spec: FrameSpec): Promise<void> {
       w.frameLog.push({ tool: tool.name, caller: context?.caller?.origin ?? null });
       return new Promise((resolve, reject) => {
         const signal: AbortSignal | undefined = context?.signal;
+        // A throw of the tool's own, to see how it reaches a caller in another frame.
+        if (input?.boom) throw new RangeError(String(input.boom));
         if (input?.hang) {
           signal?.addEventListener('abort', () => {
             w.frameLog.push({ aborted: tool.name, reason: (signal.reason as DOMException)?.name });
@@ -78,6 +80,7 @@ export async function runNode(spec: FrameSpec): Promise<void> {
         {
           name: tool.name,
           ...(tool.exposedTo ? { exposedTo: tool.exposedTo } : {}),
+          ...(tool.inputSchema ? { inputSchema: tool.inputSchema as Record<string, unknown> } : {}),
           ...(tool.agent
             ? { naturalLanguageProperties: { description: `${tool.name} in ${spec.id}` } }
             : {}),

@@ -26,7 +26,7 @@ export type {
   ToolCatalogSource,
 } from './connect.js';
 export { connect, SDK_NAME, SDK_VERSION, Session, webSocketConnector } from './connect.js';
-export { readPageTools, wireFailure } from './page-tools.js';
+export { readPageTools } from './page-tools.js';
 export type { LinkPairingOptions } from './pair-from-link.js';
 export {
   linkMayReach,

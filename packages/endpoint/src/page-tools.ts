@@ -18,20 +18,14 @@
  *   (`listingRank`), so a host that reads only the first page, as hosts without paging do, gets
  *   what it got when the listing was cut there.
  * - Calls go through `tools.callTool(..., {encoding: 'json'})`: arguments lifted, results
- *   lowered; the polyfill's errors become wire codes.
+ *   lowered; the polyfill's errors become wire codes by `@toolwire/polyfill/wire`'s one mapping
+ *   (`wireFailure`, through `toBridgeTool`, which makes every entry).
  */
 import type { CallToolOptions, Tool, Tools } from '@toolwire/polyfill';
 import type { ToolWireInfo } from '@toolwire/polyfill/wire';
-import { WIRE_RESULT, wireInfo } from '@toolwire/polyfill/wire';
-import type {
-  AvailabilityInput,
-  BridgeTool,
-  JsonValue,
-  ReportProgress,
-  SelfValidation,
-  ValidationIssue,
-} from '@toolwire/protocol';
-import { noProgress, schemaFailure, toolFailure, toolHints } from '@toolwire/protocol';
+import { toBridgeTool, WIRE_RESULT, wireInfo } from '@toolwire/polyfill/wire';
+import type { AvailabilityInput, BridgeTool, ReportProgress } from '@toolwire/protocol';
+import { noProgress } from '@toolwire/protocol';
 
 type Expand = (schema: object) => object;
 
@@ -47,12 +41,6 @@ export interface PageToolsOptions {
   reserved: ReadonlySet<string>;
 }
 
-function categoryOf(name: string, declared: string | undefined): string {
-  if (declared) return declared;
-  const dot = name.indexOf('.');
-  return dot > 0 ? name.slice(0, dot) : 'page';
-}
-
 function hostOf(origin: string): string {
   try {
     return new URL(origin).host;
@@ -61,103 +49,7 @@ function hostOf(origin: string): string {
   }
 }
 
-/**
- * Lowering failures that say the result cannot become JSON at all (LOWERING.md "Errors"), as
- * opposed to a result that does not fit its outputSchema: docs/wire.md answers these
- * `tool_protocol_bridge_failed`.
- */
-const UNSERIALIZABLE = new Set([
-  'cycle',
-  'depth_exceeded',
-  'unsupported_type',
-  'json_too_large',
-  'binary_too_large',
-  'read_failed',
-  'unsupported_in_environment',
-]);
-
-/**
- * The cases docs/wire.md names (cyclic, too deep, a function), as the lowering words them: for a
- * polyfill whose OperationError carries no `cause` (see operationFailure).
- */
-const UNSERIALIZABLE_TEXT = /contains itself|nest deeper than maxDepth|has no JSON lowering/;
-
-/**
- * callTool's OperationError covers what the wire keeps apart (docs/wire.md "tool.call"): the result
- * fails outputSchema (`tool_result_schema_invalid`), the result cannot be made JSON at all (too
- * deep, cyclic, a function: `tool_protocol_bridge_failed`), or a schema the page's validator
- * cannot compile (`tool_definition_invalid`). The lowering's own error (`cause`, with its code)
- * or the output issues (`errors`) decide when the polyfill attaches them; otherwise its
- * message does, and a tool without an outputSchema can only have failed to become JSON.
- */
-function operationFailure(error: unknown, message: string, tool: FailingTool) {
-  const { errors, cause } = error as { errors?: unknown; cause?: unknown };
-  if (Array.isArray(errors)) return schemaFailureOf('result', errors, tool);
-  const loweringCode = (cause as { code?: unknown } | undefined)?.code;
-  let unserializable: boolean;
-  if (typeof loweringCode === 'string') unserializable = UNSERIALIZABLE.has(loweringCode);
-  else if (/schema cannot be compiled/.test(message))
-    return toolFailure({ code: 'tool_definition_invalid', message });
-  else if (/cannot be lowered to JSON/.test(message))
-    unserializable = tool.outputSchema === false || UNSERIALIZABLE_TEXT.test(message);
-  else unserializable = false;
-  return unserializable
-    ? toolFailure({ code: 'tool_protocol_bridge_failed', message })
-    : toolFailure({ code: 'tool_result_schema_invalid', message });
-}
-
-/** The polyfill's issues as the wire's schema failure: the bridge's own wording and details. */
-function schemaFailureOf(which: 'arguments' | 'result', issues: unknown[], tool: FailingTool) {
-  const error = schemaFailure(which, tool.id ?? '', issues as ValidationIssue[]);
-  return toolFailure({ code: error.code, message: error.message, details: error.details });
-}
-
-/** What wireFailure knows of the tool that failed. */
-interface FailingTool {
-  /** Its wire id, for messages. */
-  id?: string;
-  /** Whether it declares an outputSchema. Default true (the narrower reading of a failure). */
-  outputSchema?: boolean;
-}
-
-/** The wire error for something callTool threw. */
-export function wireFailure(error: unknown, tool: FailingTool = {}) {
-  const name = (error as { name?: unknown })?.name;
-  const message = String((error as { message?: unknown })?.message ?? error);
-  switch (name) {
-    case 'DataError': {
-      const errors = (error as { errors?: unknown }).errors;
-      if (Array.isArray(errors) && errors.length > 0) {
-        return schemaFailureOf('arguments', errors, tool);
-      }
-      return toolFailure({ code: 'tool_arguments_schema_invalid', message });
-    }
-    case 'ToolExecutionError':
-      return toolFailure({
-        code: 'tool_execution_exception',
-        message,
-        details: ((error as { cause?: unknown }).cause ?? null) as JsonValue,
-      });
-    case 'OperationError':
-      return operationFailure(error, message, tool);
-    case 'NotFoundError':
-      return toolFailure({ code: 'tool_not_found', message });
-    case 'AbortError':
-    case 'TimeoutError':
-      return toolFailure({ code: 'tool_execution_timeout', message, retryable: true });
-    default:
-      return toolFailure({ code: 'tool_execution_failed', message });
-  }
-}
-
 type WireInfo = ToolWireInfo;
-
-const SELF_VALIDATING: SelfValidation = { arguments: true, result: true };
-
-/** Does the polyfill validate this tool's calls itself (`validates` on its wire info)? */
-function selfValidating(info: WireInfo): boolean {
-  return info.validates === true;
-}
 
 interface Listed {
   handle: Tool;
@@ -249,7 +141,7 @@ export async function readPageTools(options: PageToolsOptions): Promise<BridgeTo
       for (let n = 2; taken.has(id); n++) id = `${base}#${n}`;
     }
     taken.add(id);
-    const tool = toBridgeTool(options, handle, id, info);
+    const tool = pageBridgeTool(options, handle, id, info);
     const rank = ranks.get(listed);
     if (rank) tool.listingRank = rank;
     out.push(tool);
@@ -257,52 +149,47 @@ export async function readPageTools(options: PageToolsOptions): Promise<BridgeTo
   return out;
 }
 
-function toBridgeTool(
+/** One handle as the wire lists it (`@toolwire/polyfill/wire`'s toBridgeTool), called as JSON. */
+function pageBridgeTool(
   options: PageToolsOptions,
   handle: Tool,
   id: string,
   info: WireInfo,
 ): BridgeTool {
-  const argumentsSchema = handle.inputSchema
-    ? options.expandSchema(handle.inputSchema)
-    : { type: 'object' };
-  const resultSchema = handle.outputSchema ? options.expandSchema(handle.outputSchema) : {};
-  const failing: FailingTool = { id, outputSchema: handle.outputSchema !== undefined };
-  const fail = (error: unknown) => wireFailure(error, failing);
-  return {
-    definition: {
+  return toBridgeTool(
+    {
       id,
-      name: handle.title || handle.name,
+      name: handle.name,
+      title: handle.title,
       description: handle.description,
-      category: categoryOf(handle.name, info.category),
-      policy: info.policy,
-      argumentsSchema: argumentsSchema as Record<string, unknown>,
-      resultSchema: resultSchema as Record<string, unknown>,
-      keywords: info.keywords,
-      prerequisiteToolIds: info.prerequisites,
+      inputSchema: handle.inputSchema,
+      outputSchema: handle.outputSchema,
+      annotations: handle.annotations,
       origin: handle.origin,
-      // toolwire extension: the hints MCP clients read that the policy does not carry.
-      annotations: toolHints(handle.annotations),
+      policy: info.policy,
+      category: info.category,
+      keywords: info.keywords,
+      prerequisites: info.prerequisites,
+      availability: () => info.availability() as AvailabilityInput,
+      // The polyfill checks input and output against these schemas on every callTool (the
+      // input before lifting, the output after lowering), so the bridge does not check them
+      // again. Only where the polyfill says so: a browser's native tool is not checked by it.
+      validates: info.validates === true,
     },
-    availability: () => info.availability() as AvailabilityInput,
-    // The polyfill checks input and output against these schemas on every callTool (the
-    // input before lifting, the output after lowering), so the bridge does not check them
-    // again. Only where the polyfill says so: a browser's native tool is not checked by it.
-    ...(selfValidating(info) ? { validates: SELF_VALIDATING } : {}),
-    execute(args, context) {
+    // callTool never throws (it rejects): toBridgeTool adds one hop, no async wrapper.
+    (args, context) => {
       const call = {
         encoding: 'json',
         signal: context.signal,
         // The bridge serializes the result at once: JSON as it is need not be copied.
         [WIRE_RESULT]: true,
-      } as CallToolOptions & { onProgress?: unknown };
+      } as CallToolOptions;
       // Only for a call that asked: the others hand the polyfill no listener.
-      if (context.reportProgress !== noProgress)
-        call.onProgress = progressTo(context.reportProgress);
-      // callTool never throws (it rejects), so no async wrapper: one promise hop fewer a call.
-      return options.tools.callTool(handle, args, call).then(undefined, fail);
+      if (context.reportProgress !== noProgress) call.onProgress = progressTo(context.reportProgress);
+      return options.tools.callTool(handle, args, call);
     },
-  };
+    options.expandSchema,
+  );
 }
 
 /** The polyfill's `onProgress({progress, total, message})` as the bridge's reporter. */

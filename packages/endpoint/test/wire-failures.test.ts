@@ -2,15 +2,17 @@ import type { JsonSchema } from '@toolwire/polyfill';
 import { install } from '@toolwire/polyfill';
 import { wireInfo } from '@toolwire/polyfill/wire';
 import type { BridgeTool, ValidatorProvider } from '@toolwire/protocol';
-import { createToolBridge, decodePayload } from '@toolwire/protocol';
+import { createToolBridge, decodePayload, ToolProtocolError } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
 import { describe, expect, it } from 'vitest';
-import { readPageTools, wireFailure } from '../src/page-tools.js';
+import { readPageTools } from '../src/page-tools.js';
 import { pageValidator } from '../src/validator.js';
 
-// The page's tools through the real polyfill (happy-dom), the endpoint's mapping and a real
-// bridge: what reaches the wire when a result cannot be serialized, against one that fails its
-// outputSchema (docs/wire.md "tool.call": two different codes).
+// The page's tools through the real polyfill (happy-dom), the endpoint's entries
+// (`@toolwire/polyfill/wire`'s toBridgeTool and wireFailure) and a real bridge: what reaches the
+// wire when a result cannot be serialized, against one that fails its outputSchema
+// (docs/wire.md "tool.call": two different codes), a throw, a deadline, a cancel. The mapping's
+// own cases are packages/polyfill/test/wire-failure.test.ts.
 
 const APP = 'https://app.example';
 
@@ -41,7 +43,11 @@ let sequence = 0;
  * bridge compiles.
  */
 async function pageBridge(
-  options: { markSelfValidating?: boolean; validator?: ValidatorProvider } = {},
+  options: {
+    markSelfValidating?: boolean;
+    validator?: ValidatorProvider;
+    callTimeoutMs?: number;
+  } = {},
 ) {
   const win = new Window({ url: `${APP}/` });
   const { tools, toolManager } = install({ window: win as unknown as never });
@@ -71,6 +77,15 @@ async function pageBridge(
   await register('typed.deep', () => ({ n: 1, deep: nested(200) }), TYPED);
   await register('typed.cyclic', cyclic, TYPED);
   await register('typed.fn', () => ({ n: 1, run: () => 1 }), TYPED);
+  await register('throws', () => {
+    throw new RangeError('boom');
+  });
+  await register('hangs.read', () => new Promise(() => {}));
+  await toolManager.register({
+    name: 'hangs.write',
+    naturalLanguageProperties: { description: 'hangs.write' },
+    execute: () => new Promise(() => {}),
+  });
   const ARGS: JsonSchema = {
     type: 'object',
     properties: { at: { type: 'string', format: 'date-time' } },
@@ -96,6 +111,7 @@ async function pageBridge(
     guard: 'full-access',
     validator: options.validator ?? pageValidator(),
     onToolError: () => {},
+    ...(options.callTimeoutMs ? { limits: { callTimeoutMs: options.callTimeoutMs } } : {}),
   });
   return async (toolId: string, args?: Record<string, unknown>) => {
     const response = await bridge.handle({
@@ -203,75 +219,90 @@ describe('one validation per call on the page', () => {
   });
 });
 
-describe('wireFailure', () => {
-  it("a DataError's issues become the wire's details through the one adapter", () => {
-    const error = Object.assign(new DOMException('{"path":"/at"}', 'DataError'), {
-      errors: [
+describe("one meaning for a failure, the page's tools and the bridge's own", () => {
+  it("a throw reads as the bridge reads a native tool's: code, words, details", async () => {
+    const call = await pageBridge();
+    const thrown = await call('throws');
+    // The same throw from a tool the bridge runs itself (as a browser's native tool is run).
+    const bridge = createToolBridge({
+      tools: () => [
         {
-          path: '/at',
-          reason: 'must match format "date-time"',
-          schemaPath: '#/properties/at/format',
+          definition: {
+            id: 'throws',
+            name: 'throws',
+            description: 'throws',
+            category: 'page',
+            policy: 'read',
+            argumentsSchema: { type: 'object' },
+            resultSchema: {},
+          },
+          execute: () => {
+            throw new RangeError('boom');
+          },
         },
-        { path: '/list/0/a~1b', reason: 'must be string', schemaPath: '#/type' },
       ],
+      guard: 'full-access',
+      validator: pageValidator(),
+      onToolError: () => {},
     });
-    expect(wireFailure(error, { id: 't' })).toMatchObject({
-      code: 'tool_arguments_schema_invalid',
-      message:
-        'The arguments do not match the tool\'s argumentsSchema: $.at must match format "date-time"',
-      details: [
-        {
-          path: '$.at',
-          message: 'must match format "date-time"',
-          keyword: 'format',
-          schemaPath: '#/properties/at/format',
-        },
-        {
-          path: '$.list[0]["a/b"]',
-          message: 'must be string',
-          keyword: 'type',
-          schemaPath: '#/type',
-        },
-      ],
+    const native = await bridge.handle({
+      type: 'tool.call',
+      id: 'native-1',
+      capability: 'tool.exec',
+      payload: { toolId: 'throws' },
+    });
+    expect(thrown).toEqual({
+      type: native?.type,
+      payload: decodePayload(native?.envelope.payload),
+    });
+    expect(thrown.payload).toEqual({
+      code: 'tool_execution_exception',
+      message: 'Tool "throws" threw: boom',
+      retryable: false,
+      details: { name: 'RangeError', message: 'boom' },
     });
   });
 
-  const operationError = (message: string, extra: Record<string, unknown> = {}) =>
-    Object.assign(new DOMException(message, 'OperationError'), extra);
-
-  it("reads the lowering's code when the polyfill attaches it as the cause", () => {
-    const lowered = (code: string) =>
-      operationError('The result of "t" cannot be lowered to JSON: whatever it says', {
-        cause: { name: 'LoweringError', code },
-      });
-    for (const code of ['cycle', 'depth_exceeded', 'unsupported_type', 'json_too_large']) {
-      expect(wireFailure(lowered(code)).code, code).toBe('tool_protocol_bridge_failed');
-    }
-    for (const code of ['type_mismatch', 'missing_property', 'constraint_failed']) {
-      expect(wireFailure(lowered(code)).code, code).toBe('tool_result_schema_invalid');
-    }
+  it("the call's deadline: tool_execution_timeout, retryable only for a read tool", async () => {
+    const call = await pageBridge({ callTimeoutMs: 20 });
+    const read = await call('hangs.read');
+    expect(read.payload).toMatchObject({ code: 'tool_execution_timeout', retryable: true });
+    const write = await call('hangs.write');
+    expect(write.payload).toMatchObject({ code: 'tool_execution_timeout', retryable: false });
   });
 
-  it('output issues attached as `errors` become the wire details, `$`-rooted', () => {
-    const failure = wireFailure(
-      operationError('The result does not match outputSchema: ...', {
-        errors: [{ path: '/items/2/a~1b', reason: 'must be number', schemaPath: '#/type' }],
-      }),
-    );
-    expect(failure.code).toBe('tool_result_schema_invalid');
-    expect(failure.details).toEqual([
-      {
-        path: '$.items[2]["a/b"]',
-        message: 'must be number',
-        keyword: 'type',
-        schemaPath: '#/type',
+  it("the caller's cancel, by the reason the tool's signal aborted with: tool_call_cancelled", async () => {
+    const win = new Window({ url: `${APP}/` });
+    const { tools, toolManager } = install({ window: win as unknown as never });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    await toolManager.register({
+      name: 'waits',
+      naturalLanguageProperties: { description: 'waits', annotations: { readOnlyHint: true } },
+      execute: () => {
+        started();
+        return new Promise(() => {});
       },
-    ]);
-  });
-
-  it('a schema the validator cannot compile is the definition’s fault', () => {
-    expect(wireFailure(operationError('The output schema cannot be compiled: bad')).code).toBe(
-      'tool_definition_invalid',
-    );
+    });
+    const [tool] = await readPageTools({
+      tools,
+      origin: APP,
+      expandSchema: (schema) => schema,
+      reserved: new Set(),
+    });
+    const controller = new AbortController();
+    const outcome = tool?.execute(
+      {},
+      { requestId: 'r', sessionId: null, callId: null, toolId: 'waits', signal: controller.signal },
+    ) as Promise<unknown>;
+    await running;
+    controller.abort(new ToolProtocolError('tool_call_cancelled', 'The host cancelled the call.'));
+    expect(await outcome).toMatchObject({
+      code: 'tool_call_cancelled',
+      message: 'The host cancelled the call.',
+      retryable: false,
+    });
   });
 });

@@ -37,10 +37,25 @@ export interface TabTool {
   agentExposed?: false;
 }
 
-/** A call's outcome: the result lowered to JSON (docs/lowering.md), or a coded error. */
+/**
+ * A call's outcome: the result lowered to JSON (docs/lowering.md), or a coded error: the wire's
+ * `{code, message, retryable, details}` (docs/wire.md "Error codes"; the page's word, checked
+ * for shape and clipped) and the error's `name` for people.
+ */
 export type TabCallOutcome =
   | { ok: true; result: unknown }
-  | { ok: false; error: { code: string; name?: string; message: string } };
+  | {
+      ok: false;
+      error: {
+        code: string;
+        name?: string;
+        message: string;
+        /** Absent: the code's default in the table. */
+        retryable?: boolean;
+        /** JSON, bounded; null or absent when there is nothing to add. */
+        details?: unknown;
+      };
+    };
 
 /** Why a tab's client stopped: the tab closed, navigated away, or the client was closed. */
 export type TabGoneReason = 'closed' | 'navigated' | 'disconnected';

@@ -3,6 +3,8 @@
  * `document.modelContext`, form tools told apart, names made unique, errors coded; and the
  * reader and the relay together on one window, through the real handoff.
  */
+import { install } from '@toolwire/polyfill';
+import { ToolProtocolError } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/wait.js';
@@ -114,14 +116,99 @@ describe('ToolReader', () => {
     expect((await new ToolReader(win).list())[0]?.policy).toBe('write');
   });
 
-  it('codes the errors callTool raises', async () => {
+  it("codes an error that carries no code by its name (a browser's, another polyfill's)", async () => {
     const win = page();
     fakeTools(win, [], () => {
       throw Object.assign(new Error('bad input'), { name: 'DataError' });
     });
     expect(await new ToolReader(win).call('x', {}, new AbortController().signal)).toEqual({
       ok: false,
-      error: { code: 'tool_arguments_invalid', name: 'DataError', message: 'bad input' },
+      error: {
+        code: 'tool_arguments_schema_invalid',
+        name: 'DataError',
+        message: 'bad input',
+        retryable: false,
+        details: null,
+      },
+    });
+  });
+
+  it("codes the real polyfill's errors by their properties, as the page's endpoint does", async () => {
+    const win = page();
+    const { toolManager } = install({ window: win as never });
+    const nlp = (readOnly: boolean) => ({
+      description: 'd',
+      annotations: { readOnlyHint: readOnly },
+    });
+    await toolManager.register({
+      name: 'q',
+      naturalLanguageProperties: nlp(true),
+      inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      execute: (input: unknown) => input,
+    });
+    await toolManager.register({
+      name: 'boom',
+      naturalLanguageProperties: nlp(true),
+      execute: () => {
+        throw new TypeError('bad');
+      },
+    });
+    for (const [name, readOnly] of [
+      ['hangs.read', true],
+      ['hangs.write', false],
+    ] as const)
+      await toolManager.register({
+        name,
+        naturalLanguageProperties: nlp(readOnly),
+        execute: () => new Promise(() => {}),
+      });
+    const reader = new ToolReader(win);
+    await reader.list();
+    const open = () => new AbortController().signal;
+    // Honest path first.
+    expect(await reader.call('q', { q: 'yes' }, open())).toEqual({
+      ok: true,
+      result: { q: 'yes' },
+    });
+    expect(await reader.call('q', { q: 1 }, open())).toEqual({
+      ok: false,
+      error: {
+        code: 'tool_arguments_schema_invalid',
+        name: 'DataError',
+        message: expect.stringMatching(/argumentsSchema: \$\.q /),
+        retryable: false,
+        details: [expect.objectContaining({ path: '$.q', keyword: 'type' })],
+      },
+    });
+    expect(await reader.call('boom', {}, open())).toEqual({
+      ok: false,
+      error: {
+        code: 'tool_execution_exception',
+        name: 'ToolExecutionError',
+        message: 'Tool "boom" threw: bad',
+        retryable: false,
+        details: { name: 'TypeError', message: 'bad' },
+      },
+    });
+    // The call's signal: its reason says deadline or cancel; a deadline is retryable for a read tool.
+    const stopped = async (name: string, reason?: unknown) => {
+      const controller = new AbortController();
+      const outcome = reader.call(name, {}, controller.signal);
+      controller.abort(reason);
+      return ((await outcome) as { error: { code: string; retryable: boolean } }).error;
+    };
+    const deadline = () => new ToolProtocolError('tool_execution_timeout', 'Too late.');
+    expect(await stopped('hangs.read', deadline())).toMatchObject({
+      code: 'tool_execution_timeout',
+      retryable: true,
+    });
+    expect(await stopped('hangs.write', deadline())).toMatchObject({
+      code: 'tool_execution_timeout',
+      retryable: false,
+    });
+    expect(await stopped('hangs.read')).toMatchObject({
+      code: 'tool_call_cancelled',
+      retryable: false,
     });
   });
 

@@ -65,4 +65,73 @@ describe('sanitizeOutcome', () => {
         error: { code: 'response_invalid' },
       });
   });
+
+  it("keeps a coded error's retryable and its details, clipped and bounded", () => {
+    const issues = [
+      {
+        path: '$.q',
+        message: 'must be string',
+        keyword: 'type',
+        schemaPath: '#/properties/q/type',
+      },
+    ];
+    // Honest path: what the reader sends comes through whole.
+    expect(
+      sanitizeOutcome({
+        ok: false,
+        error: {
+          code: 'tool_arguments_schema_invalid',
+          message: "The arguments do not match the tool's argumentsSchema: $.q must be string",
+          retryable: false,
+          details: issues,
+        },
+      }),
+    ).toEqual({
+      ok: false,
+      error: {
+        code: 'tool_arguments_schema_invalid',
+        message: "The arguments do not match the tool's argumentsSchema: $.q must be string",
+        retryable: false,
+        details: issues,
+      },
+    });
+    const clipped = (details: unknown) =>
+      (
+        sanitizeOutcome({
+          ok: false,
+          error: { code: 'tool_execution_failed', message: '', retryable: 'yes', details },
+        }) as { error: { retryable?: unknown; details?: unknown } }
+      ).error;
+    // A retryable that is not a boolean is left out (the table's default applies).
+    expect(clipped(null)).not.toHaveProperty('retryable');
+    // Long strings are cut, long lists and wide objects keep their first 100 entries, what JSON
+    // cannot hold is dropped, and nothing below 8 levels is kept.
+    const wide = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`k${i}`, i]));
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 12; i++) deep = { down: deep };
+    const kept = clipped({
+      text: 'x'.repeat(20_000),
+      list: Array.from({ length: 500 }, (_, i) => i),
+      wide,
+      fn: () => 1,
+      nan: Number.NaN,
+      deep,
+    }).details as Record<string, any>;
+    expect(kept.text).toHaveLength(8192);
+    expect(kept.list).toHaveLength(100);
+    expect(Object.keys(kept.wide)).toHaveLength(100);
+    expect(kept).not.toHaveProperty('fn');
+    expect(kept.nan).toBeNull();
+    expect(JSON.stringify(kept.deep)).not.toContain('bottom');
+    // Still too large once clipped: no details at all.
+    const huge = Array.from({ length: 100 }, () => 'y'.repeat(8192));
+    expect(clipped(huge).details).toBeNull();
+    // A getter that throws: no details, and the outcome still comes through.
+    const hostile = {
+      get boom() {
+        throw new Error('no');
+      },
+    };
+    expect(clipped(hostile)).toMatchObject({ details: null });
+  });
 });

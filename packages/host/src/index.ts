@@ -43,4 +43,3 @@ export type {
 export { HostSession } from './server/session.js';
 // The codes the host raises itself (beside the protocol's).
 export type { HostErrorCode } from './shared/errors.js';
-export { HOST_ERROR_CODES } from './shared/errors.js';

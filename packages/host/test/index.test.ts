@@ -18,7 +18,6 @@ describe('@toolwire/host', () => {
     // decision about the public API, not a convenience.
     expect(Object.keys(api).sort()).toEqual([
       'EXIT',
-      'HOST_ERROR_CODES',
       'Host',
       'HostSession',
       'createHost',

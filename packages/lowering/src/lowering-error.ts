@@ -29,3 +29,29 @@ export class LoweringError extends Error {
     return { code: this.code, path: this.path, reason: this.message, schemaPath: this.schemaPath };
   }
 }
+
+/**
+ * What a lowering failure says (LOWERING.md §11): `schema`, the value is readable but not what
+ * the schema describes (a schema's verdict, with its path); `definition`, the schema itself
+ * cannot be followed; `value`, the value cannot be read or made JSON whatever the schema says
+ * (a cycle, too deep or too large, a type with no lowering, a throwing getter). Anything that is
+ * not a LoweringError is `value`.
+ */
+export type LoweringFailureKind = 'schema' | 'definition' | 'value';
+
+const VALUE_CODES: ReadonlySet<string> = new Set<LoweringErrorCode>([
+  'unsupported_type',
+  'unsupported_in_environment',
+  'not_json',
+  'cycle',
+  'read_failed',
+  'depth_exceeded',
+  'json_too_large',
+  'binary_too_large',
+]);
+
+export function failureKind(error: unknown): LoweringFailureKind {
+  if (!(error instanceof LoweringError)) return 'value';
+  if (error.code === 'unsupported_schema') return 'definition';
+  return VALUE_CODES.has(error.code) ? 'value' : 'schema';
+}

@@ -1,9 +1,44 @@
 import { describe, expect, test, vi } from 'vitest';
-import { LOWERING_ERROR_CODES, LoweringError, lift, lower } from '../src/index.js';
+import { failureKind, LOWERING_ERROR_CODES, LoweringError, lift, lower } from '../src/index.js';
 import { expectCode, rejection } from './support/expect-error.js';
 
 // The public surface: the error class and its code table, the package's lack of side
 // effects, and the few rules that need a clock or a constructor check rather than a fixture.
+
+describe('failureKind', () => {
+  test("sorts every code: a schema's verdict, the value itself, the schema itself", async () => {
+    const kinds = Object.fromEntries(
+      Object.keys(LOWERING_ERROR_CODES).map((code) => [
+        code,
+        failureKind(new LoweringError(code as keyof typeof LOWERING_ERROR_CODES, 'x')),
+      ]),
+    );
+    expect(kinds).toEqual({
+      unsupported_type: 'value',
+      unsupported_in_environment: 'value',
+      unsupported_schema: 'definition',
+      type_mismatch: 'schema',
+      not_json: 'value',
+      invalid_value: 'schema',
+      missing_property: 'schema',
+      unexpected_property: 'schema',
+      constraint_failed: 'schema',
+      no_matching_branch: 'schema',
+      duplicate_entry: 'schema',
+      cycle: 'value',
+      read_failed: 'value',
+      depth_exceeded: 'value',
+      json_too_large: 'value',
+      binary_too_large: 'value',
+    });
+    // What lower and lift really throw.
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(failureKind(await rejection(lower(cyclic)))).toBe('value');
+    expect(failureKind(await rejection(lift('x', { type: 'number' })))).toBe('schema');
+    expect(failureKind(new Error('not a LoweringError'))).toBe('value');
+  });
+});
 
 describe('LoweringError', () => {
   test('carries code, JSON Pointer path and schemaPath, and serialises to {path, reason, schemaPath}', async () => {

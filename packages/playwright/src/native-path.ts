@@ -1,10 +1,28 @@
 /**
- * The native path: Playwright's own `page.webmcp` (or `frame.webmcp`), which reaches the
- * browser's WebMCP. A polyfill on a native browser mirrors its agent-exposed tools into the
- * browser's registry, so they are listed and called here too.
+ * The native path: the browser's own WebMCP. Tools are listed through Playwright's own
+ * `page.webmcp` (or `frame.webmcp`), and called through the browser's
+ * `document.modelContext.executeTool` in the page, so that its rejection is read by its
+ * DOMException name rather than from Playwright's message. A polyfill on a native browser
+ * mirrors its agent-exposed tools into the browser's registry, so they are listed and called
+ * here too.
+ *
+ * What the helper checks itself comes first (the tool is listed: `tool_not_found`; the
+ * arguments are an object: webmcp.ts), then the browser's rejection through the one mapping.
+ * The browser reports every failure on the tool's side alike (`UnknownError`, "the invocation
+ * failed"): a throw, and also input a polyfilled tool refused or a result it could not
+ * serialize, so all of them are `tool_execution_exception` here (README "Errors").
  */
 import type { Frame, Page } from '@playwright/test';
-import { firstLine, isTimeout, nativeCode, WebMCPError } from './errors.js';
+import { policyFromAnnotations, type ToolPolicy } from '@toolwire/polyfill/wire';
+import { bounded } from './bounded.js';
+import {
+  evaluateFailed,
+  firstLine,
+  isPlaywrightTimeout,
+  pageFailure,
+  WebMCPError,
+} from './errors.js';
+import { callInPage } from './in-page.js';
 import type { WebMCPTool } from './tool.js';
 
 type Target = Page | Frame;
@@ -17,7 +35,7 @@ export function isNotEnabled(error: unknown): boolean {
 /** Playwright's own `timeout` option, given only when the caller set one. */
 const bound = (timeout: number | undefined) => (timeout === undefined ? undefined : { timeout });
 
-export async function nativeTools(target: Target, timeout?: number): Promise<WebMCPTool[]> {
+async function listed(target: Target, timeout?: number): Promise<WebMCPTool[]> {
   try {
     const list = await target.webmcp.tools(bound(timeout));
     return list.map((tool) => ({
@@ -30,21 +48,53 @@ export async function nativeTools(target: Target, timeout?: number): Promise<Web
     }));
   } catch (error) {
     const message = firstLine(error);
-    const code = isTimeout(message) ? 'tool_execution_timeout' : 'tool_call_failed';
-    throw new WebMCPError(code, message, 'native');
+    if (isPlaywrightTimeout(error))
+      throw new WebMCPError('tool_execution_timeout', message, 'native', undefined, {
+        retryable: true,
+      });
+    throw new WebMCPError('tool_call_failed', message, 'native');
   }
 }
 
-export async function nativeCall(
+export function nativeTools(target: Target, timeout?: number): Promise<WebMCPTool[]> {
+  return listed(target, timeout);
+}
+
+export function nativeCall(
   target: Target,
   name: string,
-  input: unknown,
+  input: Record<string, unknown>,
   timeout?: number,
 ): Promise<unknown> {
-  try {
-    return await target.webmcp.callTool(name, (input ?? {}) as never, bound(timeout));
-  } catch (error) {
-    const message = firstLine(error);
-    throw new WebMCPError(nativeCode(message), message, 'native', name);
-  }
+  let policy: ToolPolicy | undefined;
+  const call = async () => {
+    const tool = (await listed(target)).find((candidate) => candidate.name === name);
+    if (!tool)
+      throw new WebMCPError(
+        'tool_not_found',
+        `No WebMCP tool named "${name}" is listed for this frame.`,
+        'native',
+        name,
+      );
+    policy = policyFromAnnotations({ readOnlyHint: tool.annotations?.readOnly === true });
+    const outcome = await target.evaluate(callInPage, ['native', name, input] as [
+      'native',
+      string,
+      unknown,
+    ]);
+    if (outcome.ok) return outcome.value;
+    if ('missing' in outcome)
+      throw new WebMCPError(
+        'webmcp_unavailable',
+        'the page has no document.modelContext',
+        'native',
+        name,
+      );
+    throw pageFailure(outcome.error, 'native', name, policy);
+  };
+  return bounded(call().catch(evaluateFailed('native', name)), timeout, {
+    via: 'native',
+    toolName: name,
+    policy: () => policy,
+  });
 }

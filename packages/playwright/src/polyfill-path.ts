@@ -1,9 +1,17 @@
 /**
- * The polyfill path: `window.tools` in the page, reached with `evaluate`. The functions below
- * run in the page, so they are self-contained and return plain, serializable records.
+ * The polyfill path: `window.tools` in the page, reached with `evaluate`. The functions that
+ * run in the page are self-contained and return plain, serializable records.
+ *
+ * A call lists first (an agent reaches only what it is shown, as on the native path: not the
+ * page's own tools), then calls as an agent does, JSON in and JSON out; what it rejects with
+ * goes through the one mapping (`wireFailure`), which reads the polyfill's `toolCode` and
+ * `issues`: the codes a host reading the same page over the wire gets.
  */
 import type { Frame, Page } from '@playwright/test';
-import { polyfillCode, WebMCPError } from './errors.js';
+import { policyFromAnnotations, type ToolPolicy } from '@toolwire/polyfill/wire';
+import { bounded } from './bounded.js';
+import { evaluateFailed, pageFailure, WebMCPError } from './errors.js';
+import { callInPage } from './in-page.js';
 import type { WebMCPTool } from './tool.js';
 
 type Target = Page | Frame;
@@ -13,6 +21,8 @@ interface PageTool {
   description: string;
   inputSchema?: unknown;
   annotations?: Record<string, unknown>;
+  /** The policy the polyfill holds for it (a declared one shows in no annotation). */
+  policy?: string;
 }
 
 type Outcome<T> =
@@ -24,19 +34,35 @@ const MISSING =
 
 /** Lists the agent-exposed tools (those an agent, and so `page.webmcp`, would see). */
 function listInPage(): Promise<Outcome<PageTool[]>> {
-  type Tools = { getTools(options: { agentOnly: boolean }): Promise<PageTool[]> };
+  type Tools = {
+    getTools(options: { agentOnly: boolean }): Promise<PageTool[]>;
+    sourceOf?(tool: PageTool): { entry?: { policy?: unknown }; descriptor?: { policy?: unknown } };
+  };
   const tools = (globalThis as { tools?: Tools }).tools;
   if (!tools || typeof tools.getTools !== 'function')
     return Promise.resolve({ ok: false, missing: true, name: '', message: '' });
+  const policyOf = (tool: PageTool): string | undefined => {
+    try {
+      const where = tools.sourceOf?.(tool);
+      const policy = where?.entry?.policy ?? where?.descriptor?.policy;
+      return typeof policy === 'string' ? policy : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   return tools.getTools({ agentOnly: true }).then(
     (list) => ({
       ok: true as const,
-      value: list.map((tool) => ({
-        name: tool.name,
-        description: tool.description,
-        ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
-        ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
-      })),
+      value: list.map((tool) => {
+        const policy = policyOf(tool);
+        return {
+          name: tool.name,
+          description: tool.description,
+          ...(tool.inputSchema !== undefined ? { inputSchema: tool.inputSchema } : {}),
+          ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
+          ...(policy ? { policy } : {}),
+        };
+      }),
     }),
     (error: { name?: unknown; message?: unknown }) => ({
       ok: false as const,
@@ -44,35 +70,6 @@ function listInPage(): Promise<Outcome<PageTool[]>> {
       message: String(error?.message ?? error),
     }),
   );
-}
-
-/** Calls a tool as an agent would: an agent-exposed one, JSON in, JSON out (`encoding: 'json'`). */
-function callInPage([name, input]: [string, unknown]): Promise<Outcome<unknown>> {
-  type Tools = {
-    getTools(options: { agentOnly: boolean }): Promise<{ name: string }[]>;
-    callTool(name: string, input: unknown, options: object): Promise<unknown>;
-  };
-  const tools = (globalThis as { tools?: Tools }).tools;
-  if (!tools || typeof tools.callTool !== 'function')
-    return Promise.resolve({ ok: false, missing: true, name: '', message: '' });
-  // An agent reaches only what it is shown (as on the native path): not the page's own tools.
-  const listed = tools
-    .getTools({ agentOnly: true })
-    .then((list) => list.some((tool) => tool.name === name));
-  return listed
-    .then((found) => {
-      if (!found)
-        throw { name: 'NotFoundError', message: `No agent-exposed tool named "${name}".` };
-      return tools.callTool(name, input, { encoding: 'json' });
-    })
-    .then(
-      (value) => ({ ok: true as const, value }),
-      (error: { name?: unknown; message?: unknown }) => ({
-        ok: false as const,
-        name: String(error?.name ?? 'Error'),
-        message: String(error?.message ?? error),
-      }),
-    );
 }
 
 /** The polyfill's annotation hints, in the names Playwright's `webmcp.tools()` uses. */
@@ -85,47 +82,65 @@ function annotationsOf(hints: Record<string, unknown>): WebMCPTool['annotations'
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
-/**
- * `work` (an `evaluate`), bounded by `timeout` ms when one is given: past it, rejects with
- * `tool_execution_timeout`. The page is not told: a tool still running there runs on, and its
- * late answer is dropped.
- */
-function bounded<T>(work: Promise<T>, timeout: number | undefined, toolName?: string): Promise<T> {
-  if (timeout === undefined || timeout === 0) return work;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const what = toolName === undefined ? 'the tool listing' : `tool "${toolName}"`;
-      const message = `Timeout ${timeout}ms exceeded: ${what} did not settle`;
-      reject(new WebMCPError('tool_execution_timeout', message, 'polyfill', toolName));
-    }, timeout);
-  });
-  work.catch(() => {}); // a page closed after the timeout must not reject unhandled
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+/** The page's listing, as it came (policies included). */
+async function pageTools(target: Target, toolName?: string): Promise<PageTool[]> {
+  const outcome = await target.evaluate(listInPage);
+  if (outcome.ok) return outcome.value;
+  if (outcome.missing) throw new WebMCPError('webmcp_unavailable', MISSING, 'polyfill', toolName);
+  throw new WebMCPError(
+    'tool_call_failed',
+    `${outcome.name}: ${outcome.message}`,
+    'polyfill',
+    toolName,
+  );
 }
 
 export async function polyfillTools(target: Target, timeout?: number): Promise<WebMCPTool[]> {
-  const outcome = await bounded(target.evaluate(listInPage), timeout);
-  if (!outcome.ok) {
-    if (outcome.missing) throw new WebMCPError('webmcp_unavailable', MISSING, 'polyfill');
-    throw new WebMCPError('tool_call_failed', `${outcome.name}: ${outcome.message}`, 'polyfill');
-  }
-  return outcome.value.map(({ annotations, ...tool }) => {
+  const list = await bounded(pageTools(target).catch(evaluateFailed('polyfill')), timeout, {
+    via: 'polyfill',
+  });
+  return list.map(({ annotations, policy: _policy, ...tool }) => {
     const hints = annotations ? annotationsOf(annotations) : undefined;
     return hints ? { ...tool, annotations: hints } : tool;
   });
 }
 
-export async function polyfillCall(
+const POLICIES: readonly ToolPolicy[] = ['read', 'write', 'critical'];
+
+export function polyfillCall(
   target: Target,
   name: string,
-  input: unknown,
+  input: Record<string, unknown>,
   timeout?: number,
 ): Promise<unknown> {
-  const call = target.evaluate(callInPage, [name, input] as [string, unknown]);
-  const outcome = await bounded(call, timeout, name);
-  if (outcome.ok) return outcome.value;
-  if (outcome.missing) throw new WebMCPError('webmcp_unavailable', MISSING, 'polyfill', name);
-  const code = polyfillCode(outcome.name);
-  throw new WebMCPError(code, `${outcome.name}: ${outcome.message}`, 'polyfill', name);
+  let policy: ToolPolicy | undefined;
+  const call = async () => {
+    const tool = (await pageTools(target, name)).find((candidate) => candidate.name === name);
+    if (!tool)
+      throw new WebMCPError(
+        'tool_not_found',
+        `No agent-exposed tool named "${name}".`,
+        'polyfill',
+        name,
+      );
+    policy =
+      POLICIES.find((known) => known === tool.policy) ??
+      policyFromAnnotations(
+        tool.annotations as Parameters<typeof policyFromAnnotations>[0] | undefined,
+      );
+    const outcome = await target.evaluate(callInPage, ['polyfill', name, input] as [
+      'polyfill',
+      string,
+      unknown,
+    ]);
+    if (outcome.ok) return outcome.value;
+    if ('missing' in outcome)
+      throw new WebMCPError('webmcp_unavailable', MISSING, 'polyfill', name);
+    throw pageFailure(outcome.error, 'polyfill', name, policy);
+  };
+  return bounded(call().catch(evaluateFailed('polyfill', name)), timeout, {
+    via: 'polyfill',
+    toolName: name,
+    policy: () => policy,
+  });
 }

@@ -17,10 +17,10 @@ export interface WebMCPOptions {
 
 export interface WebMCPCallOptions {
   /**
-   * At most this many milliseconds, then reject with `tool_execution_timeout`; `0` or absent:
-   * no bound of the helper's own (the native path then keeps Playwright's default). Passed to
-   * Playwright on the native path; on the polyfill path it bounds the `evaluate`, and a tool
-   * still running in the page runs on.
+   * At most this many milliseconds, then reject with `tool_execution_timeout` (retryable only
+   * for a `read` tool); `0` or absent: no bound of the helper's own. A call is bounded by the
+   * helper, on both paths: a tool still running in the page runs on. A native listing passes
+   * it to Playwright's `page.webmcp.tools()`.
    */
   timeout?: number;
 }
@@ -30,8 +30,9 @@ export interface WebMCP {
   tools(options?: WebMCPCallOptions): Promise<WebMCPTool[]>;
   /**
    * Calls a tool with JSON arguments and resolves its result as JSON. Rejects with a
-   * `WebMCPError` (`code`, `toolName`, `via`) when the tool is unknown, refuses its input,
-   * throws, or does not settle within `options.timeout`.
+   * `WebMCPError` (`code`, `retryable`, `details`, `toolName`, `via`) when the tool is unknown,
+   * refuses its input, throws, or does not settle within `options.timeout`: the codes a host
+   * reading the same page over the wire gets (README "Errors").
    */
   callTool(
     name: string,
@@ -90,7 +91,16 @@ export function webmcp(target: Page | Frame, options: WebMCPOptions = {}): WebMC
     async callTool(name, args = {}, options) {
       if (typeof name !== 'string') throw new TypeError('webmcp().callTool: name must be a string');
       const timeout = timeoutOf(options, 'callTool');
-      return (await via()) === 'native'
+      const path = await via();
+      // As the wire's check: arguments are a JSON object, or the call is refused before it starts.
+      if (typeof args !== 'object' || args === null || Array.isArray(args))
+        throw new WebMCPError(
+          'tool_arguments_invalid',
+          'The call arguments must be a JSON object.',
+          path,
+          name,
+        );
+      return path === 'native'
         ? nativeCall(target, name, args, timeout)
         : polyfillCall(target, name, args, timeout);
     },

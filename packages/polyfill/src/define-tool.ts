@@ -38,6 +38,8 @@ export type ToolDefinitionErrorCode = (typeof TOOL_DEFINITION_ERROR_CODES)[numbe
 export class ToolDefinitionError extends TypeError {
   override name = 'ToolDefinitionError';
   readonly code: ToolDefinitionErrorCode;
+  /** The wire contract's code: a definition the page got wrong. */
+  readonly toolCode = 'tool_definition_invalid';
 
   constructor(code: ToolDefinitionErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);

@@ -5,7 +5,8 @@ import { dataError } from './errors.js';
  * JSON input to a tool without a schema is used as given, as long as it is JSON: checked by a
  * walk rather than copied (a stringify/parse round trip cost more than the rest of a small
  * call). Anything JSON cannot hold (undefined, functions, non-finite numbers, class
- * instances, cycles, nesting past 128) is a DataError naming the path. Synchronous, and the
+ * instances, cycles, nesting past 128) is a DataError naming the path (`tool_arguments_invalid`:
+ * arguments that cannot be read, not a schema's verdict). Synchronous, and the
  * walk builds no path strings: the path is put together only when something fails.
  */
 export function checkPlain(value: unknown): void {
@@ -15,7 +16,7 @@ export function checkPlain(value: unknown): void {
     .reverse()
     .map((key) => `/${String(key).replace(/~/g, '~0').replace(/\//g, '~1')}`)
     .join('');
-  throw dataError([{ path, reason: problem.reason, schemaPath: '' }]);
+  throw dataError([{ path, reason: problem.reason, schemaPath: '' }], 'tool_arguments_invalid');
 }
 
 /** What JSON cannot hold; `keys` collects the path on the way out (innermost first). */

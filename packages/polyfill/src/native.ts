@@ -196,7 +196,11 @@ export class NativeLayer {
   async call(handle: Tool, input: unknown, options: CallToolOptions): Promise<unknown> {
     const tool = this.#handles.get(handle);
     if (!tool || this.#deps.entryOf(handle))
-      throw domException('NotFoundError', `No native tool named "${handle.name}".`);
+      throw domException(
+        'NotFoundError',
+        `No native tool named "${handle.name}".`,
+        'tool_not_found',
+      );
     const text = await this.context.executeTool(
       tool,
       (input ?? {}) as object,

@@ -6,12 +6,16 @@
  * (OperationError when it fails outputSchema or cannot be lowered). With `encoding: 'json'` the
  * result comes back lowered to JSON. A side given as a Standard Schema (defineTool) is checked
  * by that schema alone, and its result is lowered by runtime type (standard-schema.ts).
+ *
+ * Every failure raised here carries `toolCode`, the wire contract's code (docs/wire.md "Error
+ * codes"), and a schema's verdict its `issues`, so `@toolwire/polyfill/wire` maps it by
+ * properties, never by its words.
  */
 import type { StandardSchemaV1 } from '@standard-schema/spec';
 import { expanded, namesWebTypes } from './agent-schema.js';
 import { dataError, ToolExecutionError } from './errors.js';
 import { checkPlain } from './json-input.js';
-import { domException } from './lib/dom.js';
+import { domException, withCode } from './lib/dom.js';
 import type { LoweringModule } from './lib/lowering.js';
 import { loadedLowering, loadLowering, lowerThrown } from './lib/lowering.js';
 import type { RegistryEntry, ToolRegistry } from './registry.js';
@@ -97,10 +101,7 @@ export async function runLocal(
       // The module once loaded is taken as it is: one await fewer per call.
       lowered = await (loadedLowering() ?? (await loadLowering())).lower(result, outputSchema);
     } catch (error) {
-      throw domException(
-        'OperationError',
-        `The result of "${entry.name}" cannot be lowered to JSON: ${(error as Error).message}`,
-      );
+      throw loweringFailure(error, entry.name, outputSchema !== undefined);
     }
     if (outputSchema) {
       const lowering = await loweringFor(entry, 'output');
@@ -142,15 +143,53 @@ async function loweringFor(
   return namesWebTypes(entry, which) ? loadLowering() : undefined;
 }
 
-function asDataError(error: unknown): DOMException {
+/**
+ * What the lowering threw, as its issue, and which failure it is (the lowering's `failureKind`,
+ * LOWERING.md §11: loaded, since it threw): a schema's verdict, the value not readable or not
+ * JSON whatever the schema says, or a schema that cannot be followed.
+ */
+function loweringIssue(error: unknown): { issue: ValidationIssue; kind: 0 | 1 | 2 } {
   const { path, schemaPath, message } = error as {
     path?: string;
     schemaPath?: string;
     message?: string;
   };
-  return dataError([
-    { path: path ?? '', reason: message ?? String(error), schemaPath: schemaPath ?? '' },
-  ]);
+  const kind = loadedLowering()?.failureKind(error);
+  return {
+    issue: { path: path ?? '', reason: message ?? String(error), schemaPath: schemaPath ?? '' },
+    kind: kind === 'schema' ? 0 : kind === 'definition' ? 2 : 1,
+  };
+}
+
+/** Lifting the JSON input failed: a DataError, coded by what the lowering found. */
+function asDataError(error: unknown): DOMException {
+  const { issue, kind } = loweringIssue(error);
+  return dataError(
+    [issue],
+    ['tool_arguments_schema_invalid', 'tool_arguments_invalid', 'tool_definition_invalid'][
+      kind
+    ] as string,
+  );
+}
+
+/**
+ * Lowering the result failed: an OperationError, coded by what the lowering found. Without an
+ * output schema there is no verdict to give: the result cannot be made JSON.
+ */
+function loweringFailure(error: unknown, name: string, schema: boolean): DOMException {
+  const found = loweringIssue(error);
+  const { issue } = found;
+  const kind = schema ? found.kind : 1;
+  return withCode(
+    domException(
+      'OperationError',
+      `The result of "${name}" cannot be lowered to JSON: ${issue.reason}`,
+    ),
+    ['tool_result_schema_invalid', 'tool_protocol_bridge_failed', 'tool_definition_invalid'][
+      kind
+    ] as string,
+    kind === 0 ? [issue] : undefined,
+  );
 }
 
 /** Validates `value`; DataError for input, OperationError for output. */
@@ -176,6 +215,7 @@ async function check(
     throw domException(
       'OperationError',
       `The ${which} schema cannot be compiled: ${(error as Error).message}`,
+      'tool_definition_invalid',
     );
   }
   if (!issues) return;
@@ -186,8 +226,12 @@ async function check(
 /** A result that fails its output schema (JSON Schema or Standard Schema). */
 function outputError(issues: ValidationIssue[]): DOMException {
   const first = issues[0];
-  return domException(
-    'OperationError',
-    `The result does not match outputSchema: ${JSON.stringify({ path: first?.path, reason: first?.reason, schemaPath: first?.schemaPath })}`,
+  return withCode(
+    domException(
+      'OperationError',
+      `The result does not match outputSchema: ${JSON.stringify({ path: first?.path, reason: first?.reason, schemaPath: first?.schemaPath })}`,
+    ),
+    'tool_result_schema_invalid',
+    issues,
   );
 }

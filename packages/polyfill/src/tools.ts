@@ -130,7 +130,11 @@ export class Tools extends EventTarget implements HandleOwner {
         return this.#callListed(tool, input, options);
       const entry = this.#resolve(tool);
       if (!this.#hooks.allowed())
-        throw domException('NotAllowedError', 'This document is not allowed to use tools.');
+        throw domException(
+          'NotAllowedError',
+          'This document is not allowed to use tools.',
+          'tool_execution_denied',
+        );
       const encoding = options.encoding ?? 'structured';
       if (encoding !== 'structured' && encoding !== 'json')
         throw new TypeError(`Unknown encoding ${JSON.stringify(encoding)}.`);
@@ -233,6 +237,7 @@ function notFound(name: unknown): DOMException {
   return domException(
     'NotFoundError',
     `No tool named ${JSON.stringify(String(name))} is available.`,
+    'tool_not_found',
   );
 }
 

@@ -1,14 +1,17 @@
 import type { ErrorPayload, JsonValue } from './messages.js';
 
 /**
- * Every error code toolwire puts on the wire or raises locally, with its default `retryable`.
- * Sourced codes follow the reference SDKs (docs/wire.md "Error codes"); the rest are
- * toolwire's, each marked. `local: true` codes never cross the wire: they are raised by the
- * client (host side) or by the codec to its caller.
+ * Every error code toolwire puts on the wire or raises locally, with its default `retryable`:
+ * the one table of codes in the packages (docs/wire.md "Error codes"). Sourced codes follow the
+ * reference SDKs; the rest are toolwire's, each marked. `local: true` codes never cross the
+ * wire: they are raised on the host side (the client, the host, the CLI) or by a test helper to
+ * its own caller. A code a tool defines for itself is not listed, and defaults to not retryable.
  */
 export const TOOL_ERROR_CODES = {
   tool_protocol_invalid_request: { retryable: false, local: false },
   tool_protocol_unknown_type: { retryable: false, local: false },
+  // The response cannot be written: a result that cannot be made JSON (cyclic, too deep, a
+  // function) included, whether the bridge's walk or the polyfill's lowering finds it.
   tool_protocol_bridge_failed: { retryable: false, local: false },
   tool_runtime_not_initialized: { retryable: false, local: false },
   tool_discovery_disabled: { retryable: false, local: false },
@@ -27,13 +30,17 @@ export const TOOL_ERROR_CODES = {
   tool_batch_call_invalid: { retryable: false, local: false },
   // toolwire: a tool whose own schema cannot be compiled (a definition bug, not the caller's).
   tool_definition_invalid: { retryable: false, local: false },
-  // toolwire: the page gave up on a tool that did not settle by the call's deadline (the
-  // smaller of the caller's `timeoutMs` and `limits.callTimeoutMs`). Retryable only for a
-  // tool whose policy is `read` (the bridge says so per call).
-  tool_execution_timeout: { retryable: true, local: false },
-  // toolwire: the caller cancelled the call (`session.cancel` on the wire; an aborted signal
-  // on the host side, which rejects at once with it).
+  // toolwire: the call's deadline passed on the page, which aborted the tool's signal. Retryable
+  // only when the tool's policy is `read`: the page sets it from the policy where it knows it.
+  tool_execution_timeout: { retryable: false, local: false },
+  // toolwire: the caller cancelled the call (an AbortSignal, MCP `notifications/cancelled`,
+  // Ctrl-C, `session.cancel`...), wherever the cancel came from. Raised locally too.
   tool_call_cancelled: { retryable: false, local: false },
+  // toolwire: a part of the page's script (a lazily loaded chunk) did not load; the next call
+  // tries again.
+  toolwire_chunk_load_failed: { retryable: true, local: false },
+  // toolwire: the toolwire extension's tab closed or navigated with the call in hand.
+  tab_gone: { retryable: false, local: false },
   // toolwire: `$ansightEncoding` failures, raised by decodePayload (and sent back for requests).
   tool_payload_encoding_unsupported: { retryable: false, local: false },
   tool_payload_decode_failed: { retryable: false, local: false },
@@ -54,6 +61,16 @@ export const TOOL_ERROR_CODES = {
   // type that does not answer the request, a bad `$ansightEncoding` wrapper, no payload
   // object). The request fails at once; `details.reason` says why.
   tool_protocol_invalid_response: { retryable: false, local: true },
+  // `@toolwire/host`: the tool's policy is above the host's grant (the reference host's code).
+  tool_policy_not_granted: { retryable: false, local: true },
+  // `@toolwire/host`: the page lists the tool in-page, but its own guard keeps it off the wire.
+  tool_hidden_by_page_guard: { retryable: false, local: true },
+  // `@toolwire/host`: no open page session serves the request.
+  session_not_connected: { retryable: true, local: true },
+  // `@toolwire/playwright`: the page has no WebMCP the helper can reach.
+  webmcp_unavailable: { retryable: false, local: true },
+  // `@toolwire/playwright`: a failure the helper cannot name otherwise; the message says what.
+  tool_call_failed: { retryable: false, local: true },
 } as const satisfies Record<string, { retryable: boolean; local: boolean }>;
 
 export type ToolErrorCode = keyof typeof TOOL_ERROR_CODES;

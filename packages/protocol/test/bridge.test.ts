@@ -572,6 +572,26 @@ describe('tool.call', () => {
     expect(signal?.aborted).toBe(true);
   });
 
+  it('a timed-out tool is retryable only when its policy is read', async () => {
+    const hangs = () => new Promise(() => {});
+    const bridge = bridgeOf(
+      [
+        tool('t.read', hangs, { policy: 'read' }),
+        tool('t.write', hangs, { policy: 'write' }),
+        tool('t.critical', hangs, { policy: 'critical' }),
+      ],
+      'full-access',
+      { callTimeoutMs: 30 },
+    );
+    const retryable: Record<string, unknown> = {};
+    for (const toolId of ['t.read', 't.write', 't.critical']) {
+      const response = await exchange(bridge, request('tool.call', { toolId }));
+      expect(response.payload.code, toolId).toBe('tool_execution_timeout');
+      retryable[toolId] = response.payload.retryable;
+    }
+    expect(retryable).toEqual({ 't.read': true, 't.write': false, 't.critical': false });
+  });
+
   it('validates the result against resultSchema', async () => {
     const bridge = bridgeOf([
       tool('t.ok', () => ({ n: 1 }), { resultSchema: { type: 'object', required: ['n'] } }),

@@ -6,7 +6,10 @@
  *   and lowered the result; here the result goes out as it is (images and Blobs stay in their
  *   lowered JSON form) and the schemas are only expanded for the listing (`webType`s as plain
  *   JSON Schema, as a page's endpoint lists them, so the host still sees an image result).
- * - A coded failure keeps its code (`tab_gone` too); its message is the page's word.
+ * - A coded failure keeps its code (`tab_gone` too), its `retryable` and its (clipped) details;
+ *   its message is the page's word. The tab's reader coded it with the one mapping the page's
+ *   own endpoint uses (`wireFailure`), and every entry is made by the one function
+ *   (`toBridgeTool`), so a tab's tool reads as the page's own would.
  * - The policy is the tab's (or, absent, the one annotations rule), so the guard picked for
  *   the tab and the host's grant still apply; each tool keeps the origin of its document.
  * - A tool toolwire's polyfill runs in the tab was checked there against its schemas; other
@@ -17,16 +20,10 @@
  */
 import type { ToolCatalogSource } from '@toolwire/endpoint';
 import { expandSchema } from '@toolwire/lowering';
-import { policyFromAnnotations } from '@toolwire/polyfill/wire';
-import type { BridgeTool, ToolPolicy } from '@toolwire/protocol';
-import { toolFailure, toolHints } from '@toolwire/protocol';
+import { policyFromAnnotations, toBridgeTool } from '@toolwire/polyfill/wire';
+import type { BridgeTool, JsonValue, ToolPolicy } from '@toolwire/protocol';
+import { defaultRetryable, toolFailure } from '@toolwire/protocol';
 import type { TabCallOutcome, TabTool, TabToolsClient } from '../../src/types.js';
-
-/** The wire category: the name's prefix before its first `.`, else `page` (as on a page). */
-function categoryOf(name: string): string {
-  const dot = name.indexOf('.');
-  return dot > 0 ? name.slice(0, dot) : 'page';
-}
 
 function policyOf(tool: TabTool): ToolPolicy {
   const declared = tool.policy;
@@ -35,49 +32,51 @@ function policyOf(tool: TabTool): ToolPolicy {
 }
 
 /** A schema as the listing shows it; a schema that cannot be expanded is listed as it is. */
-function listed(schema: object | undefined, fallback: Record<string, unknown>) {
-  if (!schema || typeof schema !== 'object') return fallback;
+function listed(schema: object): object {
   try {
-    return expandSchema(schema as Parameters<typeof expandSchema>[0]) as Record<string, unknown>;
+    return expandSchema(schema as Parameters<typeof expandSchema>[0]) as object;
   } catch {
-    return schema as Record<string, unknown>;
+    return schema;
   }
 }
 
-/** The bridge's outcome for a tab's call outcome. */
+/**
+ * The bridge's outcome for a tab's call outcome: the result, or the tab's coded failure as it
+ * is (the tab's reader coded it with `@toolwire/polyfill/wire`'s wireFailure; the extension's
+ * own codes, `tab_gone`, `tool_call_cancelled`..., come from its background). `retryable` is
+ * the tab's when it says, else the code's default in the table.
+ */
 function answer(outcome: TabCallOutcome): unknown {
   if (outcome.ok) return outcome.result;
-  const { code, message } = outcome.error;
+  const { code, message, retryable, details } = outcome.error;
+  const wireCode = typeof code === 'string' && code !== '' ? code : 'tool_execution_failed';
   return toolFailure({
-    code: typeof code === 'string' && code !== '' ? code : 'tool_execution_failed',
+    code: wireCode,
     message: String(message),
-    retryable: code === 'tool_execution_timeout',
+    retryable: typeof retryable === 'boolean' ? retryable : defaultRetryable(wireCode),
+    details: (details ?? null) as JsonValue | null,
   });
 }
 
-/** One tab tool as the bridge serves it. */
+/** One tab tool as the bridge serves it (`@toolwire/polyfill/wire`'s toBridgeTool). */
 export function bridgeToolOf(client: TabToolsClient, tool: TabTool): BridgeTool {
-  return {
-    definition: {
+  return toBridgeTool(
+    {
       id: tool.name,
-      name: tool.title || tool.name,
+      name: tool.name,
+      title: tool.title,
       description: tool.description,
-      category: categoryOf(tool.name),
-      policy: policyOf(tool),
-      argumentsSchema: listed(tool.inputSchema, { type: 'object' }),
-      resultSchema: listed(tool.outputSchema, {}),
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      annotations: tool.annotations,
       origin: tool.origin,
-      annotations: toolHints(tool.annotations),
+      policy: policyOf(tool),
+      validates: tool.source === 'toolwire',
     },
-    ...(tool.source === 'toolwire' ? { validates: { arguments: true, result: true } } : {}),
-    execute(args, context) {
-      return client
-        .call(tool.name, args, { signal: context.signal })
-        .then(answer, (error) =>
-          toolFailure({ code: 'tool_execution_failed', message: String(error) }),
-        );
-    },
-  };
+    // A client that rejects (it should not) fails through wireFailure, as a page's tool would.
+    (args, context) => client.call(tool.name, args, { signal: context.signal }).then(answer),
+    listed,
+  );
 }
 
 /** The tools of `client`'s tab, as a `connect({source})` serves them. */

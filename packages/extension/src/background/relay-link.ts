@@ -75,12 +75,14 @@ export class RelayLink {
   #request(op: 'list' | 'call', fields: object = {}, signal?: AbortSignal) {
     if (this.#ended) return Promise.resolve(failure('tab_gone', 'The tab closed or navigated.'));
     if (signal?.aborted)
-      return Promise.resolve(failure('tool_request_aborted', 'Aborted.', 'AbortError'));
+      return Promise.resolve(
+        failure('tool_call_cancelled', 'Cancelled by the caller.', 'AbortError'),
+      );
     const id = this.#nextId++;
     return new Promise<TabCallOutcome>((resolve) => {
       const onAbort = () => {
         this.#port.postMessage({ id, op: 'abort' });
-        settle(failure('tool_request_aborted', 'Aborted by the caller.', 'AbortError'));
+        settle(failure('tool_call_cancelled', 'Cancelled by the caller.', 'AbortError'));
       };
       const settle = (outcome: TabCallOutcome) => {
         if (!this.#pending.delete(id) && !this.#ended) return;

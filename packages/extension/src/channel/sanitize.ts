@@ -13,6 +13,11 @@ const MAX_TEXT = 8192;
 const MAX_SCHEMA_CHARS = 256 * 1024;
 /** One call's result, as JSON text (a lowered image is base64 in it). */
 const MAX_RESULT_CHARS = 64 * 1024 * 1024;
+/** A failure's details, as JSON text, once clipped (a schema failure lists its issues). */
+const MAX_DETAILS_CHARS = 64 * 1024;
+/** Clipping a failure's details: how deep, how many entries per array or object. */
+const MAX_DETAILS_DEPTH = 8;
+const MAX_DETAILS_ENTRIES = 100;
 
 const SOURCES: readonly TabToolSource[] = ['toolwire', 'native', 'declarative'];
 const POLICIES: readonly TabToolPolicy[] = ['read', 'write', 'critical'];
@@ -91,13 +96,55 @@ export function sanitizeTools(raw: unknown): TabTool[] {
   return out;
 }
 
-/** A coded error outcome (messages are capped; they are shown as text, never as markup). */
-export function failure(code: string, message: string, name?: string): TabCallOutcome {
-  const error: { code: string; name?: string; message: string } = {
+/**
+ * A copy of a failure's `details` as plain JSON, clipped: strings to MAX_TEXT, arrays and
+ * objects to their first MAX_DETAILS_ENTRIES entries, nothing below MAX_DETAILS_DEPTH, what JSON
+ * cannot hold left out; null when nothing is left or the copy is still above MAX_DETAILS_CHARS.
+ */
+function clippedDetails(value: unknown): unknown {
+  const clip = (node: unknown, depth: number): unknown => {
+    if (node === null || typeof node === 'boolean') return node;
+    if (typeof node === 'string') return node.slice(0, MAX_TEXT);
+    if (typeof node === 'number') return Number.isFinite(node) ? node : null;
+    if (typeof node !== 'object' || depth >= MAX_DETAILS_DEPTH) return undefined;
+    if (Array.isArray(node))
+      return node.slice(0, MAX_DETAILS_ENTRIES).map((item) => clip(item, depth + 1) ?? null);
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(node).slice(0, MAX_DETAILS_ENTRIES)) {
+      const item = clip((node as Record<string, unknown>)[key], depth + 1);
+      if (item !== undefined) out[key.slice(0, MAX_NAME)] = item;
+    }
+    return out;
+  };
+  try {
+    const copy = clip(value, 0);
+    if (copy === undefined) return null;
+    const json = JSON.stringify(copy);
+    return json.length <= MAX_DETAILS_CHARS ? copy : null;
+  } catch {
+    // A getter that throws, a proxy: no details.
+    return null;
+  }
+}
+
+/**
+ * A coded error outcome (messages are capped; they are shown as text, never as markup).
+ * `retryable` only when it is a boolean; `details` clipped (clippedDetails).
+ */
+export function failure(
+  code: string,
+  message: string,
+  name?: string,
+  extra: { retryable?: unknown; details?: unknown } = {},
+): TabCallOutcome {
+  const error: Extract<TabCallOutcome, { ok: false }>['error'] = {
     code,
     message: message.slice(0, MAX_TEXT),
   };
   if (name) error.name = name.slice(0, MAX_NAME);
+  if (typeof extra.retryable === 'boolean') error.retryable = extra.retryable;
+  if (extra.details !== undefined && extra.details !== null)
+    error.details = clippedDetails(extra.details);
   return { ok: false, error };
 }
 
@@ -116,5 +163,8 @@ export function sanitizeOutcome(raw: unknown): TabCallOutcome {
   const code = text(error.code, MAX_NAME);
   if (outcome.ok !== false || !code || !/^[a-z][a-z0-9_]*$/.test(code))
     return failure('response_invalid', 'An outcome that is neither a result nor a coded error.');
-  return failure(code, text(error.message, MAX_TEXT) ?? '', text(error.name, MAX_NAME));
+  return failure(code, text(error.message, MAX_TEXT) ?? '', text(error.name, MAX_NAME), {
+    retryable: error.retryable,
+    details: error.details,
+  });
 }

@@ -4,6 +4,8 @@
  * `document.modelContext` (a browser's own WebMCP, or another polyfill). Everything read here is
  * the page's word; the relay checks its shape, not its truth.
  */
+import type { WireFailureContext } from '@toolwire/polyfill/wire';
+import { wireFailure } from '@toolwire/polyfill/wire';
 import type { TabCallOutcome, TabTool, TabToolPolicy, TabToolSource } from '../types.js';
 
 interface PageTool {
@@ -79,6 +81,8 @@ function isFormTool(win: Window, name: string, origin: string | undefined): bool
 export class ToolReader {
   #win: Window;
   #handles = new Map<string, PageTool>();
+  /** Each listed name's policy: a timed-out `read` tool may be called again. */
+  #policies = new Map<string, TabToolPolicy>();
 
   constructor(win: Window) {
     this.#win = win;
@@ -90,6 +94,7 @@ export class ToolReader {
     const toolwire = 'callTool' in source;
     const listed = await (source as ToolwireTools | ModelContextLike).getTools();
     const handles = new Map<string, PageTool>();
+    const policies = new Map<string, TabToolPolicy>();
     const out: TabTool[] = [];
     for (const tool of listed) {
       const origin = typeof tool.origin === 'string' ? tool.origin : this.#win.location.origin;
@@ -101,6 +106,11 @@ export class ToolReader {
       handles.set(name, tool);
       const inputSchema =
         typeof tool.inputSchema === 'string' ? parseSchema(tool.inputSchema) : tool.inputSchema;
+      const policy = form
+        ? 'write'
+        : ((toolwire ? declaredPolicy(source as ToolwireTools, tool) : undefined) ??
+          policyOf(tool.annotations));
+      policies.set(name, policy);
       out.push({
         name,
         title: tool.title || undefined,
@@ -110,21 +120,28 @@ export class ToolReader {
         annotations: tool.annotations ? { ...tool.annotations } : undefined,
         origin,
         source: kind,
-        policy: form
-          ? 'write'
-          : ((toolwire ? declaredPolicy(source as ToolwireTools, tool) : undefined) ??
-            policyOf(tool.annotations)),
+        policy,
         ...(toolwire && tool.agentExposed === false ? { agentExposed: false } : {}),
       } as TabTool);
     }
     this.#handles = handles;
+    this.#policies = policies;
     return out;
   }
 
   /** Calls a tool by its listed name; the result is lowered JSON (docs/lowering.md). */
   async call(name: string, args: unknown, signal: AbortSignal): Promise<TabCallOutcome> {
     const source = toolSource(this.#win);
-    if (!source) return { ok: false, error: { code: 'tool_not_found', message: 'No tools here.' } };
+    if (!source)
+      return {
+        ok: false,
+        error: {
+          code: 'tool_not_found',
+          message: 'No tools here.',
+          retryable: false,
+          details: null,
+        },
+      };
     try {
       if ('callTool' in source) {
         const tool = this.#handles.get(name) ?? name;
@@ -138,11 +155,15 @@ export class ToolReader {
       const tool =
         this.#handles.get(name) ?? (await context.getTools()).find((t) => t.name === name);
       if (!tool)
-        throw Object.assign(new Error(`No tool named "${name}".`), { name: 'NotFoundError' });
+        throw Object.assign(new Error(`No tool named "${name}".`), { toolCode: 'tool_not_found' });
       const text = await context.executeTool(tool, (args ?? {}) as object, { signal });
       return { ok: true, result: text === null ? null : parseResult(text) };
     } catch (error) {
-      return errorOutcome(error);
+      return errorOutcome(error, {
+        toolId: name,
+        policy: this.#policies.get(name) ?? 'write',
+        cause: signal.aborted ? signal.reason : undefined,
+      });
     }
   }
 }
@@ -164,27 +185,30 @@ function parseResult(text: string): unknown {
   }
 }
 
-/** callTool's errors (docs/browser-api.md "Errors from callTool") as the wire's codes. */
-const CODES: Record<string, string> = {
-  NotFoundError: 'tool_not_found',
-  NotAllowedError: 'tool_execution_denied',
-  DataError: 'tool_arguments_invalid',
-  ToolExecutionError: 'tool_execution_exception',
-  OperationError: 'tool_execution_failed',
-  UnknownError: 'tool_execution_failed',
-  AbortError: 'tool_request_aborted',
-  TimeoutError: 'tool_execution_timeout',
-};
-
-export function errorOutcome(error: unknown): TabCallOutcome {
-  const record = (typeof error === 'object' && error !== null ? error : {}) as Record<
-    string,
-    unknown
-  >;
-  const name = typeof record.name === 'string' ? record.name : 'Error';
-  const message = typeof record.message === 'string' ? record.message : String(error);
+/**
+ * A failed call as a coded outcome: `@toolwire/polyfill/wire`'s one mapping (the code the
+ * polyfill's error carries, else its DOMException name; the reason of the call's signal when it
+ * aborted), with the error's name beside it for people.
+ */
+export function errorOutcome(
+  error: unknown,
+  context: WireFailureContext = { toolId: '', policy: 'write' },
+): TabCallOutcome {
+  const { code, message, retryable, details } = wireFailure(error, context);
+  let name: unknown;
+  try {
+    name = (error as { name?: unknown } | null)?.name;
+  } catch {
+    name = undefined;
+  }
   return {
     ok: false,
-    error: { code: CODES[name] ?? 'tool_execution_failed', name, message },
+    error: {
+      code,
+      ...(typeof name === 'string' ? { name } : {}),
+      message,
+      retryable,
+      details,
+    },
   };
 }

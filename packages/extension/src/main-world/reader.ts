@@ -54,9 +54,22 @@ export function startMainWorldReader(win: Window = window): void {
   const answer = (id: string, outcome: TabCallOutcome) => {
     try {
       send({ nonce, id, outcome });
-    } catch (error) {
-      // A result the structured clone refuses (a function, a proxy): say so instead.
-      send({ nonce, id, outcome: errorOutcome(error) });
+    } catch {
+      // A result the structured clone refuses (a function, a proxy): it cannot be sent.
+      send({
+        nonce,
+        id,
+        outcome: {
+          ok: false,
+          error: {
+            code: 'tool_protocol_bridge_failed',
+            name: 'DataCloneError',
+            message: 'The result cannot be sent out of the page.',
+            retryable: false,
+            details: null,
+          },
+        },
+      });
     }
   };
 

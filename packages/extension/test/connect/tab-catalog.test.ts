@@ -1,5 +1,5 @@
 import type { ToolContext } from '@toolwire/protocol';
-import { noProgress } from '@toolwire/protocol';
+import { noProgress, ToolProtocolError } from '@toolwire/protocol';
 import { describe, expect, it } from 'vitest';
 import { readPairingAddress } from '../../app/connect/pairing-address.js';
 import { bridgeToolOf, tabCatalog } from '../../app/connect/tab-catalog.js';
@@ -82,7 +82,54 @@ describe('tabCatalog', () => {
       string,
       unknown
     >;
-    expect(gone).toMatchObject({ code: 'tab_gone' });
+    expect(gone).toMatchObject({ code: 'tab_gone', retryable: false });
+  });
+
+  it("keeps the tab's retryable and details; without one, the code's default", async () => {
+    const client = new FakeTabClient([]);
+    const details = [{ path: '$.q', message: 'must be string', keyword: 'type', schemaPath: '#' }];
+    client.answers.set('schema', () => ({
+      ok: false,
+      error: { code: 'tool_arguments_schema_invalid', message: 'no', retryable: false, details },
+    }));
+    client.answers.set('late', () => ({
+      ok: false,
+      error: { code: 'tool_execution_timeout', message: 'late', retryable: true },
+    }));
+    client.answers.set('chunk', () => ({
+      ok: false,
+      error: { code: 'toolwire_chunk_load_failed', message: 'no chunk' },
+    }));
+    const run = async (name: string) =>
+      (await bridgeToolOf(client, tabTool(name)).execute({}, context())) as Record<string, unknown>;
+    expect(await run('schema')).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      retryable: false,
+      details,
+    });
+    expect(await run('late')).toMatchObject({ code: 'tool_execution_timeout', retryable: true });
+    expect(await run('chunk')).toMatchObject({
+      code: 'toolwire_chunk_load_failed',
+      retryable: true,
+      details: null,
+    });
+  });
+
+  it("a call its signal stopped: the signal's reason decides, through the one mapping", async () => {
+    const client = new FakeTabClient([]);
+    client.answers.set('t', () => {
+      throw new DOMException('stopped', 'AbortError');
+    });
+    const controller = new AbortController();
+    controller.abort(new ToolProtocolError('tool_execution_timeout', 'Past the deadline.'));
+    const stopped = (await bridgeToolOf(client, tabTool('t', { policy: 'read' })).execute(
+      {},
+      {
+        ...context(),
+        signal: controller.signal,
+      },
+    )) as Record<string, unknown>;
+    expect(stopped).toMatchObject({ code: 'tool_execution_timeout', retryable: true });
   });
 
   it('serves the list a change brought without reading the tab again', async () => {

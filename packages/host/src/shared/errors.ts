@@ -1,30 +1,24 @@
 import { ToolProtocolError } from '@toolwire/protocol';
 
 /**
- * Codes the host raises locally (they never cross the wire), beside the protocol's own table
- * (TOOL_ERROR_CODES). `tool_policy_not_granted` is the reference host's denial code
- * (docs/permissions.md "The host's grant"); `session_not_connected` is toolwire's own (docs/wire.md "Error codes").
+ * The codes the host raises itself, to its own callers (they never cross the wire). Like every
+ * code, they are rows of the protocol's one table, TOOL_ERROR_CODES (`local: true`), which holds
+ * their `retryable`: `tool_policy_not_granted` is the reference host's denial code
+ * (docs/permissions.md "The host's grant"); `tool_hidden_by_page_guard` and
+ * `session_not_connected` are toolwire's (docs/wire.md "Error codes").
  */
-export const HOST_ERROR_CODES = {
-  /** The tool's policy is above the host's grant (`maxToolPolicy`). */
-  tool_policy_not_granted: { retryable: false },
-  /** The page lists the tool in-page, but its own guard keeps it off the wire (issue 13). */
-  tool_hidden_by_page_guard: { retryable: false },
-  /** No open page session serves the request. */
-  session_not_connected: { retryable: true },
-} as const satisfies Record<string, { retryable: boolean }>;
-
-export type HostErrorCode = keyof typeof HOST_ERROR_CODES;
+export type HostErrorCode =
+  | 'tool_policy_not_granted'
+  | 'tool_hidden_by_page_guard'
+  | 'session_not_connected';
 
 export function hostError(
   code: HostErrorCode,
   message: string,
   details: ToolProtocolError['details'] = null,
 ): ToolProtocolError {
-  return new ToolProtocolError(code, message, {
-    retryable: HOST_ERROR_CODES[code].retryable,
-    details,
-  });
+  // Its `retryable` is the table's.
+  return new ToolProtocolError(code, message, { details });
 }
 
 /** What a one-line failure quotes of a system error: its code (`ENOENT`), else its message. */

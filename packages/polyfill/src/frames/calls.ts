@@ -16,6 +16,8 @@ import { routeFrom } from './route.js';
 
 type TreeCallRequest = Extract<FrameRequest, { op: 'tree-call' }>;
 
+const NOT_FOUND = 'tool_not_found';
+
 export class Calls {
   #node: NodeContext;
   #handles: RemoteHandles;
@@ -40,7 +42,8 @@ export class Calls {
     const ref =
       this.#handles.refOf(target as Tool) ??
       ('route' in target ? { ...target, key: -1 } : undefined);
-    if (!ref) return Promise.reject(domException('NotFoundError', 'Unknown tool handle.'));
+    if (!ref)
+      return Promise.reject(domException('NotFoundError', 'Unknown tool handle.', NOT_FOUND));
     return this.#callDown(
       {
         op: 'call',
@@ -81,7 +84,9 @@ export class Calls {
     if (win.parent === win || !win.parent) {
       const route = routeFrom(win, window);
       if (!route || route.length === 0)
-        return Promise.reject(domException('UnknownError', 'The tool is not in this page.'));
+        return Promise.reject(
+          domException('UnknownError', 'The tool is not in this page.', NOT_FOUND),
+        );
       return this.#callDown({ ...request, op: 'call', route }, signal);
     }
     // From a descendant: the top knows every route; compute ours from the top's point of view.
@@ -94,7 +99,9 @@ export class Calls {
     }
     const parent = node.links.parent;
     if (!route || !parent)
-      return Promise.reject(domException('UnknownError', 'The tool is not in this page.'));
+      return Promise.reject(
+        domException('UnknownError', 'The tool is not in this page.', NOT_FOUND),
+      );
     return this.#send(parent, { ...request, op: 'tree-call', route }, signal);
   }
 
@@ -103,7 +110,7 @@ export class Calls {
     const link = first === undefined ? undefined : this.#node.links.childAt(first);
     if (!link)
       return Promise.reject(
-        domException('NotFoundError', 'The frame that owned this tool is gone.'),
+        domException('NotFoundError', 'The frame that owned this tool is gone.', NOT_FOUND),
       );
     return this.#send(link, { ...request, route: rest }, signal);
   }
@@ -149,7 +156,7 @@ export class Calls {
     // document.modelContext only (an honest frame always names the owner's origin): the
     // generic layer has no upward calls.
     if (request.origin === null || node.gate.allowed !== true || !from.allowed) {
-      throw domException('UnknownError', 'This frame may not use tools.');
+      throw domException('UnknownError', 'This frame may not use tools.', 'tool_execution_denied');
     }
     const parent = node.links.parent;
     if (parent) return this.#relay(parent, { ...request, via }, request.callId);
@@ -183,6 +190,7 @@ export class Calls {
         throw domException(
           spec ? 'UnknownError' : 'NotFoundError',
           'The frame that owned this tool is gone.',
+          NOT_FOUND,
         );
       return this.#relay(child, { ...request, route: rest, via }, request.callId);
     }
@@ -191,6 +199,7 @@ export class Calls {
       domException(
         spec ? 'UnknownError' : 'NotFoundError',
         `No tool named "${request.name}" is available here.`,
+        NOT_FOUND,
       );
     if (!entry || (request.key !== -1 && entry.key !== request.key)) throw gone();
     if (!visible(entry, request.caller, via, spec, null)) throw gone();

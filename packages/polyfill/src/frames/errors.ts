@@ -1,8 +1,10 @@
 /**
  * Errors between frames: structured clone keeps a DOMException's name but drops extra
- * properties (DataError's `errors`) and turns unknown Error subclasses into plain Errors, so
- * errors cross as records and are rebuilt on the caller's side with their kind intact.
+ * properties (`toolCode`, a validation failure's `issues`) and turns unknown Error subclasses
+ * into plain Errors, so errors cross as records and are rebuilt on the caller's side with their
+ * kind, their wire code and their issues intact (`@toolwire/polyfill/wire` reads those).
  */
+import { withCode } from '../lib/dom.js';
 import type { ValidationIssue } from '../validation/types.js';
 import type { SerializedError } from './messages.js';
 import { isRecord } from './messages.js';
@@ -10,7 +12,16 @@ import { isRecord } from './messages.js';
 /** The core's error constructors (in the IIFE build this module is a chunk with no copies of its own). */
 export interface ErrorFactories {
   toolExecutionError(toolName: string, cause: unknown): Error;
-  dataError(issues: ValidationIssue[]): Error;
+  dataError(issues: ValidationIssue[], toolCode?: string): Error;
+}
+
+/** A wire code as a frame may claim one: lowercase words joined by `_`. */
+const TOOL_CODE = /^[a-z][a-z0-9_]{0,63}$/;
+/** The most issues one error carries across. */
+const MAX_ISSUES = 256;
+
+function toolCodeOf(value: unknown): string | undefined {
+  return typeof value === 'string' && TOOL_CODE.test(value) ? value : undefined;
 }
 
 export function serializeError(error: unknown): SerializedError {
@@ -25,8 +36,17 @@ export function serializeError(error: unknown): SerializedError {
   }
   if (error instanceof DOMException || error instanceof Error) {
     const out: SerializedError = { name: error.name, message: error.message };
-    const errors = (error as { errors?: unknown }).errors;
-    if (Array.isArray(errors)) out.errors = safeClone(errors);
+    const { toolCode, issues, errors } = error as {
+      toolCode?: unknown;
+      issues?: unknown;
+      errors?: unknown;
+    };
+    const code = toolCodeOf(toolCode);
+    if (code) out.toolCode = code;
+    const list = Array.isArray(issues) ? issues : errors;
+    // A DataError's as `errors`, which frames of every version read; any other's as `issues`.
+    if (Array.isArray(list))
+      out[error.name === 'DataError' ? 'errors' : 'issues'] = safeClone(list);
     return out;
   }
   return { name: 'Error', message: String(error) };
@@ -43,18 +63,24 @@ export function deserializeError(value: unknown, make: ErrorFactories): Error {
       value.cause,
     );
   }
-  if (name === 'DataError' && Array.isArray(value.errors)) {
-    const issues = value.errors.filter(
-      (issue): issue is ValidationIssue =>
-        isRecord(issue) &&
-        typeof issue.path === 'string' &&
-        typeof issue.reason === 'string' &&
-        typeof issue.schemaPath === 'string',
-    );
-    if (issues.length > 0) return make.dataError(issues);
-  }
+  const toolCode = toolCodeOf(value.toolCode);
+  const list = Array.isArray(value.issues) ? value.issues : value.errors;
+  const issues = Array.isArray(list)
+    ? list
+        .slice(0, MAX_ISSUES)
+        .filter(
+          (issue): issue is ValidationIssue =>
+            isRecord(issue) &&
+            typeof issue.path === 'string' &&
+            typeof issue.reason === 'string' &&
+            typeof issue.schemaPath === 'string',
+        )
+        .map(({ path, reason, schemaPath }) => ({ path, reason, schemaPath }))
+    : [];
+  if (name === 'DataError' && issues.length > 0) return make.dataError(issues, toolCode);
   if (name === 'TypeError') return new TypeError(message);
-  return new DOMException(message, /^[A-Za-z]{1,64}$/.test(name) ? name : 'OperationError');
+  const error = new DOMException(message, /^[A-Za-z]{1,64}$/.test(name) ? name : 'OperationError');
+  return toolCode ? withCode(error, toolCode, issues.length > 0 ? issues : undefined) : error;
 }
 
 /** JSON-safe copy (causes and issues are JSON by construction; this guards against surprises). */

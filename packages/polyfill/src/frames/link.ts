@@ -63,7 +63,8 @@ export class FrameLink {
   }
 
   request(request: FrameRequest, timeoutMs = 0): Promise<unknown> {
-    if (this.#closed) return Promise.reject(domException('NotFoundError', 'The frame is gone.'));
+    if (this.#closed)
+      return Promise.reject(domException('NotFoundError', 'The frame is gone.', 'tool_not_found'));
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       const pending: Pending = { resolve, reject, timer: undefined };
@@ -81,6 +82,7 @@ export class FrameLink {
           domException(
             'DataCloneError',
             'The request cannot be sent to the frame (a value cannot be cloned).',
+            'tool_arguments_invalid',
           ),
         );
       });
@@ -107,7 +109,9 @@ export class FrameLink {
     for (const [id, pending] of this.#pending) {
       this.#pending.delete(id);
       clearTimeout(pending.timer);
-      pending.reject(domException('NotFoundError', 'The frame went away before it answered.'));
+      pending.reject(
+        domException('NotFoundError', 'The frame went away before it answered.', 'tool_not_found'),
+      );
     }
     this.#port.onmessage = null;
     this.#port.close();
@@ -175,7 +179,11 @@ export class FrameLink {
         this.#post({ tag: FRAMES_TAG, kind: 'res', id, ok: true, value }, () =>
           this.#respondError(
             id,
-            domException('DataCloneError', 'The result cannot be cloned to the calling frame.'),
+            domException(
+              'DataCloneError',
+              'The result cannot be cloned to the calling frame.',
+              'tool_protocol_bridge_failed',
+            ),
           ),
         );
       },

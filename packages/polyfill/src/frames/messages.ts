@@ -60,8 +60,12 @@ export interface ToolDescriptor {
 export interface SerializedError {
   name: string;
   message: string;
+  /** The wire contract's code the error carried (`toolCode`). */
+  toolCode?: string;
   /** DataError's failures. */
   errors?: unknown;
+  /** Another validation failure's (a result that fails its outputSchema). */
+  issues?: unknown;
   /** ToolExecutionError's lowered cause and tool name. */
   cause?: unknown;
   toolName?: string;

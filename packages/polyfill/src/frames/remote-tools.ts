@@ -39,7 +39,9 @@ export class RemoteTools extends EventTarget implements HandleOwner {
       );
     }
     if (!this.#node.isRemote(tool))
-      return Promise.reject(domException('NotFoundError', `No tool ${tool?.name} in that frame.`));
+      return Promise.reject(
+        domException('NotFoundError', `No tool ${tool?.name} in that frame.`, 'tool_not_found'),
+      );
     return this.#node.callRemote(tool, input === undefined ? {} : input, options);
   }
 

@@ -53,6 +53,8 @@ const scriptUrl: string | undefined =
 class ChunkLoadError extends Error {
   override name = 'ChunkLoadError';
   readonly code = 'toolwire_chunk_load_failed';
+  /** The wire contract's code, as on the polyfill's other errors (retryable). */
+  readonly toolCode = 'toolwire_chunk_load_failed';
   /** `polyfill-<name>.js` */
   readonly file: string;
   /** Where it was looked for; undefined when no URL could be formed. */

@@ -12,6 +12,7 @@ export interface LoweringModule {
   LoweringError: abstract new (
     ...args: never[]
   ) => Error & { code: string; path: string; schemaPath: string };
+  failureKind(error: unknown): 'schema' | 'definition' | 'value';
 }
 
 let loading: Promise<LoweringModule> | undefined;
