@@ -4,17 +4,96 @@
  * light page checks with cfworker first, and ajv may take over mid-session).
  */
 
+/** A schema path's segment as written (`~1`, `~0`, percent-encoding) read back as a key. */
+function keyOf(raw: string): string {
+  let text = raw;
+  try {
+    text = decodeURIComponent(raw);
+  } catch {
+    // A lone `%`: the segment as it is.
+  }
+  return text.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/**
+ * A key as both engines write it in a schema path: a JSON Pointer segment (`~0`, `~1`),
+ * percent-encoded as a URI fragment (ajv's way), `$` left as it is (`#/$defs/...`).
+ */
+function segmentOf(key: string): string {
+  return encodeURIComponent(key.replace(/~/g, '~0').replace(/\//g, '~1')).replace(/%24/g, '$');
+}
+
 /** The value at a schema location (`#/properties/a/minimum`); undefined when it is not there. */
 export function schemaAt(schema: unknown, location: string): unknown {
   let value = schema;
   const pointer = location.replace(/^#/, '');
   if (pointer === '') return value;
   for (const raw of pointer.slice(1).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    const key = keyOf(raw);
     if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
   }
   return value;
+}
+
+/** Where a local `$ref` (`#`, `#/$defs/a`) leads in `root`: the subschema and its path. */
+function refTarget(root: unknown, ref: string): { node: unknown; path: string } | undefined {
+  if (ref !== '#' && !ref.startsWith('#/')) return undefined;
+  let node = root;
+  let path = '#';
+  if (ref === '#') return { node, path };
+  for (const raw of ref.slice(2).split('/')) {
+    const key = keyOf(raw);
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+    path += `/${segmentOf(key)}`;
+  }
+  return { node, path };
+}
+
+/**
+ * A keyword's place in the schema itself, for a location that passes through `$ref`s
+ * (cfworker's `#/properties/a/$ref/minLength`): each `$ref` is replaced by the place it leads
+ * to (`#/$defs/a/minLength`), which is what ajv reports and what `schemaAt` can read. Every
+ * segment is written as `segmentOf` writes it. Undefined when the location leaves the schema
+ * or a `$ref` is not a local pointer (an `$id` or an `$anchor`).
+ */
+export function resolvedLocation(root: unknown, location: string): string | undefined {
+  const pointer = location.replace(/^#/, '');
+  let node = root;
+  let path = '#';
+  if (pointer === '') return path;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = keyOf(raw);
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    const value = (node as Record<string, unknown>)[key];
+    if (key === '$ref' && typeof value === 'string') {
+      // A keyword (a property named "$ref" would hold a schema, never a string).
+      const target = refTarget(root, value);
+      if (!target) return undefined;
+      ({ node, path } = target);
+      continue;
+    }
+    node = value;
+    path += `/${segmentOf(key)}`;
+  }
+  return path;
+}
+
+/**
+ * Every object in `root` and its path, written as `resolvedLocation` writes them: ajv names the
+ * subschema that failed (`parentSchema`), and its path is looked up here, so a keyword reached
+ * through a `$ref` ajv compiled on its own (a recursive one) is placed in the whole schema.
+ */
+export function schemaPaths(root: unknown): WeakMap<object, string> {
+  const paths = new WeakMap<object, string>();
+  const walk = (node: unknown, path: string) => {
+    if (typeof node !== 'object' || node === null || paths.has(node)) return;
+    paths.set(node, path);
+    for (const [key, value] of Object.entries(node)) walk(value, `${path}/${segmentOf(key)}`);
+  };
+  walk(root, '#');
+  return paths;
 }
 
 const BOUNDS: Record<string, string> = {
@@ -42,6 +121,8 @@ export function ajvReason(keyword: string, value: unknown): string | undefined {
   if (keyword === 'format') return `must match format "${String(value)}"`;
   if (keyword === 'multipleOf') return `must be multiple of ${String(value)}`;
   if (keyword === 'not') return 'must NOT be valid';
+  if (keyword === 'anyOf') return 'must match a schema in anyOf';
+  if (keyword === 'oneOf') return 'must match exactly one schema in oneOf';
   if (keyword === 'additionalProperties') return 'must NOT have additional properties';
   const bound = BOUNDS[keyword];
   if (bound) return `must be ${bound} ${String(value)}`;
