@@ -4,31 +4,27 @@
  * light page checks with cfworker first, and ajv may take over mid-session).
  */
 
-/** A schema path's segment as written (`~1`, `~0`, percent-encoding) read back as a key. */
+/**
+ * A schema path's segment as written (`~1`, `~0`, percent-encoding) read back as a key. A
+ * malformed escape (a `$ref` with a lone `%`) throws: its check fails as a schema that cannot
+ * be checked (run.ts), which cfworker itself could not follow either.
+ */
 function keyOf(raw: string): string {
-  let text = raw;
-  try {
-    text = decodeURIComponent(raw);
-  } catch {
-    // A lone `%`: the segment as it is.
-  }
-  return text.replace(/~1/g, '/').replace(/~0/g, '~');
+  return decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
 /**
  * A key as both engines write it in a schema path: a JSON Pointer segment (`~0`, `~1`),
  * percent-encoded as a URI fragment (ajv's way), `$` left as it is (`#/$defs/...`).
  */
-function segmentOf(key: string): string {
+export function segmentOf(key: string): string {
   return encodeURIComponent(key.replace(/~/g, '~0').replace(/\//g, '~1')).replace(/%24/g, '$');
 }
 
 /** The value at a schema location (`#/properties/a/minimum`); undefined when it is not there. */
 export function schemaAt(schema: unknown, location: string): unknown {
   let value = schema;
-  const pointer = location.replace(/^#/, '');
-  if (pointer === '') return value;
-  for (const raw of pointer.slice(1).split('/')) {
+  for (const raw of location.split('/').slice(1)) {
     const key = keyOf(raw);
     if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
     value = (value as Record<string, unknown>)[key];
@@ -36,64 +32,31 @@ export function schemaAt(schema: unknown, location: string): unknown {
   return value;
 }
 
-/** Where a local `$ref` (`#`, `#/$defs/a`) leads in `root`: the subschema and its path. */
-function refTarget(root: unknown, ref: string): { node: unknown; path: string } | undefined {
-  if (ref !== '#' && !ref.startsWith('#/')) return undefined;
-  let node = root;
-  let path = '#';
-  if (ref === '#') return { node, path };
-  for (const raw of ref.slice(2).split('/')) {
-    const key = keyOf(raw);
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string, unknown>)[key];
-    path += `/${segmentOf(key)}`;
-  }
-  return { node, path };
-}
-
 /**
  * A keyword's place in the schema itself, for a location that passes through `$ref`s
  * (cfworker's `#/properties/a/$ref/minLength`): each `$ref` is replaced by the place it leads
- * to (`#/$defs/a/minLength`), which is what ajv reports and what `schemaAt` can read. Every
- * segment is written as `segmentOf` writes it. Undefined when the location leaves the schema
- * or a `$ref` is not a local pointer (an `$id` or an `$anchor`).
+ * to (`#/$defs/a/minLength`), which is what ajv reports and what `schemaAt` can read, every
+ * segment written as `segmentOf` writes it. Undefined when the location leaves the schema or
+ * a `$ref` is not a local pointer (an `$id` or an `$anchor`).
  */
 export function resolvedLocation(root: unknown, location: string): string | undefined {
-  const pointer = location.replace(/^#/, '');
+  const parts = location.split('/').slice(1);
   let node = root;
   let path = '#';
-  if (pointer === '') return path;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = keyOf(raw);
+  for (let index = 0; index < parts.length; index++) {
+    const key = keyOf(parts[index] as string);
     if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
     const value = (node as Record<string, unknown>)[key];
+    // A keyword (a property named "$ref" would hold a schema, never a string).
     if (key === '$ref' && typeof value === 'string') {
-      // A keyword (a property named "$ref" would hold a schema, never a string).
-      const target = refTarget(root, value);
-      if (!target) return undefined;
-      ({ node, path } = target);
-      continue;
+      // A `$ref` that leads to itself (`#/$ref`) is no schema cfworker could check either.
+      if (!/^#(\/|$)/.test(value)) return undefined;
+      return resolvedLocation(root, [value, ...parts.slice(index + 1)].join('/'));
     }
     node = value;
     path += `/${segmentOf(key)}`;
   }
   return path;
-}
-
-/**
- * Every object in `root` and its path, written as `resolvedLocation` writes them: ajv names the
- * subschema that failed (`parentSchema`), and its path is looked up here, so a keyword reached
- * through a `$ref` ajv compiled on its own (a recursive one) is placed in the whole schema.
- */
-export function schemaPaths(root: unknown): WeakMap<object, string> {
-  const paths = new WeakMap<object, string>();
-  const walk = (node: unknown, path: string) => {
-    if (typeof node !== 'object' || node === null || paths.has(node)) return;
-    paths.set(node, path);
-    for (const [key, value] of Object.entries(node)) walk(value, `${path}/${segmentOf(key)}`);
-  };
-  walk(root, '#');
-  return paths;
 }
 
 const BOUNDS: Record<string, string> = {

@@ -1,7 +1,7 @@
 /** The ajv engine (JSON Schema 2020-12 + formats), a lazily loaded chunk of its own. */
 
 import { matchesWebType } from '../lib/web-type-check.js';
-import { schemaAt, schemaPaths } from './ajv-words.js';
+import { schemaAt, segmentOf } from './ajv-words.js';
 import type { Check, SchemaValidator } from './types.js';
 
 interface AjvError {
@@ -24,6 +24,22 @@ function unwrapDefault<T>(module: unknown): T {
   while (value && typeof value === 'object' && 'default' in value && value.default)
     value = value.default as { default?: unknown };
   return value as T;
+}
+
+/**
+ * Every object in `root` and its path, as ajv-words.ts writes paths: ajv names the subschema
+ * that failed (`parentSchema`), and its path is looked up here, so a keyword reached through a
+ * `$ref` ajv compiled on its own (a recursive one) is placed in the whole schema.
+ */
+function schemaPaths(root: unknown): WeakMap<object, string> {
+  const paths = new WeakMap<object, string>();
+  const walk = (node: unknown, path: string) => {
+    if (typeof node !== 'object' || node === null || paths.has(node)) return;
+    paths.set(node, path);
+    for (const [key, value] of Object.entries(node)) walk(value, `${path}/${segmentOf(key)}`);
+  };
+  walk(root, '#');
+  return paths;
 }
 
 function pointerSegment(key: string): string {
