@@ -77,7 +77,7 @@ export default defineConfig({
     // Native WebMCP off: everything runs against the polyfill.
     { name: 'chromium' },
     // Chromium's own document.modelContext (behind a flag): the contract suite, form tools
-    // served over the wire, and @toolwire/playwright through Playwright's page.webmcp (which
+    // served over the wire (and taking the calls executeTool takes), and @toolwire/playwright through Playwright's page.webmcp (which
     // needs --enable-features=WebMCP: the experimental-features flag alone gives the page
     // document.modelContext, but page.webmcp says WebMCP is not enabled).
     {
@@ -85,6 +85,7 @@ export default defineConfig({
       testMatch: [
         'polyfill-contract.e2e.ts',
         'declarative-wire.e2e.ts',
+        'declarative-agreement.e2e.ts',
         'playwright-helper.e2e.ts',
         'playwright-readme.e2e.ts',
         'frames-native.e2e.ts',

@@ -54,7 +54,8 @@ async function pageBridge(
   if (options.markSelfValidating === false) {
     // As the browser's own tools are: the bridge, not the polyfill, checks their calls.
     const sourceOf = tools.sourceOf.bind(tools);
-    tools.sourceOf = (handle) => (sourceOf(handle) ? { kind: 'native' } : undefined);
+    tools.sourceOf = (handle) =>
+      sourceOf(handle) ? { kind: 'native', declarative: () => false } : undefined;
   }
   const register = (name: string, execute: () => unknown, outputSchema?: JsonSchema) =>
     toolManager.register({
@@ -214,7 +215,8 @@ describe('one validation per call on the page', () => {
     expect((await read())[0]?.validates).toEqual({ arguments: true, result: true });
     // As the browser's own tools are: the bridge, not the polyfill, checks their calls.
     const sourceOf = tools.sourceOf.bind(tools);
-    tools.sourceOf = (handle) => (sourceOf(handle) ? { kind: 'native' } : undefined);
+    tools.sourceOf = (handle) =>
+      sourceOf(handle) ? { kind: 'native', declarative: () => false } : undefined;
     expect((await read())[0]?.validates).toBeUndefined();
   });
 });

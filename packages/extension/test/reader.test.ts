@@ -97,7 +97,7 @@ describe('ToolReader', () => {
           ? { kind: 'registry', entry: { policy: 'critical' } }
           : tool === look
             ? { kind: 'frame', descriptor: { policy: 'read' } }
-            : { kind: 'native' },
+            : { kind: 'native', declarative: () => false },
     });
     const listed = await new ToolReader(win).list();
     expect(listed.map((t) => [t.name, t.policy, t.agentExposed])).toEqual([

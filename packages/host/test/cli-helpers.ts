@@ -72,6 +72,12 @@ export function tempDir(prefix: string): string {
 
 const CLI_SOURCE = fileURLToPath(new URL('../src/cli/bin.ts', import.meta.url));
 
+/** How to start `toolwire ARGS` from source as a process: Node's path and its arguments. */
+export const cliCommand = (args: string[]) => ({
+  command: process.execPath,
+  args: ['--conditions=@toolwire/source', '--import', 'tsx', CLI_SOURCE, ...args],
+});
+
 export interface Exited {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -87,14 +93,11 @@ export class CliProcess {
   readonly exited: Promise<Exited>;
 
   constructor(args: string[], env: Env) {
-    this.child = spawn(
-      process.execPath,
-      ['--conditions=@toolwire/source', '--import', 'tsx', CLI_SOURCE, ...args],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { PATH: process.env.PATH ?? '', ...env },
-      },
-    );
+    const { command, args: argv } = cliCommand(args);
+    this.child = spawn(command, argv, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
     this.child.stdout?.on('data', (chunk) => {
       this.out += chunk;
     });

@@ -419,8 +419,13 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       }
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
-      // The input failed inputSchema (ours, or toolManager's check): the spec's DataError.
-      if (error instanceof DOMException && error.name === 'DataError')
+      // The input failed inputSchema (ours, or toolManager's check): the spec's DataError. A
+      // form that refuses its input is an UnknownError, as Chromium's own form tools answer.
+      if (
+        error instanceof DOMException &&
+        error.name === 'DataError' &&
+        entry.layer !== 'declarative'
+      )
         throw specDataError((error as DOMException & { errors?: ValidationIssue[] }).errors ?? []);
       const reason = error instanceof ToolFailure ? error.error : error;
       if (reason !== undefined && typeof console !== 'undefined') {

@@ -15,6 +15,8 @@ import type { CallToolOptions } from './types.js';
 export interface NativeHooks {
   onChange(listener: () => void): void;
   owns(tool: object): boolean;
+  /** Is this native tool a form's (native.ts NativeLayer.declarative)? */
+  declarative(tool: Tool): boolean;
   call(tool: Tool, input: unknown, options: CallToolOptions): Promise<unknown>;
   /** This document's native tools (native.ts: the browser lists every frame's). */
   tools(
@@ -53,6 +55,7 @@ export function lazyNative(context: NativeModelContext, window: unknown): Native
   return {
     onChange: (listener) => context.addEventListener('toolchange', listener),
     owns: (tool) => layer?.owns(tool) ?? false,
+    declarative: (tool) => layer?.declarative(tool) ?? false,
     call: async (tool, input, options) => (await loading).call(tool, input, options),
     tools: async (caller, listedElsewhere) => (await loading).tools(caller, listedElsewhere),
     mirror: (entry, caller) => {

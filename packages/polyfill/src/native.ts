@@ -192,6 +192,29 @@ export class NativeLayer {
     return out;
   }
 
+  /**
+   * Is this native tool the browser's own form tool? Its document (the window the browser
+   * names, else this one) has a `<form toolname>` of that name and description. False where
+   * that document cannot be read (a frame of another origin): then it counts as a script's.
+   */
+  declarative(handle: Tool): boolean {
+    const tool = this.#handles.get(handle);
+    if (!tool) return false;
+    try {
+      const win = (tool.window ?? this.#window) as Window;
+      for (const form of win.document.querySelectorAll('form[toolname]')) {
+        if (
+          form.getAttribute('toolname') === tool.name &&
+          form.getAttribute('tooldescription') === tool.description
+        )
+          return true;
+      }
+    } catch {
+      // Another origin's document.
+    }
+    return false;
+  }
+
   /** Calls a native tool: its JSON string result comes back parsed. */
   async call(handle: Tool, input: unknown, options: CallToolOptions): Promise<unknown> {
     const tool = this.#handles.get(handle);

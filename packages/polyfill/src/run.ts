@@ -5,7 +5,9 @@
  * tool itself (ToolExecutionError with the thrown value lowered in `.cause`), then the output
  * (OperationError when it fails outputSchema or cannot be lowered). With `encoding: 'json'` the
  * result comes back lowered to JSON. A side given as a Standard Schema (defineTool) is checked
- * by that schema alone, and its result is lowered by runtime type (standard-schema.ts).
+ * by that schema alone, and its result is lowered by runtime type (standard-schema.ts). A form
+ * tool's input is checked by its form (declarative/forms.ts), as `executeTool` has it checked:
+ * its inputSchema, derived from the controls, describes the form and refuses nothing itself.
  *
  * Every failure raised here carries `toolCode`, the wire contract's code (docs/wire.md "Error
  * codes"), and a schema's verdict its `issues`, so `@toolwire/polyfill/wire` maps it by
@@ -49,7 +51,7 @@ export async function runLocal(
     const outcome = await runStandard(entry, standard.input, value);
     if (!outcome.ok) throw dataError(outcome.issues);
     value = outcome.value;
-  } else if (entry.inputSchema) {
+  } else if (entry.inputSchema && entry.layer !== 'declarative') {
     if (encoding === 'json') {
       const lowering = await loweringFor(entry, 'input');
       await check(

@@ -13,7 +13,14 @@ export interface HandleOwner {
  */
 export type ToolSource =
   | { kind: 'registry'; entry: RegistryEntry }
-  | { kind: 'native' }
+  | {
+      kind: 'native';
+      /**
+       * Is it the browser's own form tool (a `<form toolname>` it registered)? Looked up when
+       * asked (the form's document is read), false where that document cannot be read.
+       */
+      declarative(): boolean;
+    }
   | { kind: 'frame'; descriptor: ToolDescriptor };
 
 /** What a Tool handle shows. */

@@ -216,7 +216,8 @@ export class Tools extends EventTarget implements HandleOwner {
   sourceOf(tool: Tool): ToolSource | undefined {
     const entry = entryOf(tool);
     if (entry) return { kind: 'registry', entry };
-    if (this.#hooks.native?.owns(tool)) return { kind: 'native' };
+    const native = this.#hooks.native;
+    if (native?.owns(tool)) return { kind: 'native', declarative: () => native.declarative(tool) };
     const descriptor = this.#hooks.frames?.descriptorOf(tool);
     return descriptor ? { kind: 'frame', descriptor } : undefined;
   }

@@ -95,8 +95,6 @@ describe('declarative tools: schema synthesis', () => {
         t: {
           type: 'string',
           pattern: '^(?:[a-z]+)$',
-          minLength: 2,
-          maxLength: 5,
           title: 'Text',
           description: 'Lower-case letters',
         },
@@ -120,7 +118,7 @@ describe('declarative tools: schema synthesis', () => {
         mo: { type: 'string', pattern: '^[0-9]{4,}-(0[1-9]|1[0-2])$' },
         wk: { type: 'string', pattern: '^[0-9]{4,}-W(0[1-9]|[1-4][0-9]|5[0-3])$' },
         col: { type: 'string', pattern: '^#[0-9a-fA-F]{6}$' },
-        ta: { type: 'string', maxLength: 50 },
+        ta: { type: 'string' },
       },
       required: ['t', 'rad'],
       description: expect.stringContaining('File inputs (upload) cannot be filled by an agent'),
@@ -483,9 +481,77 @@ describe('declarative tools: execution', () => {
       'UnknownError',
     );
     expect((await rejection(setup.mc.executeTool(tool, { r: 'c' }))).name).toBe('UnknownError');
-    expect((await rejection(setup.tools.callTool('fill', { n: 'four' }))).name).toBe('DataError');
+    // window.tools (and so the wire) is refused by the same check, with every misfit named.
+    const refused = await rejection(
+      setup.tools.callTool('fill', { n: 'four', r: 'c', m: ['p', 1, 'z'], t: 't' }),
+    );
+    expect(refused.name).toBe('DataError');
+    expect(refused.error.errors).toEqual([
+      { path: '/n', reason: 'must be number', schemaPath: '#/properties/n/type' },
+      {
+        path: '/r',
+        reason: 'must be equal to one of the allowed values',
+        schemaPath: '#/properties/r/enum',
+      },
+      { path: '/m/1', reason: 'must be string', schemaPath: '#/properties/m/items/type' },
+      {
+        path: '/m/2',
+        reason: 'must be equal to one of the allowed values',
+        schemaPath: '#/properties/m/items/enum',
+      },
+    ]);
     expect(log).toEqual([]);
     expect((form.elements.namedItem('t') as HTMLInputElement).value).toBe('');
+  });
+
+  it('the form decides what a call may fill: its inputSchema refuses nothing itself', async () => {
+    const setup = page(`
+      <form id="v" toolname="valid" tooldescription="Validated" toolautosubmit>
+        <input name="code" pattern="[A-Z]{3}"><input name="who" required>
+        <input type="number" name="odd" min="1" step="2"><input type="number" name="n" max="5">
+        <input type="date" name="day">
+        <button type="submit">Go</button>
+      </form>`);
+    const form = setup.doc.getElementById('v') as HTMLFormElement;
+    const tool = await toolNamed(setup, 'valid');
+    // No multipleOf: the form counts steps from min (1, 3, 5...).
+    expect(tool.inputSchema.properties.odd).toEqual({ type: 'number', minimum: 1 });
+    const submitted: unknown[] = [];
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      submitted.push(Object.fromEntries(new FormData(form)));
+      (event as unknown as { respondWith(p: unknown): void }).respondWith(Promise.resolve('ok'));
+    });
+    // The honest path first, through both roads.
+    // (No value for odd: happy-dom counts its steps from 0, which HTML does not.)
+    const valid = { code: 'ABC', who: 'ada', n: 5, day: '2026-02-28' };
+    expect(await setup.tools.callTool('valid', valid, { encoding: 'json' })).toBe('ok');
+    form.reset();
+    expect(await setup.mc.executeTool(tool, valid)).toBe('ok');
+    // What the form's own validation refuses: both roads, the form not submitted.
+    form.reset();
+    const viaTools = await rejection(
+      setup.tools.callTool('valid', { code: 'abc', n: 6 }, { encoding: 'json' }),
+    );
+    expect(viaTools.name).toBe('DataError');
+    const issues: { path: string; schemaPath: string }[] = viaTools.error.errors;
+    expect(issues.map(({ path, schemaPath }) => [path, schemaPath])).toEqual([
+      ['/code', '#/properties/code/pattern'],
+      ['/who', '#/required'],
+      ['/n', '#/properties/n/maximum'],
+    ]);
+    form.reset();
+    expect((await rejection(setup.mc.executeTool(tool, { code: 'abc', who: 'x' }))).name).toBe(
+      'UnknownError',
+    );
+    // A date the control would blank is refused before anything is filled.
+    form.reset();
+    const day = await rejection(setup.tools.callTool('valid', { who: 'x', day: 'soon' }));
+    expect(day.error.errors).toEqual([
+      { path: '/day', reason: 'must match format "date"', schemaPath: '#/properties/day/format' },
+    ]);
+    expect((form.elements.namedItem('who') as HTMLInputElement).value).toBe('');
+    expect(submitted).toHaveLength(2);
   });
 
   it('tools.callTool returns the respondWith value as it is (structured)', async () => {

@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { until } from '../../../test-support/wait.js';
 import { createValidator as createAjv } from '../src/validation/ajv.js';
+import { schemaAt } from '../src/validation/ajv-words.js';
 import { createValidator as createCfworker } from '../src/validation/cfworker.js';
 
 const SCHEMA = {
@@ -67,6 +68,148 @@ describe('the engines report failures alike', () => {
       ajv.compile(schema, 'structured')('2026'),
     );
   });
+});
+
+/**
+ * Schemas that reach keywords through `$ref` (`$defs`, `definitions`, pointers into the
+ * schema, recursion, a chain, escaped names), each with an input that fails in several places.
+ */
+const REF_CASES: { name: string; schema: object; input: unknown }[] = [
+  {
+    name: '$defs: type, minLength, required, additionalProperties false',
+    schema: {
+      type: 'object',
+      properties: { home: { $ref: '#/$defs/address' }, work: { $ref: '#/$defs/address' } },
+      $defs: {
+        address: {
+          type: 'object',
+          properties: { street: { type: 'string', minLength: 2 }, zip: { pattern: '^[0-9]+$' } },
+          required: ['street'],
+          additionalProperties: false,
+        },
+      },
+    },
+    input: { home: { street: 1, zip: 'x', extra: true }, work: { street: 'a' } },
+  },
+  {
+    name: 'draft-07 definitions, through items',
+    schema: {
+      type: 'array',
+      items: { $ref: '#/definitions/count' },
+      definitions: { count: { type: 'integer', minimum: 0, maximum: 9 } },
+    },
+    input: [1, -1, 'x', 10, 2.5],
+  },
+  {
+    name: 'a pointer into properties, and $ref beside other keywords',
+    schema: {
+      type: 'object',
+      properties: {
+        a: { type: 'string', maxLength: 3 },
+        b: { $ref: '#/properties/a' },
+        c: { $ref: '#/properties/a', minLength: 2 },
+      },
+    },
+    input: { b: 3, c: 'abcde', a: 'abcd' },
+  },
+  {
+    name: 'recursion: a linked list from the root $ref',
+    schema: {
+      $ref: '#/$defs/node',
+      $defs: {
+        node: {
+          type: 'object',
+          properties: { value: { type: 'number' }, next: { $ref: '#/$defs/node' } },
+          required: ['value'],
+        },
+      },
+    },
+    input: { value: 1, next: { value: 'two', next: { next: { value: true } } } },
+  },
+  {
+    name: 'recursion through the root (#)',
+    schema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        children: { type: 'array', items: { $ref: '#' } },
+      },
+      additionalProperties: false,
+    },
+    input: { name: 'a', children: [{ name: 2 }, { children: [{ x: 1 }] }] },
+  },
+  {
+    name: 'a chain of $refs and names that need escaping',
+    schema: {
+      type: 'object',
+      properties: {
+        x: { $ref: '#/$defs/a%20b' },
+        y: { $ref: '#/$defs/c~1d' },
+        z: { $ref: '#/$defs/first' },
+      },
+      $defs: {
+        'a b': { enum: [1, 2] },
+        'c/d': { const: 'c' },
+        first: { $ref: '#/$defs/second' },
+        second: { type: 'object', properties: { 't~x': { type: 'boolean' } } },
+      },
+    },
+    input: { x: 3, y: 'd', z: { 't~x': 'no' } },
+  },
+  {
+    name: 'inside allOf and anyOf',
+    schema: {
+      type: 'object',
+      properties: {
+        code: { allOf: [{ $ref: '#/$defs/upper' }, { $ref: '#/$defs/short' }] },
+        either: { anyOf: [{ $ref: '#/$defs/short' }, { type: 'number' }] },
+      },
+      $defs: { upper: { pattern: '^[A-Z]+$' }, short: { type: 'string', maxLength: 2 } },
+    },
+    input: { code: 'abc', either: true },
+  },
+  {
+    name: 'oneOf and if/then/else of $refs',
+    schema: {
+      type: 'array',
+      items: {
+        oneOf: [{ $ref: '#/$defs/small' }, { $ref: '#/$defs/even' }],
+        if: { $ref: '#/$defs/small' },
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's then keyword, not a thenable.
+        then: { $ref: '#/$defs/positive' },
+        else: { $ref: '#/$defs/even' },
+      },
+      $defs: {
+        small: { type: 'integer', maximum: 9 },
+        even: { type: 'integer', multipleOf: 2 },
+        positive: { minimum: 1 },
+      },
+    },
+    input: [4, 0, 13, 'x'],
+  },
+];
+
+describe('the engines report failures alike through $ref', () => {
+  for (const { name, schema, input } of REF_CASES) {
+    it(name, async () => {
+      const [ajv, cfworker] = [await createAjv(), await createCfworker()];
+      for (const mode of ['structured', 'json'] as const) {
+        const expected = ajv.compile(schema, mode)(input) ?? [];
+        const got = cfworker.compile(schema, mode)(input) ?? [];
+        expect(got.length).toBeGreaterThan(1);
+        expect(sorted(got)).toEqual(sorted(expected));
+        for (const issue of got) {
+          // In words a person can act on, and at a place that is in the schema: the keyword
+          // where the $ref leads, never cfworker's own words or a value it could not find.
+          expect(issue.reason).not.toMatch(/undefined|boolean schema/i);
+          const keyword = issue.schemaPath.split('/').at(-1) as string;
+          expect(schemaAt(schema, issue.schemaPath), issue.schemaPath).toBeDefined();
+          expect(issue.schemaPath).not.toContain('$ref');
+          expect(keyword).not.toBe('');
+        }
+      }
+    });
+  }
 });
 
 describe('the default engine', () => {

@@ -31,6 +31,10 @@
  *    part 7): MCP clients that do not follow cursors still see every tool, and stdio has no
  *    frame limit to page around. A request with a cursor gets -32602, as MCP says of a cursor
  *    the server did not make.
+ * 9. A source that cannot list (`mcp --attach` whose host stopped) never makes `tools/list` a
+ *    JSON-RPC error: it lists toolwire's own tools, with the failure's code, `retryable` and
+ *    message in `_meta` (`toolwire/code`, `toolwire/retryable`, `toolwire/note`), and tells
+ *    the client the list changed. A call then answers that code as a tool error.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue } from '@toolwire/protocol';
@@ -85,14 +89,18 @@ export interface McpBridge {
   close(): Promise<void>;
 }
 
+/** A failure as a coded error: the source's own, else `tool_protocol_bridge_failed`. */
+function codedError(error: unknown): ToolProtocolError {
+  return error instanceof ToolProtocolError
+    ? error
+    : new ToolProtocolError(
+        'tool_protocol_bridge_failed',
+        String((error as Error)?.message ?? error),
+      );
+}
+
 function errorContent(error: unknown): Record<string, unknown> {
-  const coded =
-    error instanceof ToolProtocolError
-      ? error
-      : new ToolProtocolError(
-          'tool_protocol_bridge_failed',
-          String((error as Error)?.message ?? error),
-        );
+  const coded = codedError(error);
   const details: JsonValue | null = coded.details;
   const hint = grantHint(coded.code, details);
   const text = `${coded.code}: ${coded.message}${hint ? ` (${hint})` : ''}${details === null ? '' : `\n${JSON.stringify(details)}`}`;
@@ -149,13 +157,35 @@ export function createMcpBridge(
   };
 
   let toldWithheld = '';
+  let toldFailure = '';
   const listTools = async (): Promise<object> => {
-    names = await collect(true);
+    let failure: ToolProtocolError | undefined;
+    try {
+      names = await collect(true);
+    } catch (error) {
+      // Requirement 9: the source cannot list (an attached host that stopped): toolwire's own
+      // tools, and why the page tools are missing.
+      failure = codedError(error);
+      names = new Map();
+    }
     listedSignature = signatureOf(names);
+    const told = failure ? `${failure.code}: ${failure.message}` : '';
+    if (failure && told !== toldFailure) log(`mcp: the page tools cannot be listed: ${told}`);
+    toldFailure = told;
+    if (failure) {
+      return {
+        tools: [...(pairs ? [PAIR_TOOL] : []), SESSIONS_TOOL, CALL_TOOL],
+        _meta: {
+          'toolwire/code': failure.code,
+          'toolwire/retryable': failure.retryable,
+          'toolwire/note': `The page tools cannot be listed: ${failure.message}`,
+        },
+      };
+    }
     const withheld = source.withheld?.() ?? [];
-    const told = JSON.stringify(withheld);
-    if (withheld.length > 0 && told !== toldWithheld) log(`mcp: ${withheldSummary(withheld)}`);
-    toldWithheld = told;
+    const toldHeld = JSON.stringify(withheld);
+    if (withheld.length > 0 && toldHeld !== toldWithheld) log(`mcp: ${withheldSummary(withheld)}`);
+    toldWithheld = toldHeld;
     const sessions = new Map(openSessions([...names.values()]).map((one) => [one.id, one]));
     return {
       tools: [
@@ -264,7 +294,13 @@ export function createMcpBridge(
       }
       // A client may call without listing first, or after the page reloaded: look again then.
       let target = names.get(name);
-      if (!target) target = (await collect(false)).get(name);
+      if (!target) {
+        try {
+          target = (await collect(false)).get(name);
+        } catch (error) {
+          return errorContent(error); // the source cannot list now (requirement 9)
+        }
+      }
       if (!target) {
         // A page's tool that is withheld answers why, not "Unknown tool", under any name it
         // has: the one it was listed under, its plain one, or its tab's labelled one.
@@ -287,7 +323,9 @@ export function createMcpBridge(
   function scheduleListChanged(): void {
     clearTimeout(changedTimer);
     changedTimer = setTimeout(() => {
+      // A source that cannot list (requirement 9) lists no page tools: the client is told.
       void collect(false)
+        .catch(() => new Map<string, McpSourceTool>())
         .then(async (map) => {
           const signature = signatureOf(map);
           if (closed || !initialized || signature === listedSignature) return;

@@ -8,6 +8,8 @@
  *   tools above the grant are not offered (as with a host in this process).
  * - A call is `POST /v1/call`; a tool or page refusal comes back as a ToolProtocolError.
  * - Changes are followed with the `GET /v1/changes` long poll; a failed poll waits a second.
+ *   The first failure, and the first answer after failures, count as a change: the bridge
+ *   lists again (toolwire's own tools alone while the host does not answer).
  * - A call whose connection to the host breaks fails with `tool_transport_closed`, not
  *   retryable: the host may have run it (issue 13 part 9).
  * - Log lines quote the host's error messages (a page's words): escaped (shared/terminal-text.ts).
@@ -68,15 +70,23 @@ export function controlToolSource(
 
   const follow = async () => {
     let after = -1;
+    let failing = false;
     while (!stop.signal.aborted) {
       try {
         const answer = await ask(`/v1/changes?after=${after}`, undefined, stop.signal);
         const changes = Number(answer.changes);
-        if (changes !== after && after !== -1) for (const listener of listeners) listener();
+        if ((changes !== after && after !== -1) || failing)
+          for (const listener of listeners) listener();
         after = changes;
+        failing = false;
       } catch (error) {
         if (stop.signal.aborted) return;
-        options.log?.(escapeLine(`attach: ${(error as Error).message}`));
+        // The host went away: what it listed is gone too (the bridge lists its own tools).
+        if (!failing) {
+          for (const listener of listeners) listener();
+          options.log?.(escapeLine(`attach: ${(error as Error).message}`));
+        }
+        failing = true;
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }

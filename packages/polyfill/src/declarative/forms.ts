@@ -15,6 +15,12 @@
  *    cannot add the `:tool-form-active` / `:tool-submit-active` pseudo-classes), fires
  *    `toolactivated`, then submits (`toolautosubmit`, through requestSubmit so that validation
  *    and the submit event happen as for a user) or focuses the submit button and waits.
+ *    The form decides what it takes, on every road a call comes by (executeTool, window.tools,
+ *    the wire): input that does not fit the controls is refused before anything is filled, and
+ *    an autosubmitted form whose own validation refuses the filled values (required, pattern,
+ *    min/max/step, email/url, the page's setCustomValidity) refuses the call, as Chromium's
+ *    "Form validation failed" does, instead of waiting. Both refusals are a DataError whose
+ *    issues name the properties (a caller's error, not the tool's: CALLER_ERROR).
  * 3. The submit event of a waiting form has `agentInvoked` true and a working `respondWith()`
  *    (only after `preventDefault()`, else InvalidStateError, as in Chromium). Its outcome:
  *    respondWith's value -> the result (the last call wins, as in Chromium); not prevented, or
@@ -27,10 +33,12 @@
  *    `toolcancel`), or when a newer call on the same form takes over (a failure). After the
  *    submit event it completes even if the form goes away.
  */
+import { dataError } from '../errors.js';
 import { isValidToolName } from '../lib/names.js';
 import { policyFromAnnotations } from '../policy.js';
 import type { RegistryEntry, ToolRegistry } from '../registry.js';
 import type { ToolExecuteContext } from '../types.js';
+import type { ValidationIssue } from '../validation/types.js';
 import { checkInput, fill } from './fill.js';
 import { hookAttachShadow, invalidState, patchPrototypes } from './prototypes.js';
 import type { Field } from './schema.js';
@@ -107,6 +115,56 @@ function gone(name: string): DOMException {
   );
   Object.defineProperty(error, CALLER_ERROR, { value: true });
   return error;
+}
+
+/** A call the form refuses: its issues, as the caller's error (2 above). */
+function refused(issues: ValidationIssue[]): DOMException {
+  const error = dataError(issues);
+  Object.defineProperty(error, CALLER_ERROR, { value: true });
+  return error;
+}
+
+/** The keyword of the input schema (schema.ts) that says what a ValidityState flag checks. */
+const VALIDITY_KEYWORDS: [keyof ValidityState, string][] = [
+  ['valueMissing', 'required'],
+  ['typeMismatch', 'format'],
+  ['patternMismatch', 'pattern'],
+  ['rangeUnderflow', 'minimum'],
+  ['rangeOverflow', 'maximum'],
+  ['stepMismatch', 'multipleOf'],
+  ['badInput', 'type'],
+  ['tooShort', 'minLength'],
+  ['tooLong', 'maxLength'],
+];
+
+/**
+ * Why the form's own constraint validation refuses its values: one issue per invalid control,
+ * at its property (the root for a control that is none: a file input, an unnamed one), in the
+ * browser's words. A `setCustomValidity` refusal is the page's own rule: no schema keyword.
+ */
+function validityIssues(form: HTMLFormElement, fields: Map<string, Field>): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const element of form.elements) {
+    const control = element as HTMLInputElement;
+    if (!control.willValidate || control.validity?.valid !== false) continue;
+    const name = fields.has(control.name) ? control.name : undefined;
+    const path = name === undefined ? '' : `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const keyword = VALIDITY_KEYWORDS.find(([flag]) => control.validity[flag])?.[1];
+    const schemaPath =
+      keyword === undefined
+        ? ''
+        : keyword === 'required'
+          ? '#/required'
+          : name === undefined
+            ? ''
+            : `#/properties${path}/${keyword}`;
+    // A radio group's radios each say it once: one issue for the property.
+    if (issues.some((issue) => issue.path === path && issue.schemaPath === schemaPath && path))
+      continue;
+    const reason = control.validationMessage || 'is refused by the form';
+    issues.push({ path, reason, schemaPath });
+  }
+  return issues;
 }
 
 /** The default button: the form's first submit button (HTML "default button"). */
@@ -200,7 +258,9 @@ export function startDeclarative(deps: DeclarativeDeps): () => void {
     (form: HTMLFormElement, name: string) => (input: unknown, context: ToolExecuteContext) => {
       const registration = registered.get(form);
       if (!registration) throw gone(name);
-      const record = checkInput(registration.fields, input);
+      const misfits = checkInput(registration.fields, input);
+      if (misfits.length > 0) throw refused(misfits);
+      const record = input as Record<string, unknown>;
       cancel(form, new DOMException('A newer call took over this form.', 'AbortError'));
       return new Promise((resolve, reject) => {
         const call: Call = { form, name, resolve, reject };
@@ -215,8 +275,15 @@ export function startDeclarative(deps: DeclarativeDeps): () => void {
         call.button?.setAttribute(SUBMIT_ACTIVE, '');
         deps.events.dispatchEvent(deps.activated(name));
         if (call.done) return;
-        if (form.hasAttribute('toolautosubmit')) form.requestSubmit();
-        else (call.button as HTMLElement | null)?.focus?.();
+        if (!form.hasAttribute('toolautosubmit')) {
+          (call.button as HTMLElement | null)?.focus?.();
+          return;
+        }
+        form.requestSubmit();
+        // No submit event: the form's own validation refused what the call filled in (2).
+        if (call.event || call.done) return;
+        const invalid = validityIssues(form, registration.fields);
+        if (invalid.length > 0) finish(call, false, refused(invalid));
       });
     };
 

@@ -5,9 +5,13 @@
  * 1. One property per named, enabled control, in tree order; the first control of a name wins.
  *    hidden/submit/button/reset/image inputs are skipped; file inputs are refused (below).
  * 2. Text-like inputs and textarea: string, with `pattern` (anchored, as HTML matches the whole
- *    value), `minLength`/`maxLength`; email -> format email, url -> format uri.
+ *    value); email -> format email, url -> format uri. `minlength`/`maxlength` give nothing:
+ *    HTML checks them only against what a user typed, never a value a script set, so the form
+ *    takes any length from a call (docs/browser-api.md "Declarative forms": what refuses a call).
  * 3. number/range: number with minimum/maximum (range defaults 0..100) and multipleOf = step
- *    (HTML's default step is 1; `step=any` gives none).
+ *    (HTML's default step is 1; `step=any` gives none), only when the step counts from a
+ *    multiple of itself: HTML counts steps from `min` (else `value`, else 0), so `min=1 step=2`
+ *    allows 1, 3, 5, which no multipleOf says (Chromium leaves it out too).
  * 4. checkbox: boolean; several checkboxes sharing a name: an array of their values.
  *    radio group and `<select>`: string enum (anyOf carries option labels as titles);
  *    `<select multiple>`: array of that enum, uniqueItems.
@@ -80,10 +84,6 @@ function textSchema(control: HTMLInputElement | HTMLTextAreaElement): JsonSchema
   // HTML patterns match the whole value; a JSON Schema pattern matches anywhere.
   if (pattern && control.localName === 'input' && !schema.pattern)
     schema.pattern = `^(?:${pattern})$`;
-  const min = numberAttr(control, 'minlength');
-  const max = numberAttr(control, 'maxlength');
-  if (min !== undefined && min >= 0) schema.minLength = min;
-  if (max !== undefined && max >= 0) schema.maxLength = max;
   return schema;
 }
 
@@ -96,8 +96,11 @@ function numberSchema(control: HTMLInputElement): JsonSchema {
   if (max !== undefined) schema.maximum = max;
   const stepText = control.getAttribute('step');
   if (stepText?.trim().toLowerCase() !== 'any') {
-    const step = numberAttr(control, 'step');
-    schema.multipleOf = step !== undefined && step > 0 ? step : 1;
+    const given = numberAttr(control, 'step');
+    const step = given !== undefined && given > 0 ? given : 1;
+    // HTML's step base: min, else the value attribute, else 0 (range: min defaults to 0).
+    const base = min ?? numberAttr(control, 'value') ?? 0;
+    if (Number.isInteger(base / step)) schema.multipleOf = step;
   }
   return schema;
 }

@@ -1,7 +1,7 @@
 /** The ajv engine (JSON Schema 2020-12 + formats), a lazily loaded chunk of its own. */
 
 import { matchesWebType } from '../lib/web-type-check.js';
-import { schemaAt } from './ajv-words.js';
+import { schemaAt, segmentOf } from './ajv-words.js';
 import type { Check, SchemaValidator } from './types.js';
 
 interface AjvError {
@@ -10,6 +10,8 @@ interface AjvError {
   keyword: string;
   params: Record<string, unknown>;
   message?: string;
+  /** The subschema that holds the failing keyword (ajv's `verbose` option). */
+  parentSchema?: unknown;
 }
 type AjvValidate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 interface Ajv {
@@ -24,6 +26,22 @@ function unwrapDefault<T>(module: unknown): T {
   return value as T;
 }
 
+/**
+ * Every object in `root` and its path, as ajv-words.ts writes paths: ajv names the subschema
+ * that failed (`parentSchema`), and its path is looked up here, so a keyword reached through a
+ * `$ref` ajv compiled on its own (a recursive one) is placed in the whole schema.
+ */
+function schemaPaths(root: unknown): WeakMap<object, string> {
+  const paths = new WeakMap<object, string>();
+  const walk = (node: unknown, path: string) => {
+    if (typeof node !== 'object' || node === null || paths.has(node)) return;
+    paths.set(node, path);
+    for (const [key, value] of Object.entries(node)) walk(value, `${path}/${segmentOf(key)}`);
+  };
+  walk(root, '#');
+  return paths;
+}
+
 function pointerSegment(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
@@ -36,7 +54,12 @@ export async function createValidator(): Promise<SchemaValidator> {
   const AjvClass = unwrapDefault<new (options: object) => Ajv>(ajvModule);
   const addFormats = unwrapDefault<(ajv: Ajv) => void>(formatsModule);
   const make = (structured: boolean): Ajv => {
-    const ajv = new AjvClass({ allErrors: true, strict: false, validateFormats: true });
+    const ajv = new AjvClass({
+      allErrors: true,
+      strict: false,
+      validateFormats: true,
+      verbose: true,
+    });
     addFormats(ajv);
     ajv.addKeyword(
       structured
@@ -65,6 +88,20 @@ export async function createValidator(): Promise<SchemaValidator> {
       if (!check) {
         const compiled = JSON.parse(key) as object;
         const validate = instances[mode].compile(compiled);
+        let paths: WeakMap<object, string> | undefined;
+        /**
+         * The keyword's place in the whole schema. ajv's own `schemaPath` starts over inside a
+         * `$ref` it compiles as a function of its own (a recursive one): `#/properties/v/type`
+         * for `#/$defs/node/properties/v/type`. Its `parentSchema` says which subschema it was.
+         */
+        const placeOf = (error: AjvError): string => {
+          const holder = error.parentSchema;
+          if (typeof holder !== 'object' || holder === null) return error.schemaPath;
+          if (!error.schemaPath.endsWith(`/${error.keyword}`)) return error.schemaPath;
+          paths ??= schemaPaths(compiled);
+          const at = paths.get(holder);
+          return at === undefined ? error.schemaPath : `${at}/${error.keyword}`;
+        };
         check = (data) =>
           validate(data)
             ? null
@@ -72,11 +109,12 @@ export async function createValidator(): Promise<SchemaValidator> {
                 let path = error.instancePath;
                 const property = error.params.missingProperty ?? error.params.additionalProperty;
                 if (typeof property === 'string') path += `/${pointerSegment(property)}`;
+                const schemaPath = placeOf(error);
                 const reason =
                   error.keyword === 'webType'
-                    ? `must be a ${String(schemaAt(compiled, error.schemaPath) ?? 'web type value')}`
+                    ? `must be a ${String(schemaAt(compiled, schemaPath) ?? 'web type value')}`
                     : (error.message ?? error.keyword);
-                return { path, reason, schemaPath: error.schemaPath };
+                return { path, reason, schemaPath };
               });
         cache[mode].set(key, check);
       }

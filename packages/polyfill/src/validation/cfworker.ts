@@ -1,7 +1,7 @@
 /** The eval-free engine for CSP pages (@cfworker/json-schema), a lazily loaded chunk. */
 
 import { matchesWebType } from '../lib/web-type-check.js';
-import { ajvReason, schemaAt } from './ajv-words.js';
+import { ajvReason, resolvedLocation, schemaAt } from './ajv-words.js';
 import type { Check, SchemaValidator, ValidationIssue } from './types.js';
 
 interface CfworkerError {
@@ -18,20 +18,30 @@ interface CfworkerValidator {
  * cfworker's errors as ajv reports them (ajv-words.ts): the leaves only (cfworker reports each
  * failing keyword plus its ancestors, "properties" failed because "type" did), ajv's message for
  * the keyword, and ajv's path for `required` and `additionalProperties: false` (the property's).
+ * As ajv does, a failed `anyOf` or `oneOf` is reported beside its branches' failures.
+ * cfworker's keyword locations run through each `$ref` (`#/properties/a/$ref/type`); the schema
+ * path reported, and the keyword's value the message quotes, are read where the `$ref` leads
+ * (`#/$defs/a/type`), as ajv reports them.
  */
 function issuesOf(schema: object, errors: CfworkerError[]): ValidationIssue[] {
+  const placeOf = (location: string) => resolvedLocation(schema, location) ?? location;
   const closed = new Set<string>();
   for (const error of errors) {
     if (
       error.keyword === 'additionalProperties' &&
-      schemaAt(schema, error.keywordLocation) === false
+      schemaAt(schema, placeOf(error.keywordLocation)) === false
     )
       closed.add(error.instanceLocation);
   }
   const issues: ValidationIssue[] = [];
   for (const error of errors) {
     const location = error.keywordLocation;
-    if (errors.some((other) => other !== error && other.keywordLocation.startsWith(`${location}/`)))
+    // ajv reports an anyOf or oneOf that failed as well as its branches' failures.
+    const combinator = error.keyword === 'anyOf' || error.keyword === 'oneOf';
+    if (
+      !combinator &&
+      errors.some((other) => other !== error && other.keywordLocation.startsWith(`${location}/`))
+    )
       continue;
     let path = error.instanceLocation.replace(/^#/, '');
     // cfworker follows `additionalProperties: false` into the property's own `false` schema.
@@ -42,11 +52,15 @@ function issuesOf(schema: object, errors: CfworkerError[]): ValidationIssue[] {
       error.keyword === 'additionalProperties' && closed.has(error.instanceLocation);
     if (named !== undefined && (error.keyword === 'required' || closedHere))
       path += `/${named.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+    const place = placeOf(location);
+    const branch = error.keyword === 'if' ? /"(then|else)"/.exec(error.error)?.[1] : undefined;
     const reason =
       error.keyword === 'required' && named !== undefined
         ? `must have required property '${named}'`
-        : ajvReason(error.keyword, schemaAt(schema, location));
-    issues.push({ path, reason: reason ?? error.error, schemaPath: location });
+        : branch !== undefined
+          ? `must match "${branch}" schema`
+          : ajvReason(error.keyword, schemaAt(schema, place));
+    issues.push({ path, reason: reason ?? error.error, schemaPath: place });
   }
   return issues;
 }

@@ -18,9 +18,12 @@ export interface ToolWireInfo {
   /** This document's own tool (its registry's, or the browser's), not another frame's. */
   local: boolean;
   /**
-   * The polyfill checks this tool's input and output against its schemas on every call (in
-   * this document, or in the frame that owns it), so the endpoint's bridge need not check them
-   * again (issue 14, one validation per call). False for the browser's own tools.
+   * The tool's own layer checks its input and output on every call, so the endpoint's bridge
+   * need not check them again (one validation per call): the polyfill, against its schemas (in
+   * this document, or in the frame that owns it), or, for a form tool, the form itself (the
+   * browser's own form tools included: their schema is the browser's reading of the form, which
+   * its executeTool does not check). False for the browser's other tools (a page's own
+   * registerTool), which the bridge checks against their schemas.
    */
   validates: boolean;
 }
@@ -48,7 +51,8 @@ export function wireInfo(tools: ToolSources, tool: Tool): ToolWireInfo | undefin
   }
   if (source.kind === 'native') {
     // A tool the browser registered (a page's own registerTool, or a form tool): the policy
-    // rule every layer uses; availability is the browser's.
+    // rule every layer uses; availability is the browser's. A form decides what a call may
+    // fill (docs/browser-api.md "Declarative forms"), on the wire as through executeTool.
     return {
       policy: policyFromAnnotations(tool.annotations),
       category: undefined,
@@ -56,7 +60,7 @@ export function wireInfo(tools: ToolSources, tool: Tool): ToolWireInfo | undefin
       prerequisites: [],
       availability: () => true,
       local: true,
-      validates: false,
+      validates: source.declarative(),
     };
   }
   const descriptor = source.descriptor;

@@ -12,8 +12,8 @@ import type { ContractCase, ContractEnv } from './cases.js';
 export const DECLARATIVE_NATIVE_DIFFERENCES: Readonly<Record<string, string>> = {
   'declarative: date is format date; time, datetime-local, month, week and color carry a pattern':
     'Chromium 156 puts the regular expression in `format` (not a JSON Schema format) and adds a default description to date inputs; the polyfill uses `pattern`, and `format: date` without a description.',
-  'declarative: an HTML pattern is anchored; minlength and maxlength become minLength and maxLength':
-    'Chromium 156 copies the pattern unanchored (JSON Schema patterns match anywhere, HTML patterns the whole value) and emits no minLength/maxLength.',
+  'declarative: an HTML pattern is anchored':
+    'Chromium 156 copies the pattern unanchored (JSON Schema patterns match anywhere, HTML patterns the whole value).',
   'declarative: email and url inputs carry format email and uri':
     'Chromium 156 emits a plain string for email and url inputs.',
   'declarative: toolparamtitle becomes the property title': 'Chromium 156 ignores toolparamtitle.',
@@ -274,20 +274,44 @@ export const DECLARATIVE_CASES: ContractCase[] = [
     },
   },
   {
-    name: 'declarative: an HTML pattern is anchored; minlength and maxlength become minLength and maxLength',
+    name: 'declarative: an HTML pattern is anchored',
     kind: 'declarative',
     async run(env) {
       const { tool } = await formTool(
         env,
         `<form toolname="code" tooldescription="Codes">
-          <input name="code" pattern="[A-Z]{3}" minlength="3" maxlength="3">
+          <input name="code" pattern="[A-Z]{3}">
         </form>`,
         'code',
       );
       deepEqual(
         tool.inputSchema.properties.code,
-        { type: 'string', pattern: '^(?:[A-Z]{3})$', minLength: 3, maxLength: 3 },
+        { type: 'string', pattern: '^(?:[A-Z]{3})$' },
         'code',
+      );
+    },
+  },
+  {
+    name: 'declarative: minlength and maxlength add nothing; multipleOf only where steps count from a multiple',
+    kind: 'declarative',
+    async run(env) {
+      const { tool } = await formTool(
+        env,
+        `<form toolname="sizes" tooldescription="Sizes">
+          <input name="code" minlength="3" maxlength="5"><textarea name="note" maxlength="9"></textarea>
+          <input type="number" name="odd" min="1" step="2"><input type="number" name="half" min="1" step="0.5">
+        </form>`,
+        'sizes',
+      );
+      deepEqual(
+        tool.inputSchema.properties,
+        {
+          code: { type: 'string' },
+          note: { type: 'string' },
+          odd: { type: 'number', minimum: 1 },
+          half: { type: 'number', minimum: 1, multipleOf: 0.5 },
+        },
+        'properties',
       );
     },
   },
@@ -527,6 +551,43 @@ export const DECLARATIVE_CASES: ContractCase[] = [
       );
       deepEqual(log, [], 'no events');
       equal((form.elements.namedItem('t') as HTMLInputElement).value, '', 'nothing filled');
+    },
+  },
+  {
+    name: 'declarative: an autosubmitted form refuses what its own validation refuses: UnknownError, nothing submitted',
+    kind: 'declarative',
+    async run(env) {
+      const { form, tool } = await formTool(
+        env,
+        `<form toolname="checked" tooldescription="Checked" toolautosubmit>
+          <input name="code" pattern="[A-Z]{3}"><input name="who" required>
+          <input type="number" name="n" max="5">
+          <button type="submit">Go</button>
+        </form>`,
+        'checked',
+      );
+      let submitted = 0;
+      answerWith(form, () => {
+        submitted += 1;
+        return 'ok';
+      });
+      // The honest path first. (minlength, which HTML checks only against what a user typed,
+      // is left to e2e/declarative-agreement: happy-dom checks it against any value.)
+      equal(
+        await env.mc.executeTool(tool, { code: 'ABC', who: 'ada', n: 5 }),
+        'ok',
+        'a valid call',
+      );
+      for (const input of [
+        { code: 'abc', who: 'ada' },
+        { code: 'ABC' },
+        { code: 'ABC', who: '' },
+        { who: 'ada', n: 6 },
+      ]) {
+        form.reset();
+        await rejectsWith(env.mc.executeTool(tool, input), 'UnknownError', JSON.stringify(input));
+      }
+      equal(submitted, 1, 'only the valid call was submitted');
     },
   },
   {
