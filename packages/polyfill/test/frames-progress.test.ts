@@ -164,6 +164,11 @@ describe('progress across frames (calls.ts over real ports)', () => {
     expect(await plain).toBe('done');
     expect(child.served.at(-1)?.progress).toBeUndefined();
     expect(context.reportProgress).toBe(noProgress);
+
+    // As tools.callTool does, for tools.of(frame).callTool: a TypeError before anything is sent.
+    await expect(
+      top.calls.callRemote({ route: [0], name: 'mid.quiet' }, {}, { onProgress: 'yes' as never }),
+    ).rejects.toThrow(TypeError);
   });
 
   it('a frame in between relays a grandchild’s reports up, and the abort down', async () => {
