@@ -121,8 +121,17 @@ export class ToolReader {
     return out;
   }
 
-  /** Calls a tool by its listed name; the result is lowered JSON (docs/lowering.md). */
-  async call(name: string, args: unknown, signal: AbortSignal): Promise<TabCallOutcome> {
+  /**
+   * Calls a tool by its listed name; the result is lowered JSON (docs/lowering.md). `signal`
+   * cancels it; `onProgress` (toolwire's `callTool` only: a native `executeTool` has none) gets
+   * the tool's progress reports.
+   */
+  async call(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    onProgress?: (report: unknown) => void,
+  ): Promise<TabCallOutcome> {
     const source = toolSource(this.#win);
     if (!source) return { ok: false, error: { code: 'tool_not_found', message: 'No tools here.' } };
     try {
@@ -131,6 +140,7 @@ export class ToolReader {
         const result = await (source as ToolwireTools).callTool(tool, args ?? {}, {
           encoding: 'json',
           signal,
+          ...(onProgress ? { onProgress } : {}),
         });
         return { ok: true, result: result ?? null };
       }
@@ -172,7 +182,7 @@ const CODES: Record<string, string> = {
   ToolExecutionError: 'tool_execution_exception',
   OperationError: 'tool_execution_failed',
   UnknownError: 'tool_execution_failed',
-  AbortError: 'tool_request_aborted',
+  AbortError: 'tool_call_cancelled',
   TimeoutError: 'tool_execution_timeout',
 };
 
