@@ -114,7 +114,12 @@ describe('a tab connected through the extension', () => {
 
     const called = await session.call('cart.read', { q: 'shoes' });
     expect(called.result).toEqual({ items: 2, args: { q: 'shoes' } });
-    expect(client.calls.at(-1)).toEqual({ name: 'cart.read', args: { q: 'shoes' } });
+    // The host's call comes with its signal; the host asked for no progress.
+    expect(client.calls.at(-1)).toEqual({
+      name: 'cart.read',
+      args: { q: 'shoes' },
+      options: { signal: expect.any(AbortSignal) },
+    });
     expect((await session.call('cart.snapshot', {})).result).toEqual(PNG);
     await expect(session.call('cart.fail', {})).rejects.toMatchObject({
       code: 'tool_execution_exception',
