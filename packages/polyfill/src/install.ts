@@ -63,8 +63,8 @@ export function install(options: InstallOptions = {}): Installation {
     window: win,
     registry,
     ownPolicy,
-    runGeneric: (entry, input, encoding, signal, caller) =>
-      (tools as Tools).runFor(entry, input, encoding, signal, caller),
+    runGeneric: (entry, input, encoding, signal, caller, onProgress) =>
+      (tools as Tools).runFor(entry, input, encoding, signal, caller, onProgress),
     runSpec: (entry, input, signal, caller) =>
       ours
         ? // The frames wire carries a string: a form tool's navigation null crosses as "null".

@@ -15,6 +15,7 @@
  */
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import { abortReason, domException, queueTask } from './lib/dom.js';
+import { noProgress, progressReporter } from './progress.js';
 import type { StandardSchemas } from './standard-schema.js';
 import type {
   AvailabilityResult,
@@ -23,6 +24,7 @@ import type {
   ToolCaller,
   ToolExecuteContext,
   ToolPolicy,
+  ToolProgress,
 } from './types.js';
 
 type ToolLayer = 'toolManager' | 'modelContext' | 'declarative';
@@ -98,6 +100,8 @@ export class ToolFailure {
 export interface ExecuteOptions {
   signal?: AbortSignal | undefined;
   caller: ToolCaller;
+  /** The caller's progress listener: the tool's reportProgress delivers to it while the call runs. */
+  onProgress?: ((progress: ToolProgress) => void) | undefined;
 }
 
 export class ToolRegistry {
@@ -212,14 +216,19 @@ export class ToolRegistry {
       // The tool's AbortController is made when the tool first reads `signal` (or when it must
       // abort): most tools never look, and it is a third of a plain call's cost.
       let controller: AbortController | undefined;
+      let settled = false;
       const context: ToolExecuteContext = {
         get signal() {
           controller ??= new AbortController();
           return controller.signal;
         },
         caller: options.caller,
+        // Reports reach the caller only while the call runs: not once it settled, nor once the
+        // caller aborted (also while execute() itself still runs, before onAbort is called).
+        reportProgress: options.onProgress
+          ? progressReporter(options.onProgress, () => settled || signal?.aborted === true)
+          : noProgress,
       };
-      let settled = false;
       const onAbort = () => {
         if (settled) return;
         settled = true;

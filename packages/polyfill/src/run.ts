@@ -18,7 +18,7 @@ import type { RegistryEntry, ToolRegistry } from './registry.js';
 import { ToolFailure } from './registry.js';
 import type { StandardOutcome } from './standard-schema.js';
 import { validateStandard } from './standard-schema.js';
-import type { CallEncoding, JsonSchema } from './types.js';
+import type { CallEncoding, JsonSchema, ToolProgress } from './types.js';
 import { loadValidator } from './validation/load.js';
 import { trivialCheck } from './validation/trivial.js';
 import type { ValidationIssue } from './validation/types.js';
@@ -26,7 +26,7 @@ import { isWireJson } from './wire/result.js';
 
 /**
  * Runs `entry` for `caller`. `wire`: the endpoint's WIRE_RESULT (wire/result.ts), a JSON result
- * may go out as it is.
+ * may go out as it is. `onProgress`: the caller's listener for the tool's reportProgress.
  */
 export async function runLocal(
   registry: ToolRegistry,
@@ -36,6 +36,7 @@ export async function runLocal(
   signal: AbortSignal | undefined,
   caller: string,
   wire = false,
+  onProgress?: ((progress: ToolProgress) => void) | undefined,
 ): Promise<unknown> {
   let value = input;
   const standard = entry.standard;
@@ -74,6 +75,7 @@ export async function runLocal(
     result = await registry.execute(entry, value, {
       signal,
       caller: { origin: caller },
+      onProgress,
     });
   } catch (error) {
     if (error instanceof ToolFailure)

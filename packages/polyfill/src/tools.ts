@@ -1,9 +1,10 @@
 /**
  * `window.tools` (docs/browser-api.md "Reading and calling"): getTools, callTool, of, and `toolchange`.
  *
- * callTool, in order: find the tool (NotFoundError), the permission (NotAllowedError), the
- * caller's signal (AbortError...), then run.ts for this document's tools; native tools go to the
- * browser's own modelContext, other frames' tools down the frames bridge.
+ * callTool, in order: an onProgress that is not a function (TypeError), find the tool
+ * (NotFoundError), the permission (NotAllowedError), the caller's signal (AbortError...), then
+ * run.ts for this document's tools; native tools go to the browser's own modelContext (which
+ * reports no progress), other frames' tools down the frames bridge (whose reports come back up).
  */
 import type { FramesGate } from './frames/gate.js';
 import type { ToolDescriptor } from './frames/messages.js';
@@ -15,7 +16,7 @@ import { ToolRegistry } from './registry.js';
 import { runLocal } from './run.js';
 import type { HandleOwner, Tool, ToolSource } from './tool.js';
 import { entryOf, handleOf } from './tool.js';
-import type { CallEncoding, CallToolOptions, GetToolsOptions } from './types.js';
+import type { CallEncoding, CallToolOptions, GetToolsOptions, ToolProgress } from './types.js';
 import { WIRE_RESULT } from './wire/result.js';
 
 export interface ToolsHooks {
@@ -114,6 +115,9 @@ export class Tools extends EventTarget implements HandleOwner {
 
   callTool(tool: string | Tool, input?: unknown, options: CallToolOptions = {}): Promise<unknown> {
     try {
+      const onProgress = options.onProgress;
+      if (onProgress !== undefined && typeof onProgress !== 'function')
+        throw new TypeError('onProgress must be a function.');
       const native = this.#hooks.native;
       if (native && typeof tool === 'object' && native.owns(tool))
         return native.call(tool, input, options);
@@ -143,6 +147,7 @@ export class Tools extends EventTarget implements HandleOwner {
         options.signal,
         this.#registry.origin,
         encoding === 'json' && (options as { [WIRE_RESULT]?: unknown })[WIRE_RESULT] === true,
+        onProgress,
       );
     } catch (error) {
       return Promise.reject(error);
@@ -224,8 +229,9 @@ export class Tools extends EventTarget implements HandleOwner {
     encoding: CallEncoding,
     signal: AbortSignal | undefined,
     caller: string,
+    onProgress?: (progress: ToolProgress) => void,
   ): Promise<unknown> {
-    return runLocal(this.#registry, entry, input, encoding, signal, caller);
+    return runLocal(this.#registry, entry, input, encoding, signal, caller, false, onProgress);
   }
 }
 

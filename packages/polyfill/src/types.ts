@@ -41,9 +41,25 @@ export interface ToolCaller {
   origin: string;
 }
 
+/** One progress report, as `callTool`'s `onProgress` receives it (absent members are left out). */
+export interface ToolProgress {
+  /** Finite, and greater than every earlier report of the call. */
+  progress: number;
+  /** Finite, when the tool knows it. */
+  total?: number;
+  /** At most 1,024 UTF-16 code units (longer ones are clipped). */
+  message?: string;
+}
+
 export interface ToolExecuteContext {
   signal: AbortSignal;
   caller: ToolCaller;
+  /**
+   * Tells the caller how far the call has come. Never throws, and returns nothing: a report
+   * that is not finite, or does not increase, or comes after the call ended, is dropped. When
+   * the caller did not ask (no `onProgress`), it does nothing.
+   */
+  reportProgress(progress: number, total?: number, message?: string): void;
 }
 
 export interface ToolDefinition {
@@ -73,4 +89,9 @@ export interface CallToolOptions {
   signal?: AbortSignal;
   /** `structured` (default): values as structured clones. `json`: the agent boundary. */
   encoding?: CallEncoding;
+  /**
+   * Receives the tool's `reportProgress` reports, each checked (docs/browser-api.md
+   * "Progress"), all before the call settles. Native tools report none.
+   */
+  onProgress?(progress: ToolProgress): void;
 }

@@ -33,14 +33,18 @@ describe('tools.callTool', () => {
     expect((await rejection(tools.callTool('nothing'))).name).toBe('NotFoundError');
   });
 
-  it('passes the signal and the caller origin to execute', async () => {
+  it('passes the signal, the caller origin and reportProgress to execute', async () => {
     const { toolManager, tools } = freshInstall('https://app.example/page');
     const execute = vi.fn(() => 'ok');
     await toolManager.register({ name: 'ctx', execute });
     await tools.callTool('ctx', { a: 1 });
     expect(execute).toHaveBeenCalledWith(
       { a: 1 },
-      { signal: expect.any(AbortSignal), caller: { origin: 'https://app.example' } },
+      {
+        signal: expect.any(AbortSignal),
+        caller: { origin: 'https://app.example' },
+        reportProgress: expect.any(Function),
+      },
     );
   });
 

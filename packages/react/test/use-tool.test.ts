@@ -180,6 +180,29 @@ describe('useTool: the latest execute', () => {
   });
 });
 
+describe('useTool: progress', () => {
+  it("passes the caller's reportProgress on to execute", async () => {
+    const view = mountTool();
+    await view.render(
+      counter(async (_input: unknown, context: ToolExecuteContext) => {
+        context.reportProgress(1, 2, 'half');
+        await Promise.resolve();
+        context.reportProgress(2, 2);
+        return 'done';
+      }),
+    );
+    const seen: unknown[] = [];
+    expect(
+      await polyfill.tools.callTool('counter.add', {}, { onProgress: (r) => seen.push(r) }),
+    ).toBe('done');
+    expect(seen).toEqual([
+      { progress: 1, total: 2, message: 'half' },
+      { progress: 2, total: 2 },
+    ]);
+    await view.unmount();
+  });
+});
+
 describe('useTool: unmount aborts calls in flight', () => {
   it('rejects the caller with AbortError and aborts the signal execute() got', async () => {
     let signal: AbortSignal | undefined;

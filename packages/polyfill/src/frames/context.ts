@@ -4,7 +4,7 @@
  */
 import type { RegistryEntry, ToolRegistry } from '../registry.js';
 import type { HandleOwner, Tool, ToolFields } from '../tool.js';
-import type { CallEncoding } from '../types.js';
+import type { CallEncoding, ToolProgress } from '../types.js';
 import type { ErrorFactories } from './errors.js';
 import type { Neighbours } from './neighbours.js';
 
@@ -16,13 +16,17 @@ export interface FrameNodeDeps {
   registry: ToolRegistry;
   /** The document's own permissions-policy answer when the browser knows `tools`, else undefined. */
   ownPolicy: boolean | undefined;
-  /** Runs a local tool for a remote caller through the generic layer. */
+  /**
+   * Runs a local tool for a remote caller through the generic layer; `onProgress` (when the
+   * caller asked) receives the tool's checked reports while the call runs.
+   */
   runGeneric(
     entry: RegistryEntry,
     input: unknown,
     encoding: CallEncoding,
     signal: AbortSignal,
     caller: string,
+    onProgress: ((progress: ToolProgress) => void) | undefined,
   ): Promise<unknown>;
   /** Runs a local tool for a remote document.modelContext caller; resolves a JSON string. */
   runSpec(

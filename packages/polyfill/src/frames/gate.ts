@@ -221,7 +221,7 @@ export class FramesGate implements GateState {
   callRemote(
     target: Tool | { route: number[]; name: string },
     input: unknown,
-    options: Pick<CallToolOptions, 'signal' | 'encoding'>,
+    options: Pick<CallToolOptions, 'signal' | 'encoding' | 'onProgress'>,
   ): Promise<unknown> {
     // Once loaded, straight to the node: no promise of ours around the call's.
     if (this.node) return this.node.callRemote(target, input, options);

@@ -5,7 +5,7 @@
  */
 import { domException } from '../lib/dom.js';
 import { serializeError } from './errors.js';
-import type { ChangeNotice, FrameRequest, PortMessage } from './messages.js';
+import type { ChangeNotice, FrameRequest, PortMessage, ProgressNotice } from './messages.js';
 import { FRAMES_TAG, isPortMessage } from './messages.js';
 
 /** A hostile peer cannot queue unbounded work on us. */
@@ -14,6 +14,8 @@ const MAX_INBOUND = 256;
 export interface LinkHandlers {
   request(request: FrameRequest, link: FrameLink): Promise<unknown>;
   abort(callId: string, link: FrameLink): void;
+  /** A progress report came up this link (for which call, and from whom, is the handler's check). */
+  progress(notice: ProgressNotice, link: FrameLink): void;
   changed(change: ChangeNotice, link: FrameLink): void;
   closed(link: FrameLink): void;
   /** Rebuilds an error record from the peer into an Error of the right kind. */
@@ -91,6 +93,10 @@ export class FrameLink {
     this.#post({ tag: FRAMES_TAG, kind: 'abort', callId });
   }
 
+  progress(notice: ProgressNotice): void {
+    this.#post({ tag: FRAMES_TAG, kind: 'progress', ...notice });
+  }
+
   changed(change: ChangeNotice): void {
     this.#post({ tag: FRAMES_TAG, kind: 'changed', ...change });
   }
@@ -142,6 +148,12 @@ export class FrameLink {
       case 'abort':
         this.#handlers.abort(data.callId, this);
         return;
+      case 'progress': {
+        // Only the notice's own fields go on (not whatever else the peer put in the message).
+        const { callId, progress, total, message } = data;
+        this.#handlers.progress({ callId, progress, total, message }, this);
+        return;
+      }
       case 'changed':
         this.#handlers.changed(
           { origin: data.origin, exposedTo: data.exposedTo, agent: data.agent },

@@ -80,6 +80,16 @@ export interface CallRequest {
   origin: string | null;
   input: unknown;
   encoding: CallEncoding;
+  /** The caller listens for progress: the tool's reports travel back up as `progress` messages. */
+  progress?: boolean;
+}
+
+/** One progress report of a pending call, up the route the call came down. */
+export interface ProgressNotice {
+  callId: string;
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 export type FrameRequest =
@@ -125,6 +135,7 @@ export type PortMessage =
   | { tag: typeof FRAMES_TAG; kind: 'res'; id: number; ok: true; value: unknown }
   | { tag: typeof FRAMES_TAG; kind: 'res'; id: number; ok: false; error: SerializedError }
   | { tag: typeof FRAMES_TAG; kind: 'abort'; callId: string }
+  | ({ tag: typeof FRAMES_TAG; kind: 'progress' } & ProgressNotice)
   | ({ tag: typeof FRAMES_TAG; kind: 'changed' } & ChangeNotice)
   | { tag: typeof FRAMES_TAG; kind: 'bye' };
 
@@ -179,7 +190,8 @@ export function isFrameRequest(value: unknown): value is FrameRequest {
         typeof value.name === 'string' &&
         typeof value.key === 'number' &&
         (value.origin === null || typeof value.origin === 'string') &&
-        (value.encoding === 'structured' || value.encoding === 'json')
+        (value.encoding === 'structured' || value.encoding === 'json') &&
+        (value.progress === undefined || typeof value.progress === 'boolean')
       );
     case 'tree-list':
       return isOrigins(value.fromOrigins);
@@ -201,6 +213,14 @@ export function isPortMessage(value: unknown): value is PortMessage {
       );
     case 'abort':
       return typeof value.callId === 'string';
+    case 'progress':
+      // The numbers' and the message's finer checks are the receiving caller's (progress.ts).
+      return (
+        typeof value.callId === 'string' &&
+        typeof value.progress === 'number' &&
+        (value.total === undefined || typeof value.total === 'number') &&
+        (value.message === undefined || typeof value.message === 'string')
+      );
     case 'changed':
       return (
         typeof value.origin === 'string' &&

@@ -17,7 +17,7 @@
  */
 import { domException } from '../lib/dom.js';
 import type { HandleOwner, Tool } from '../tool.js';
-import type { CallEncoding } from '../types.js';
+import type { CallToolOptions } from '../types.js';
 import { allowGrantsTools } from './allow.js';
 import { Calls } from './calls.js';
 import { ChangeNotices } from './changes.js';
@@ -26,7 +26,7 @@ import { deserializeError } from './errors.js';
 import { RemoteHandles } from './handles.js';
 import { FrameLink } from './link.js';
 import { Listing } from './listing.js';
-import type { ChangeNotice, FrameRequest, ToolDescriptor } from './messages.js';
+import type { ChangeNotice, FrameRequest, ProgressNotice, ToolDescriptor } from './messages.js';
 import { FRAMES_TAG } from './messages.js';
 import { Neighbours } from './neighbours.js';
 import { canonicalClaims } from './sanitize.js';
@@ -168,7 +168,7 @@ export class FrameNode implements NodeContext {
   callRemote(
     target: Tool | { route: number[]; name: string },
     input: unknown,
-    options: { signal?: AbortSignal; encoding?: CallEncoding },
+    options: Pick<CallToolOptions, 'signal' | 'encoding' | 'onProgress'>,
   ): Promise<unknown> {
     return this.#calls.callRemote(target, input, options);
   }
@@ -193,6 +193,7 @@ export class FrameNode implements NodeContext {
     request: (request: FrameRequest, link: FrameLink): Promise<unknown> =>
       this.#serve(request, link),
     abort: (callId: string): void => this.#calls.abort(callId),
+    progress: (notice: ProgressNotice, link: FrameLink): void => this.#calls.progress(notice, link),
     changed: (change: ChangeNotice, link: FrameLink) => this.#changes.receive(change, link),
     closed: (link: FrameLink): void => this.#linkClosed(link),
     error: (value: unknown): Error => deserializeError(value, this.deps.rebuildError),

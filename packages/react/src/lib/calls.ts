@@ -80,6 +80,7 @@ export class CallTracker {
       get signal() {
         return signal();
       },
+      reportProgress: context.reportProgress,
     });
     if (!isThenable(result)) return result;
     return new Promise((resolve, reject) => {
