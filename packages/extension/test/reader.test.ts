@@ -154,16 +154,18 @@ describe('ToolReader', () => {
     };
     (win.document as any).modelContext = Object.assign(new (win as any).EventTarget(), {
       getTools: async () => [native],
-      executeTool: async (tool: unknown, input: unknown) =>
-        JSON.stringify({ tool: tool === native, input }),
+      executeTool: async (tool: unknown, input: unknown, options: { signal?: unknown }) =>
+        JSON.stringify({ tool: tool === native, input, signal: options.signal === signal }),
     });
     const reader = new ToolReader(win);
     expect(await reader.list()).toMatchObject([
       { name: 'newsletter', source: 'native', inputSchema: { type: 'object' } },
     ]);
-    expect(await reader.call('newsletter', { a: 1 }, new AbortController().signal)).toEqual({
+    // The caller's signal goes to executeTool; a native tool reports no progress.
+    const signal = new AbortController().signal;
+    expect(await reader.call('newsletter', { a: 1 }, signal, () => {})).toEqual({
       ok: true,
-      result: { tool: true, input: { a: 1 } },
+      result: { tool: true, input: { a: 1 }, signal: true },
     });
   });
 });

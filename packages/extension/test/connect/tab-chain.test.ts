@@ -2,13 +2,14 @@
  * The whole way from a host's call to a tab's tool, in one process: the bridge tool that
  * `tabCatalog` serves, the background's `tabTools` client, the relay and the MAIN-world reader
  * on a happy-dom page running toolwire's polyfill. Only `chrome` (its runtime ports) is a
- * stand-in. A host's cancel (the tool context's signal) must reach the page's tool.
+ * stand-in. A host's cancel (the tool context's signal) must reach the page's tool, and the
+ * tool's progress must reach the host (the context's reportProgress).
  */
 import { install } from '@toolwire/polyfill';
 import type { ToolContext } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { latch } from '../../../../test-support/wait.js';
+import { latch, until } from '../../../../test-support/wait.js';
 import { tabCatalog } from '../../app/connect/tab-catalog.js';
 import type { RuntimePortLike } from '../../src/channel/runtime-port.js';
 import { startInPage } from '../in-page.js';
@@ -90,16 +91,19 @@ async function openPage() {
   return toolManager;
 }
 
-const context = (signal: AbortSignal): ToolContext => ({
+type ReportProgress = (progress: number, total?: number, message?: string) => void;
+
+const context = (signal: AbortSignal, reportProgress?: ReportProgress): ToolContext => ({
   requestId: 'r',
   sessionId: null,
   callId: null,
   toolId: 't',
   signal,
+  ...(reportProgress ? { reportProgress } : {}),
 });
 
 describe("a host's call through the extension to the tab's tool", () => {
-  it("aborts the page tool's own signal when the host cancels, and answers tool_call_cancelled", async () => {
+  it("brings the page tool's progress to the host, and aborts its signal when the host cancels", async () => {
     const toolManager = await openPage();
     const started = latch();
     const aborted = latch<unknown>();
@@ -111,7 +115,11 @@ describe("a host's call through the extension to the tab's tool", () => {
     await toolManager.register({
       name: 'cart.sync',
       naturalLanguageProperties: { description: 'Syncs the cart until cancelled.' },
-      execute: (_input: unknown, { signal }: { signal: AbortSignal }) => {
+      execute: (
+        _input: unknown,
+        { signal, reportProgress }: { signal: AbortSignal; reportProgress: ReportProgress },
+      ) => {
+        reportProgress(1, 2, 'half synced');
         started.open();
         return new Promise((_resolve, reject) =>
           signal.addEventListener('abort', () => {
@@ -131,8 +139,15 @@ describe("a host's call through the extension to the tab's tool", () => {
     });
 
     const controller = new AbortController();
-    const running = tool('cart.sync')?.execute({}, context(controller.signal));
+    const reports: unknown[][] = [];
+    const running = tool('cart.sync')?.execute(
+      {},
+      context(controller.signal, (...report) => reports.push(report)),
+    );
     await started.wait;
+    // The tool's report crossed the same hops the other way.
+    await until(() => reports.length === 1, 'the progress report');
+    expect(reports).toEqual([[1, 2, 'half synced']]);
     expect(aborted.isOpen).toBe(false);
     controller.abort();
     // The page's tool sees its own signal abort: the cancel crossed the background, the relay
