@@ -195,6 +195,29 @@ test('closing the tab ends its session and fails a pending call with a code, no 
   await expect(panel.locator('.connect-status')).toHaveText(/not connected/i);
 });
 
+test("Disconnect while the host's call runs in the tab aborts the page tool's signal", async () => {
+  const { env } = await start();
+  const { page, tabId } = await openTab();
+  const panel = await openPanel(tabId);
+  await connectTab(panel);
+  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+
+  const pending = toolwire(['call', 'shop.wait', '--json'], env);
+  await expect
+    .poll(() => page.evaluate(() => (window as any).calls.includes('shop.wait')))
+    .toBe(true);
+  // Running, and nothing aborted it yet.
+  expect(await page.evaluate(() => (window as any).aborted)).toEqual([]);
+  await panel.locator('#disconnect-button').click();
+  // The tab's client ended: its call still running in the tab is cancelled there, through the
+  // background, the relay and the private channel, and the tool's own signal aborts.
+  await page.waitForFunction(() => (window as any).aborted.length === 1);
+  expect(await page.evaluate(() => (window as any).aborted)).toEqual(['AbortError']);
+  const failed = await pending;
+  expect(failed.code).toBe(1);
+  expect(JSON.parse(failed.out).error.code).toMatch(/^(tool_transport_closed|tab_gone)$/);
+});
+
 test('navigating the tab ends its session; a second tab reuses the pairing', async () => {
   const { env } = await start();
   const first = await openTab();

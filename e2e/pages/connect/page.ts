@@ -5,6 +5,8 @@ import { install } from '../../../packages/polyfill/src/index.js';
 const { toolManager } = install();
 const w = window as any;
 w.calls = [];
+/** What aborted the signals of the calls that never finish (shop.wait). */
+w.aborted = [];
 const readOnly = { readOnlyHint: true };
 
 await toolManager.register({
@@ -52,8 +54,9 @@ await toolManager.register({
 await toolManager.register({
   name: 'shop.wait',
   naturalLanguageProperties: { description: 'Never finishes.', annotations: readOnly },
-  execute: () => {
+  execute: (_input: unknown, { signal }: { signal: AbortSignal }) => {
     w.calls.push('shop.wait');
+    signal.addEventListener('abort', () => w.aborted.push(signal.reason?.name ?? 'no reason'));
     return new Promise(() => {});
   },
 });
