@@ -635,6 +635,45 @@ test.describe('a hostile child after a real handshake', () => {
     );
   });
 
+  test('its progress reports: only checked ones, for the pending call that asked, reach the caller', async ({
+    page,
+  }) => {
+    const hostile = await scene(page);
+    await attack(hostile, (h) => h.setCallMode('progress'));
+    const answers = await page.evaluate(async () => {
+      const w = window as any;
+      const target = w.tools.of(document.getElementById('hostile'));
+      w.progressSeen = [];
+      const listening = await target.callTool(
+        'hostile.tool',
+        {},
+        {
+          onProgress: (report: { message?: string }) =>
+            w.progressSeen.push({
+              keys: Object.keys(report).join(','),
+              ...report,
+              message:
+                report.message && report.message.length > 40
+                  ? `${report.message.length} units`
+                  : report.message,
+            }),
+        },
+      );
+      // A call that does not listen: the same lies arrive, with nobody to deliver them to.
+      const plain = await target.callTool('hostile.tool', {});
+      return { listening, plain };
+    });
+    expect(answers).toEqual({ listening: { done: true }, plain: { done: true } });
+    // Everything it sent, after the answers too, has been handled in the top.
+    await expect.poll(async () => (await report(hostile)).progressSequences).toBe(2);
+    expect(await page.evaluate(() => (window as any).progressSeen)).toEqual([
+      { keys: 'progress,total,message', progress: 1, total: 4, message: 'one' },
+      { keys: 'progress,total,message', progress: 2, total: 4, message: '1024 units' },
+    ]);
+    expect((await report(hostile)).callRequests).toEqual([{ progress: true }, { progress: null }]);
+    await aftermath(page, hostile);
+  });
+
   test('prototype-pollution payloads pollute no frame', async ({ page }) => {
     const hostile = await scene(page);
     const answers = await attack(hostile, (h) => h.pollute());

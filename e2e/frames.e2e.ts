@@ -453,6 +453,153 @@ test.describe('generic layer: calls across origins', () => {
   });
 });
 
+test.describe('progress and cancel across frames (docs/browser-api.md "Progress")', () => {
+  // A cross-origin child granted `tools`, and a grandchild of its origin inside it: calls from
+  // the top to the grandchild pass through the child.
+  const spec: FrameSpec = {
+    id: 'top',
+    frames: [
+      {
+        id: 'f3',
+        origin: 'cross',
+        allow: 'tools',
+        tools: toolsOf('f3'),
+        frames: [
+          {
+            id: 'g',
+            origin: 'same',
+            allow: 'tools',
+            tools: [{ name: 'g.star', exposedTo: ['*'] }],
+          },
+        ],
+      },
+    ],
+  };
+
+  /**
+   * Starts a call from the top to `tool` (a name getTools() lists) with `input`, listening for
+   * progress: `w.events` gets each report, then the answer or the failure; `w.controller` aborts it.
+   */
+  async function startCall(page: Page, tool: string, input: object): Promise<void> {
+    await page.evaluate(
+      async ({ tool, input }) => {
+        const w = window as any;
+        w.events = [];
+        w.controller = new AbortController();
+        w.reason = new Error('caller reason');
+        const handle = (await w.tools.getTools()).find((t: { name: string }) => t.name === tool);
+        w.pending = w.tools
+          .callTool(handle, input, {
+            signal: w.controller.signal,
+            onProgress: (report: { message?: string }) =>
+              w.events.push(
+                // A long message as its length, for a readable expectation.
+                report.message && report.message.length > 40
+                  ? { ...report, message: `${report.message.length} units` }
+                  : report,
+              ),
+          })
+          .then(
+            (value: unknown) => w.events.push({ answer: value }),
+            (error: Error) => w.events.push({ failed: error.message }),
+          );
+      },
+      { tool, input },
+    );
+  }
+
+  const events = (page: Page) => page.evaluate(() => (window as any).events);
+
+  test("a cross-origin frame tool's reports reach the caller, checked, before the answer", async ({
+    page,
+  }) => {
+    await open(page, spec);
+    await handshakes(page, 'f3');
+    await startCall(page, 'f3.top', {});
+    await page.evaluate(() => (window as any).pending);
+    // The honest path without reports: only the answer.
+    expect(await events(page)).toEqual([
+      { answer: expect.objectContaining({ from: 'f3', tool: 'f3.top' }) },
+    ]);
+    // Cloned to the frame as they are (NaN and Infinity included); the frame checks them.
+    await startCall(page, 'f3.top', {
+      progress: [
+        [1, 4, 'one'],
+        [Number.NaN],
+        [1],
+        [0.5],
+        [2, Number.POSITIVE_INFINITY],
+        [2, 4, 'x'.repeat(3000)],
+        [3],
+      ],
+    });
+    await page.evaluate(() => (window as any).pending);
+    expect(await events(page)).toEqual([
+      { progress: 1, total: 4, message: 'one' },
+      { progress: 2, total: 4, message: '1024 units' },
+      { progress: 3 },
+      { answer: expect.objectContaining({ from: 'f3', tool: 'f3.top' }) },
+    ]);
+  });
+
+  test('through a frame in between: reports come up, the abort goes down to the grandchild', async ({
+    page,
+  }) => {
+    await open(page, spec);
+    await handshakes(page, 'f3');
+    const grandchild = await waitFrame(page, 'g');
+    await expect.poll(() => names(page, TOOLS)).toContain('g.star');
+    await startCall(page, 'g.star', { progress: [[1, 2, 'started']], hang: true });
+    await running(grandchild, 'g.star');
+    await expect.poll(() => events(page)).toEqual([{ progress: 1, total: 2, message: 'started' }]);
+    await abortOwnCall(page);
+    expect(await events(page)).toEqual([
+      { progress: 1, total: 2, message: 'started' },
+      { failed: 'caller reason' },
+    ]);
+    await expectCancelled(grandchild, 'g.star');
+  });
+
+  test("the caller's abort fires a cross-origin frame tool's signal (the time is reported, not asserted)", async ({
+    page,
+  }, testInfo) => {
+    await open(page, spec);
+    await handshakes(page, 'f3');
+    const child = frame(page, 'f3');
+    const latencies: number[] = [];
+    for (let run = 0; run < 5; run++) {
+      await child.evaluate(() => {
+        const w = window as any;
+        w.frameLog = [];
+        w.toolcancels.length = 0;
+        w.abortedAt = undefined;
+      });
+      await startCall(page, 'f3.top', { progress: [[1]], hang: true });
+      await running(child, 'f3.top');
+      await expect.poll(() => events(page)).toEqual([{ progress: 1 }]);
+      const abortedAt = await page.evaluate(() => {
+        const w = window as any;
+        const at = performance.timeOrigin + performance.now();
+        w.controller.abort(w.reason);
+        return at;
+      });
+      await expectCancelled(child, 'f3.top');
+      const firedAt = await child.evaluate(() => (window as any).abortedAt);
+      expect(typeof firedAt).toBe('number');
+      latencies.push(firedAt - abortedAt);
+      // The tool reported once more after its signal fired: that report reached nobody. A
+      // later call's answer on the same port shows anything sent before it has arrived.
+      await startCall(page, 'f3.top', {});
+      await page.evaluate(() => (window as any).pending);
+      expect(await events(page)).toEqual([{ answer: expect.objectContaining({ tool: 'f3.top' }) }]);
+    }
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const figure = `abort -> frame signal, 5 runs (ms): ${sorted.map((ms) => ms.toFixed(2)).join(', ')}; median ${sorted[2]?.toFixed(2)}`;
+    testInfo.annotations.push({ type: 'abort latency', description: figure });
+    console.log(figure);
+  });
+});
+
 test.describe('document.modelContext across frames (the spec)', () => {
   test('double opt-in: a cross-origin child tool is seen only with fromOrigins, and runs', async ({
     page,

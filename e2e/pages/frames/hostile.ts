@@ -56,6 +56,10 @@ export interface AttackReport {
   spam: { sent: number; stolen: number };
   /** Problems in this frame's own attack code (a test asserts none). */
   errors: string[];
+  /** Calls the parent sent down while answering in 'progress' mode: did each ask for progress? */
+  callRequests: { progress: boolean | null }[];
+  /** Progress sequences sent and followed by a round trip (the parent has handled them). */
+  progressSequences: number;
 }
 
 /** How this frame answers the parent's `list` requests. */
@@ -80,6 +84,8 @@ const report: AttackReport = {
   floods: {},
   spam: { sent: 0, stolen: 0 },
   errors: [],
+  callRequests: [],
+  progressSequences: 0,
 };
 const descriptorSet = new Set<string>();
 
@@ -90,6 +96,8 @@ const POLLUTION = '{"__proto__":{"polluted":1},"constructor":{"prototype":{"poll
 const FLOOD_BASE = 10_000_000;
 
 let listMode: ListMode = 'empty';
+/** How this frame answers the parent's `call` requests: refuse them, or 'progress' (see there). */
+let callMode: 'refuse' | 'progress' = 'refuse';
 /** How many tools the 'many' list mode reports. */
 let manyCount = 0;
 /**
@@ -236,6 +244,12 @@ function serveParent(port: MessagePort, message: { id: number; request: FrameReq
   if (report.requestsFromParent.length < 200)
     report.requestsFromParent.push(`${request.op} ${request.caller} [${request.via.join(',')}]`);
   if (listMode === 'silent') return;
+  if (request.op === 'call' && callMode === 'progress') {
+    answerWithProgress(port, id, request).catch((error) =>
+      report.errors.push(`progress: ${String(error)}`),
+    );
+    return;
+  }
   const res = (value: unknown) =>
     port.postMessage({ tag: FRAMES_TAG, kind: 'res', id, ok: true, value });
   if (request.op !== 'list') {
@@ -260,6 +274,42 @@ function serveParent(port: MessagePort, message: { id: number; request: FrameReq
       next.tools === 'impersonate' ? impersonations() : next.tools === 'many' ? many() : undefined;
     res(tools ? { token: next.token, tools } : { token: next.token });
   } else res(pollutedDescriptors());
+}
+
+/**
+ * Answers a call as a tool that lies about its progress: one honest report, then reports for
+ * another call, of the wrong shape, not finite, not increasing, with extra fields, on the window
+ * instead of the port, and after the answer; then a round trip on the port and a barrier on the
+ * window, so that the parent has handled all of it once `progressSequences` counts it.
+ */
+async function answerWithProgress(
+  port: MessagePort,
+  id: number,
+  request: Extract<FrameRequest, { op: 'call' }>,
+): Promise<void> {
+  report.callRequests.push({ progress: request.progress ?? null });
+  const { callId } = request;
+  const progress = (fields: Record<string, unknown>) =>
+    port.postMessage({ tag: FRAMES_TAG, kind: 'progress', callId, ...fields });
+  progress({ progress: 1, total: 4, message: 'one' });
+  progress({ callId: `${callId}-other`, progress: 1.5 });
+  progress({ callId: '__proto__', progress: 1.5 });
+  progress({ progress: '2' });
+  progress({ progress: Number.NaN });
+  progress({ progress: Number.POSITIVE_INFINITY });
+  progress({ progress: 0.5 });
+  progress({ progress: 1 });
+  progress({ progress: 2, total: '4' });
+  progress({ progress: 2, total: Number.NEGATIVE_INFINITY });
+  progress({ progress: 2, message: 5 });
+  progress({ progress: 2, total: 4, message: 'x'.repeat(5000), extra: 'smuggled' });
+  port.postMessage({ tag: 'toolwire.frames/0', kind: 'progress', callId, progress: 3 });
+  parent.postMessage({ tag: FRAMES_TAG, kind: 'progress', callId, progress: 3 }, '*');
+  port.postMessage({ tag: FRAMES_TAG, kind: 'res', id, ok: true, value: { done: true } });
+  progress({ progress: 10, message: 'after the answer' });
+  await ask(shapes.treeList(location.origin));
+  await barrier();
+  report.progressSequences++;
 }
 
 function descriptor(name: string, origin: string, extra: Partial<ToolDescriptor> = {}) {
@@ -775,6 +825,9 @@ const hostile = {
   setListMode(mode: ListMode, count = 0) {
     listMode = mode;
     manyCount = count;
+  },
+  setCallMode(mode: 'refuse' | 'progress') {
+    callMode = mode;
   },
   setTokenAnswers(answers: { token: number; tools?: 'impersonate' | 'many' }[]) {
     tokenAnswers = [...answers];

@@ -48,10 +48,17 @@ export async function runNode(spec: FrameSpec): Promise<void> {
     w.registrations[tool.name] = controller;
     const execute = (input: any, context: any) => {
       w.frameLog.push({ tool: tool.name, caller: context?.caller?.origin ?? null });
+      // `progress`: the reports to make first, each an argument list for reportProgress.
+      for (const args of Array.isArray(input?.progress) ? input.progress : [])
+        context?.reportProgress?.(...args);
       return new Promise((resolve, reject) => {
         const signal: AbortSignal | undefined = context?.signal;
         if (input?.hang) {
           signal?.addEventListener('abort', () => {
+            // When the tool's signal fired, on a clock the other frames share.
+            w.abortedAt = performance.timeOrigin + performance.now();
+            // A report after the call ended: it must reach no caller.
+            context?.reportProgress?.(1e9, 1e9, 'after the abort');
             w.frameLog.push({ aborted: tool.name, reason: (signal.reason as DOMException)?.name });
             reject(signal.reason);
           });

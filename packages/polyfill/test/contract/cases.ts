@@ -894,6 +894,62 @@ export const CASES: ContractCase[] = [
     },
   },
   {
+    // Progress is the generic layer's: the tools the polyfill runs report to onProgress; a
+    // modelContext tool (the browser's own, where it has one) has the spec's {signal} only.
+    name: 'layering: onProgress hears a toolManager tool; a modelContext tool reports none',
+    kind: 'layering',
+    async run(env) {
+      await env.toolManager.register(
+        {
+          name: 'progress.generic',
+          naturalLanguageProperties: { description: 'Reports its progress.' },
+          execute: async (_input: unknown, context: any) => {
+            context.reportProgress(1, 2, 'half');
+            await Promise.resolve();
+            context.reportProgress(2, 2);
+            return 'generic';
+          },
+        },
+        { signal: env.signal },
+      );
+      const optionKeys: string[][] = [];
+      await env.mc.registerTool(
+        tool('progress.spec', {
+          execute: async (_input: unknown, options: any) => {
+            optionKeys.push(Object.keys(options));
+            options.reportProgress?.(1, 2, 'half');
+            // An object: Chromium hands a string result back unquoted, which is not JSON.
+            return { from: 'spec' };
+          },
+        }),
+        { signal: env.signal },
+      );
+      const listed = await env.tools.getTools();
+      const generic = listed.find((t: { name: string }) => t.name === 'progress.generic');
+      const spec = listed.find((t: { name: string }) => t.name === 'progress.spec');
+      ok(generic && spec, 'both listed by tools.getTools()');
+      const heard: unknown[] = [];
+      const onProgress = (report: unknown) => heard.push(report);
+      equal(await env.tools.callTool(generic, {}, { onProgress }), 'generic', 'generic answer');
+      deepEqual(
+        heard,
+        [
+          { progress: 1, total: 2, message: 'half' },
+          { progress: 2, total: 2 },
+        ],
+        'the generic tool reported',
+      );
+      heard.length = 0;
+      deepEqual(
+        await env.tools.callTool(spec, {}, { onProgress }),
+        { from: 'spec' },
+        'spec answer',
+      );
+      deepEqual(heard, [], 'the modelContext tool reported nothing');
+      ok(!optionKeys[0]?.includes('reportProgress'), 'its options have no reportProgress');
+    },
+  },
+  {
     name: 'layering: tools.callTool reaches a modelContext tool by name, as getTools() lists it',
     kind: 'layering',
     async run(env) {
