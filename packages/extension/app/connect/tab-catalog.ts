@@ -18,14 +18,9 @@
 import type { ToolCatalogSource } from '@toolwire/endpoint';
 import { expandSchema } from '@toolwire/lowering';
 import { policyFromAnnotations } from '@toolwire/polyfill/wire';
-import type { BridgeTool, ToolContext, ToolPolicy } from '@toolwire/protocol';
-import { toolFailure, toolHints } from '@toolwire/protocol';
+import type { BridgeTool, ToolPolicy } from '@toolwire/protocol';
+import { noProgress, toolFailure, toolHints } from '@toolwire/protocol';
 import type { TabCallOutcome, TabProgress, TabTool, TabToolsClient } from '../../src/types.js';
-
-/** The protocol's ToolContext with its progress reporter (absent where the host asked none). */
-type ProgressContext = ToolContext & {
-  reportProgress?: (progress: number, total?: number, message?: string) => void;
-};
 
 /** The wire category: the name's prefix before its first `.`, else `page` (as on a page). */
 function categoryOf(name: string): string {
@@ -78,14 +73,14 @@ export function bridgeToolOf(client: TabToolsClient, tool: TabTool): BridgeTool 
     execute(args, context) {
       // The host's cancel and deadline abort `signal`, which cancels the call in the tab; the
       // tool's progress goes back as the host's (only when the host asked for it).
-      const report = (context as ProgressContext).reportProgress;
+      const report = context.reportProgress;
       return client
         .call(tool.name, args, {
           signal: context.signal,
-          ...(typeof report === 'function'
+          ...(report !== noProgress
             ? {
                 onProgress: ({ progress, total, message }: TabProgress) =>
-                  report.call(context, progress, total, message),
+                  report(progress, total, message),
               }
             : {}),
         })

@@ -6,7 +6,8 @@
  * tool's progress must reach the host (the context's reportProgress).
  */
 import { install } from '@toolwire/polyfill';
-import type { ToolContext } from '@toolwire/protocol';
+import type { ReportProgress, ToolContext } from '@toolwire/protocol';
+import { noProgress } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../../test-support/wait.js';
@@ -91,15 +92,13 @@ async function openPage() {
   return toolManager;
 }
 
-type ReportProgress = (progress: number, total?: number, message?: string) => void;
-
-const context = (signal: AbortSignal, reportProgress?: ReportProgress): ToolContext => ({
+const context = (signal: AbortSignal, reportProgress = noProgress): ToolContext => ({
   requestId: 'r',
   sessionId: null,
   callId: null,
   toolId: 't',
   signal,
-  ...(reportProgress ? { reportProgress } : {}),
+  reportProgress,
 });
 
 describe("a host's call through the extension to the tab's tool", () => {
