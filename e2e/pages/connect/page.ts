@@ -54,8 +54,17 @@ await toolManager.register({
 await toolManager.register({
   name: 'shop.wait',
   naturalLanguageProperties: { description: 'Never finishes.', annotations: readOnly },
-  execute: (_input: unknown, { signal }: { signal: AbortSignal }) => {
+  execute: (
+    _input: unknown,
+    context: {
+      signal: AbortSignal;
+      reportProgress: (progress: number, total?: number, message?: string) => void;
+    },
+  ) => {
     w.calls.push('shop.wait');
+    // The test reports progress through it while the call runs.
+    w.reportWait = context.reportProgress;
+    const { signal } = context;
     signal.addEventListener('abort', () => w.aborted.push(signal.reason?.name ?? 'no reason'));
     return new Promise(() => {});
   },
