@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
 import { Calls } from '../src/frames/calls.js';
-import type { NodeContext } from '../src/frames/context.js';
+import type { FrameNodeDeps, NodeContext } from '../src/frames/context.js';
 import { RemoteHandles } from '../src/frames/handles.js';
 import { FrameLink } from '../src/frames/link.js';
 import type { CallRequest, FrameRequest } from '../src/frames/messages.js';
@@ -61,15 +61,8 @@ function node(origin: string, installation: Installation | undefined): TestNode 
     window: {} as never,
     deps: {
       registry: installation?.registry ?? { get: () => undefined },
-      runGeneric: (entry, input, encoding, signal, caller, onProgress) =>
-        (installation as Installation).tools.runFor(
-          entry,
-          input,
-          encoding,
-          signal,
-          caller,
-          onProgress,
-        ),
+      runGeneric: ((...args) =>
+        (installation as Installation).tools.runFor(...args)) satisfies FrameNodeDeps['runGeneric'],
       runSpec: () => Promise.reject(new Error('no spec calls here')),
     },
     gate: { allowed: true },
@@ -171,6 +164,11 @@ describe('progress across frames (calls.ts over real ports)', () => {
     expect(await plain).toBe('done');
     expect(child.served.at(-1)?.progress).toBeUndefined();
     expect(context.reportProgress).toBe(noProgress);
+
+    // As tools.callTool does, for tools.of(frame).callTool: a TypeError before anything is sent.
+    await expect(
+      top.calls.callRemote({ route: [0], name: 'mid.quiet' }, {}, { onProgress: 'yes' as never }),
+    ).rejects.toThrow(TypeError);
   });
 
   it('a frame in between relays a grandchild’s reports up, and the abort down', async () => {

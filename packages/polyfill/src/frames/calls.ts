@@ -53,6 +53,9 @@ export class Calls {
       onProgress?: ((progress: ToolProgress) => void) | undefined;
     },
   ): Promise<unknown> {
+    // tools.callTool checked this already; tools.of(frame).callTool comes straight here.
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
+      return Promise.reject(new TypeError('onProgress must be a function.'));
     const ref =
       this.#handles.refOf(target as Tool) ??
       ('route' in target ? { ...target, key: -1 } : undefined);
