@@ -14,7 +14,13 @@ import type {
   GuardReport,
   ToolPolicy,
 } from '@toolwire/protocol';
-import { catalogChanged, createToolBridge, sessionOpen } from '@toolwire/protocol';
+import {
+  catalogChanged,
+  createToolBridge,
+  readSessionCancel,
+  sessionOpen,
+  sessionProgress,
+} from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
 import { until } from '../../../test-support/wait.js';
@@ -77,6 +83,18 @@ export class FakePage {
   #grant: ToolPolicy | undefined;
   /** Who waits for the next frame of a type (`next`). */
   #waiting: { type: string; resolve: (message: any) => void }[] = [];
+  /** This page's requests, to its bridge: progress goes straight out (no pacing, unlike a real page). */
+  #scope = {
+    onProgress: (requestId: string, progress: number, total?: number, message?: string) =>
+      this.send(
+        sessionProgress({
+          requestId,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        }),
+      ),
+  };
 
   private constructor(
     socket: WebSocket,
@@ -178,9 +196,14 @@ export class FakePage {
     if (message.type === 'session.welcome') this.#grant = message.payload?.maxToolPolicy;
     const intercepted = this.#options.intercept?.(message);
     if (intercepted === 'hold') return;
+    const cancel = readSessionCancel(message);
+    if (cancel) {
+      this.bridge.cancel(cancel.requestId, this.#scope, cancel.reason);
+      return;
+    }
     const answer = intercepted
       ? JSON.stringify(intercepted)
-      : (await this.bridge.handle(message))?.frame;
+      : (await this.bridge.handle(message, this.#scope))?.frame;
     if (answer === undefined || this.socket.readyState !== WebSocket.OPEN) return;
     this.socket.send(answer);
   }
