@@ -1,4 +1,5 @@
 import { expect, type Page, test } from '@playwright/test';
+import { createHost } from '../packages/host/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { HostProcess, toolwire } from './support/cli.js';
 import type { ExtensionBrowser } from './support/extension.js';
@@ -193,6 +194,71 @@ test('closing the tab ends its session and fails a pending call with a code, no 
   expect(JSON.parse(failed.out).error.code).toMatch(/^(tool_transport_closed|tab_gone)$/);
   await expect.poll(async () => (await sessions(env)).length).toBe(0);
   await expect(panel.locator('.connect-status')).toHaveText(/not connected/i);
+});
+
+test("Disconnect while the host's call runs in the tab aborts the page tool's signal", async () => {
+  const { env } = await start();
+  const { page, tabId } = await openTab();
+  const panel = await openPanel(tabId);
+  await connectTab(panel);
+  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+
+  const pending = toolwire(['call', 'shop.wait', '--json'], env);
+  await expect
+    .poll(() => page.evaluate(() => (window as any).calls.includes('shop.wait')))
+    .toBe(true);
+  // Running, and nothing aborted it yet.
+  expect(await page.evaluate(() => (window as any).aborted)).toEqual([]);
+  await panel.locator('#disconnect-button').click();
+  // The tab's client ended: its call still running in the tab is cancelled there, through the
+  // background, the relay and the private channel, and the tool's own signal aborts.
+  await page.waitForFunction(() => (window as any).aborted.length === 1);
+  expect(await page.evaluate(() => (window as any).aborted)).toEqual(['AbortError']);
+  const failed = await pending;
+  expect(failed.code).toBe(1);
+  expect(JSON.parse(failed.out).error.code).toMatch(/^(tool_transport_closed|tab_gone)$/);
+});
+
+test("a host's cancel aborts the page tool's signal in the tab, and the tool's progress reaches the host", async () => {
+  browser = await launchWithExtension();
+  // The host in this process: its HostSession.call takes a signal and onProgress.
+  const inProcess = await createHost();
+  try {
+    const { page, tabId } = await openTab();
+    const panel = await openPanel(tabId);
+    const { url } = inProcess.extensionPairing(browser.extensionId);
+    await panel.locator('#connect-pairing').fill(url);
+    await panel.locator('#connect-button').click();
+    await expect(panel.locator('.connect-status')).toHaveText(/^Connected to /);
+    const session = await inProcess.waitForSession({ timeoutMs: 10_000 });
+    await expect.poll(() => session.tools().map((tool) => tool.id)).toContain('shop.wait');
+
+    const controller = new AbortController();
+    const reports: unknown[] = [];
+    const outcome = session
+      .call('shop.wait', {}, { signal: controller.signal, onProgress: (r) => reports.push(r) })
+      .then(
+        () => ({ code: 'resolved' }),
+        (error: { code?: string }) => error,
+      );
+    await page.waitForFunction(() => typeof (window as any).reportWait === 'function');
+    // The tool reports; the report crosses the page, the extension and the socket to the host.
+    await page.evaluate(() => (window as any).reportWait(1, 3, 'waiting for the courier'));
+    await expect
+      .poll(() => reports)
+      .toEqual([{ progress: 1, total: 3, message: 'waiting for the courier' }]);
+    expect(await page.evaluate(() => (window as any).aborted)).toEqual([]);
+
+    controller.abort();
+    expect(await outcome).toMatchObject({ code: 'tool_call_cancelled' });
+    // session.cancel reached the extension's endpoint, whose tool aborted the tab's call: the
+    // page tool's own signal aborts in the MAIN world.
+    await page.waitForFunction(() => (window as any).aborted.length === 1);
+    expect(await page.evaluate(() => (window as any).aborted)).toEqual(['AbortError']);
+    expect(session.isOpen).toBe(true);
+  } finally {
+    await inProcess.close();
+  }
 });
 
 test('navigating the tab ends its session; a second tab reuses the pairing', async () => {

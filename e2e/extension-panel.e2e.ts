@@ -128,6 +128,58 @@ test('a call pending when the tab navigates or closes fails with tab_gone, and t
   await expect(panel.locator('#status')).toHaveText('The tab closed.');
 });
 
+test("while a call runs the panel shows its progress, and Cancel aborts the page tool's signal", async () => {
+  browser = await launchWithExtension();
+  const page = await browser.context.newPage();
+  await page.goto(`${A}/e2e/pages/extension/shop.html?slow#slow`);
+  await page.waitForFunction(() => (window as any).shopReady === true);
+  const panel = await browser.openPanel(await browser.tabIdOf(page));
+  const slow = panel.locator('article.tool[data-tool="report.build"]');
+  await expect(slow).toBeVisible({ timeout: 15_000 });
+  const cancel = slow.locator('button.cancel');
+  await expect(cancel).toBeHidden();
+
+  await slow.locator('button.call').click();
+  await expect(cancel).toBeVisible();
+  await expect(slow.locator('button.call')).toBeDisabled();
+  // No report yet: an indeterminate bar.
+  const bar = slow.locator('.output progress');
+  await expect(bar).toBeVisible();
+  expect(await bar.evaluate((node: HTMLProgressElement) => node.position)).toBe(-1);
+  await page.waitForFunction(() => typeof (window as any).reportStep === 'function');
+
+  // The tool reports: the bar follows, with the count and the tool's message beside it.
+  await page.evaluate(() => (window as any).reportStep(1, 4, 'Reading the orders'));
+  await expect(slow.locator('.progress-message')).toHaveText('Reading the orders');
+  await expect(slow.locator('.progress-count')).toHaveText('1/4');
+  expect(await bar.evaluate((node: HTMLProgressElement) => [node.value, node.max])).toEqual([1, 4]);
+  // A page's message with markup, far too long: clipped, and shown as text.
+  const markup = `<img src=x onerror="document.title='pwned'">`;
+  await page.evaluate((text) => (window as any).reportStep(3, 4, text + 'x'.repeat(5000)), markup);
+  await expect(slow.locator('.progress-count')).toHaveText('3/4');
+  const shown = (await slow.locator('.progress-message').textContent()) ?? '';
+  expect(shown.startsWith(markup)).toBe(true);
+  expect(shown).toHaveLength(1024);
+  await expect(panel.locator('main img')).toHaveCount(0);
+  expect(await panel.title()).toBe('toolwire');
+  // All this while, the tool ran on: nothing aborted it.
+  expect(await page.evaluate(() => (window as any).aborted)).toEqual([]);
+
+  await cancel.click();
+  // The cancel reached the MAIN world: the tool's own signal aborted.
+  await page.waitForFunction(() => (window as any).aborted.length === 1);
+  expect(await page.evaluate(() => (window as any).aborted)).toEqual(['AbortError']);
+  await expect(slow.locator('.output .error')).toHaveText(
+    'tool_call_cancelled: The caller cancelled the call.',
+  );
+  await expect(cancel).toBeHidden();
+  await expect(slow.locator('.output progress')).toHaveCount(0);
+  await expect(slow.locator('button.call')).toBeEnabled();
+  await expect(panel.locator('#log li.failed')).toContainText(
+    'report.build {} → tool_call_cancelled: The caller cancelled the call.',
+  );
+});
+
 test("when the extension's service worker is stopped, the panel and the tab's relay connect again", async () => {
   browser = await launchWithExtension();
   const page = await browser.context.newPage();

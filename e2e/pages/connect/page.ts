@@ -5,6 +5,8 @@ import { install } from '../../../packages/polyfill/src/index.js';
 const { toolManager } = install();
 const w = window as any;
 w.calls = [];
+/** What aborted the signals of the calls that never finish (shop.wait). */
+w.aborted = [];
 const readOnly = { readOnlyHint: true };
 
 await toolManager.register({
@@ -52,8 +54,18 @@ await toolManager.register({
 await toolManager.register({
   name: 'shop.wait',
   naturalLanguageProperties: { description: 'Never finishes.', annotations: readOnly },
-  execute: () => {
+  execute: (
+    _input: unknown,
+    context: {
+      signal: AbortSignal;
+      reportProgress: (progress: number, total?: number, message?: string) => void;
+    },
+  ) => {
     w.calls.push('shop.wait');
+    // The test reports progress through it while the call runs.
+    w.reportWait = context.reportProgress;
+    const { signal } = context;
+    signal.addEventListener('abort', () => w.aborted.push(signal.reason?.name ?? 'no reason'));
     return new Promise(() => {});
   },
 });

@@ -1,7 +1,8 @@
 /**
  * The extension panel's test page: toolwire's polyfill with three tools (a form-friendly one,
- * one returning an image, one returning a Blob) and, with `#frame`, a cross-origin iframe
- * (`allow="tools"`) whose tool coalesces into this page's `window.tools`.
+ * one returning an image, one returning a Blob) and a cross-origin iframe (`allow="tools"`)
+ * whose tool coalesces into this page's `window.tools`; `#wait` adds a tool that never answers,
+ * `#slow` one that reports progress and runs until cancelled.
  */
 import { install } from '../../../packages/polyfill/src/index.js';
 
@@ -62,6 +63,33 @@ export async function registerWait(): Promise<void> {
     name: 'order.wait',
     naturalLanguageProperties: { description: 'Waits for a courier that never comes.' },
     execute: () => new Promise(() => {}),
+  });
+}
+
+/**
+ * A tool that runs until its caller cancels it, reporting progress when the test says
+ * (`window.reportStep(progress, total, message)`), and recording what aborted its signal.
+ */
+export async function registerSlow(): Promise<void> {
+  w.aborted = [];
+  await toolManager.register({
+    name: 'report.build',
+    naturalLanguageProperties: { description: 'Builds a report step by step.' },
+    execute: (
+      _input: unknown,
+      context: {
+        signal: AbortSignal;
+        reportProgress: (progress: number, total?: number, message?: string) => void;
+      },
+    ) => {
+      w.reportStep = context.reportProgress;
+      return new Promise((_resolve, reject) =>
+        context.signal.addEventListener('abort', () => {
+          w.aborted.push((context.signal.reason as Error | undefined)?.name ?? 'no reason');
+          reject(context.signal.reason);
+        }),
+      );
+    },
   });
 }
 

@@ -1,18 +1,32 @@
 /**
  * The background's service to side panels: each panel port watches one tab at a time through
  * a "tools of tab T" client (`tabTools`, or another factory with the same shape) and runs the
- * panel's calls through it. Only this extension's own pages may connect.
+ * panel's calls through it, with their progress reports and the panel's cancels. Only this
+ * extension's own pages may connect.
  */
 import type { TabToolsClient } from '../src/index.js';
 import { tabTools } from '../src/index.js';
 import type { PanelEvent, PanelRequest } from './panel/messages.js';
-import { PANEL_PORT_NAME } from './panel/messages.js';
+import { isPanelRequest, PANEL_PORT_NAME } from './panel/messages.js';
 
 export type TabClientFactory = (tabId: number) => TabToolsClient;
 
-function serve(port: chrome.runtime.Port, factory: TabClientFactory): void {
+/** The part of `chrome.runtime.Port` a panel's service uses. */
+export interface PanelPort {
+  postMessage(message: PanelEvent): void;
+  onMessage: { addListener(listener: (message: unknown) => void): void };
+  onDisconnect: { addListener(listener: () => void): void };
+}
+
+/**
+ * Serves one panel's port. A call runs until it answers, the panel cancels it (`cancel`), or
+ * the panel goes (its port closes): a call nobody waits for any more is cancelled in the tab.
+ */
+export function servePanel(port: PanelPort, factory: TabClientFactory): void {
   let client: TabToolsClient | undefined;
   let watching = -1;
+  /** The panel's calls still running, by the panel's call id. */
+  const running = new Map<number, AbortController>();
   const send = (event: PanelEvent) => {
     try {
       port.postMessage(event);
@@ -36,14 +50,35 @@ function serve(port: chrome.runtime.Port, factory: TabClientFactory): void {
         send({ type: 'error', tabId, code: error.code ?? 'failed', message: error.message ?? '' }),
     );
   };
-  port.onMessage.addListener((message: PanelRequest) => {
-    if (message?.op === 'watch' && Number.isSafeInteger(message.tabId)) watch(message.tabId);
-    else if (message?.op === 'call' && client && message.tabId === watching)
-      void client
-        .call(String(message.name), message.args)
-        .then((outcome) => send({ type: 'outcome', id: message.id, outcome }));
+  const call = (request: Extract<PanelRequest, { op: 'call' }>) => {
+    if (!client || request.tabId !== watching || running.has(request.id)) return;
+    const { id } = request;
+    const controller = new AbortController();
+    running.set(id, controller);
+    void client
+      .call(request.name, request.args, {
+        signal: controller.signal,
+        onProgress: (progress) => {
+          if (running.get(id) === controller) send({ type: 'progress', id, progress });
+        },
+      })
+      .then((outcome) => {
+        if (running.get(id) === controller) running.delete(id);
+        send({ type: 'outcome', id, outcome });
+      });
+  };
+  port.onMessage.addListener((message: unknown) => {
+    if (!isPanelRequest(message)) return;
+    if (message.op === 'watch') watch(message.tabId);
+    else if (message.op === 'call') call(message);
+    // An id that is not running (answered already, or never sent) is ignored.
+    else running.get(message.id)?.abort();
   });
-  port.onDisconnect.addListener(() => client?.close());
+  port.onDisconnect.addListener(() => {
+    for (const controller of running.values()) controller.abort();
+    running.clear();
+    client?.close();
+  });
 }
 
 /** Accepts panel ports. Call at the top level of the background. */
@@ -55,6 +90,6 @@ export function servePanels(factory: TabClientFactory = tabTools): void {
       port.disconnect();
       return;
     }
-    serve(port, factory);
+    servePanel(port, factory);
   });
 }

@@ -57,6 +57,25 @@ export type TabCallOutcome =
       };
     };
 
+/**
+ * A running call's progress, as the page's tool reported it (`onProgress` of `callTool`):
+ * `progress` grows with each report; `total` when the tool knows it. `message` is the page's
+ * word (clipped; show it as text).
+ */
+export interface TabProgress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface TabCallOptions {
+  /** Aborting it cancels the call: the tool's own signal aborts in the tab, and the call
+   * resolves at once with `tool_call_cancelled`. */
+  signal?: AbortSignal;
+  /** Called with each progress report while the call runs (only then is progress asked for). */
+  onProgress?: (progress: TabProgress) => void;
+}
+
 /** Why a tab's client stopped: the tab closed, navigated away, or the client was closed. */
 export type TabGoneReason = 'closed' | 'navigated' | 'disconnected';
 
@@ -64,10 +83,11 @@ export type TabGoneReason = 'closed' | 'navigated' | 'disconnected';
 export interface TabToolsClient {
   readonly tab: TabIdentity;
   list(): Promise<TabTool[]>;
-  call(name: string, args: unknown, options?: { signal?: AbortSignal }): Promise<TabCallOutcome>;
+  call(name: string, args: unknown, options?: TabCallOptions): Promise<TabCallOutcome>;
   /** Called with the new list whenever the tab's tools change. Returns an unsubscribe. */
   onChange(listener: (tools: TabTool[]) => void): () => void;
   /** Called once when the tab closes or navigates; pending calls fail with `tab_gone`. */
   onGone(listener: (reason: TabGoneReason) => void): () => void;
+  /** Ends this client: its pending calls fail with `tab_gone`, and are cancelled in the tab. */
   close(): void;
 }

@@ -7,11 +7,11 @@ import { install } from '@toolwire/polyfill';
 import { ToolProtocolError } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../../../test-support/wait.js';
+import { latch, until } from '../../../test-support/wait.js';
 import type { RuntimePortLike } from '../src/channel/runtime-port.js';
+import { MAX_PROGRESS_MESSAGE } from '../src/channel/sanitize.js';
 import { ToolReader } from '../src/main-world/read-tools.js';
-import { startMainWorldReader } from '../src/main-world/reader.js';
-import { startRelay } from '../src/relay/relay.js';
+import { startInPage } from './in-page.js';
 
 const ORIGIN = 'http://localhost:5197';
 const windows: Window[] = [];
@@ -114,6 +114,25 @@ describe('ToolReader', () => {
       },
     });
     expect((await new ToolReader(win).list())[0]?.policy).toBe('write');
+  });
+
+  it('hands callTool an onProgress only when the call asked for progress', async () => {
+    const win = page();
+    const seen: unknown[] = [];
+    fakeTools(win, [], (_tool, _input, options) => {
+      seen.push(Object.keys(options).sort());
+      options.onProgress?.({ progress: 1 });
+      return null;
+    });
+    const reader = new ToolReader(win);
+    const reports: unknown[] = [];
+    await reader.call('t', {}, new AbortController().signal, (report) => reports.push(report));
+    await reader.call('t', {}, new AbortController().signal);
+    expect(seen).toEqual([
+      ['encoding', 'onProgress', 'signal'],
+      ['encoding', 'signal'],
+    ]);
+    expect(reports).toEqual([{ progress: 1 }]);
   });
 
   it("codes an error that carries no code by its name (a browser's, another polyfill's)", async () => {
@@ -222,48 +241,45 @@ describe('ToolReader', () => {
     };
     (win.document as any).modelContext = Object.assign(new (win as any).EventTarget(), {
       getTools: async () => [native],
-      executeTool: async (tool: unknown, input: unknown) =>
-        JSON.stringify({ tool: tool === native, input }),
+      executeTool: async (tool: unknown, input: unknown, options: { signal?: unknown }) =>
+        JSON.stringify({ tool: tool === native, input, signal: options.signal === signal }),
     });
     const reader = new ToolReader(win);
     expect(await reader.list()).toMatchObject([
       { name: 'newsletter', source: 'native', inputSchema: { type: 'object' } },
     ]);
-    expect(await reader.call('newsletter', { a: 1 }, new AbortController().signal)).toEqual({
+    // The caller's signal goes to executeTool; a native tool reports no progress.
+    const signal = new AbortController().signal;
+    expect(await reader.call('newsletter', { a: 1 }, signal, () => {})).toEqual({
       ok: true,
-      result: { tool: true, input: { a: 1 } },
+      result: { tool: true, input: { a: 1 }, signal: true },
     });
   });
 });
+
+/**
+ * The reader and the relay started on `win` as the extension starts them, with a fake
+ * background port: `request` sends it a background request, `sent` is what reached it.
+ */
+async function startBoth(win: globalThis.Window) {
+  const sent: any[] = [];
+  let request: (message: unknown) => void = () => {};
+  const background: RuntimePortLike = {
+    name: 'toolwire-relay',
+    postMessage: (message) => sent.push(message),
+    disconnect: () => {},
+    onMessage: { addListener: (listener) => (request = listener) },
+    onDisconnect: { addListener: () => {} },
+  };
+  const state = await startInPage(win, () => background);
+  return { state, sent, request: (message: unknown) => request(message) };
+}
 
 describe('the reader and the relay on one window', () => {
   it('hand the private port over and answer the background through it', async () => {
     const win = page();
     fakeTools(win, [{ name: 't', title: '', description: 'T.', origin: ORIGIN }], () => 'done');
-    const sent: unknown[] = [];
-    let request: (message: unknown) => void = () => {};
-    const background: RuntimePortLike = {
-      name: 'toolwire-relay',
-      postMessage: (message) => sent.push(message),
-      disconnect: () => {},
-      onMessage: { addListener: (listener) => (request = listener) },
-      onDisconnect: { addListener: () => {} },
-    };
-    // happy-dom has no MessageChannel: Node's stands in (the page's own, captured by the reader).
-    (win as any).MessageChannel = MessageChannel;
-    // Nor a postMessage that transfers ports: the browser's, as a queued MessageEvent.
-    (win as any).postMessage = (data: unknown, targetOrigin: string, ports: MessagePort[]) => {
-      expect(targetOrigin).toBe(ORIGIN);
-      // Semantic, not a wait: window.postMessage queues a task to dispatch the event.
-      setTimeout(() =>
-        win.dispatchEvent(
-          new (win as any).MessageEvent('message', { data, origin: ORIGIN, source: win, ports }),
-        ),
-      );
-    };
-    const state = startRelay({ win, connect: () => background });
-    startMainWorldReader(win);
-    await until(() => state.accepted, 'the relay accepted the handoff');
+    const { state, sent, request } = await startBoth(win);
     request({ id: 1, op: 'list' });
     request({ id: 2, op: 'call', name: 't', args: {} });
     // Answers, beside change notices (the document loading).
@@ -284,5 +300,87 @@ describe('the reader and the relay on one window', () => {
       { id: 2, outcome: { ok: true, result: 'done' } },
     ]);
     expect(state.refused).toBe(0);
+  });
+
+  it('cancel the call the background cancels: the tool sees its signal abort', async () => {
+    const win = page();
+    const started = latch<AbortSignal>();
+    fakeTools(win, [], (_tool, _input, options) => {
+      const signal: AbortSignal = options.signal;
+      started.open(signal);
+      // As toolwire's callTool does: rejects with the signal's reason once it aborts.
+      return new Promise((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+      );
+    });
+    const { sent, request } = await startBoth(win);
+    request({ id: 1, op: 'call', name: 'slow', args: {} });
+    const signal = await started.wait;
+    expect(signal.aborted).toBe(false);
+    request({ id: 1, op: 'abort' });
+    await until(() => sent.some((message) => message.id === 1), 'the answer');
+    expect(signal.aborted).toBe(true);
+    expect(sent.filter((message) => 'id' in message)).toEqual([
+      {
+        id: 1,
+        outcome: {
+          ok: false,
+          error: {
+            code: 'tool_call_cancelled',
+            name: 'AbortError',
+            message: 'The caller cancelled the call.',
+          },
+        },
+      },
+    ]);
+  });
+
+  it("pass a tool's progress on, checked and throttled, the last one before the answer", async () => {
+    const win = page();
+    const go = latch();
+    fakeTools(win, [], async (_tool, _input, options) => {
+      const report = options.onProgress as ((value: unknown) => void) | undefined;
+      if (!report) return 'no progress asked';
+      // A burst: the first goes at once, the latest of the rest at the window's end.
+      report({ progress: 1, total: 10, message: 'x'.repeat(MAX_PROGRESS_MESSAGE + 1) });
+      report({ progress: 2, total: 10 });
+      report({ progress: 3, total: 10, message: 'three' });
+      // Not moving forward, not a number, a getter that throws: dropped.
+      report({ progress: 3 });
+      report({ progress: Number.NaN });
+      report({
+        get progress(): number {
+          throw new Error('page code');
+        },
+      });
+      await go.wait;
+      report({ progress: 4, total: 10 });
+      report({ progress: 5, total: 10, message: 'five' });
+      return 'done';
+    });
+    const { sent, request } = await startBoth(win);
+    const reports = () => sent.filter((message) => 'progress' in message);
+    request({ id: 1, op: 'call', name: 'slow', args: {}, progress: true });
+    await until(() => reports().length === 2, 'the first report and the window end');
+    expect(reports()).toEqual([
+      { id: 1, progress: { progress: 1, total: 10, message: 'x'.repeat(MAX_PROGRESS_MESSAGE) } },
+      { id: 1, progress: { progress: 3, total: 10, message: 'three' } },
+    ]);
+    go.open();
+    await until(() => sent.some((message) => 'outcome' in message), 'the answer');
+    const forCall = sent.filter((message) => message.id === 1);
+    // 4 went, or was held and replaced by 5, as the window decides; 5 comes last, before the
+    // answer, either way.
+    expect(forCall.slice(-2)).toEqual([
+      { id: 1, progress: { progress: 5, total: 10, message: 'five' } },
+      { id: 1, outcome: { ok: true, result: 'done' } },
+    ]);
+    expect(forCall.length === 4 || forCall[2].progress.progress === 4).toBe(true);
+    // A call that did not ask gets no onProgress at all.
+    request({ id: 2, op: 'call', name: 'quiet', args: {} });
+    await until(() => sent.some((message) => message.id === 2), 'the second answer');
+    expect(sent.filter((message) => message.id === 2)).toEqual([
+      { id: 2, outcome: { ok: true, result: 'no progress asked' } },
+    ]);
   });
 });

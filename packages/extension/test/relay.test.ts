@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/wait.js';
 import { HANDOFF_TAG } from '../src/channel/messages.js';
 import type { RuntimePortLike } from '../src/channel/runtime-port.js';
+import { MAX_PROGRESS_MESSAGE } from '../src/channel/sanitize.js';
 import { startRelay } from '../src/relay/relay.js';
 
 const NONCE = '0123456789abcdef0123456789abcdef';
@@ -216,5 +217,94 @@ describe('the relay', () => {
       { id: 1, outcome: { ok: true, result: 'real' } },
       { event: 'changed' },
     ]);
+  });
+
+  it('passes a cancel on to the call it names, and only to a call it forwarded', async () => {
+    const { backgrounds, handoff } = setup();
+    const main = handoff();
+    const background = backgrounds[0] as FakeBackground;
+    const called = next(main);
+    background.request({ id: 5, op: 'call', name: 'slow', args: {} });
+    const { id } = await called;
+    // Honest path: the background cancels its call 5; the MAIN world is told the relay's id.
+    const aborted = next(main);
+    background.request({ id: 5, op: 'abort' });
+    expect(await aborted).toEqual({ nonce: NONCE, id, op: 'abort' });
+    // A cancel of a call it never forwarded goes nowhere: the next message the MAIN world
+    // gets is the list sent after it.
+    const after = next(main);
+    background.request({ id: 99, op: 'abort' });
+    background.request({ id: 6, op: 'list' });
+    expect(await after).toMatchObject({ nonce: NONCE, op: 'list' });
+  });
+
+  it('passes checked progress reports of a call that asked for them, before its answer', async () => {
+    const { state, backgrounds, handoff } = setup();
+    const main = handoff();
+    const background = backgrounds[0] as FakeBackground;
+    const asked = next(main);
+    background.request({ id: 1, op: 'call', name: 'slow', args: {}, progress: true });
+    const request = await asked;
+    expect(request).toMatchObject({ op: 'call', name: 'slow', progress: true });
+    const plain = next(main);
+    background.request({ id: 2, op: 'call', name: 'quick', args: {} });
+    const quiet = await plain;
+    expect('progress' in quiet).toBe(false);
+    const listed = next(main);
+    background.request({ id: 3, op: 'list' });
+    const list = await listed;
+
+    const long = 'x'.repeat(MAX_PROGRESS_MESSAGE + 100);
+    // The honest reports first: numbers that grow, a total, a message (clipped).
+    main.postMessage({ nonce: NONCE, id: request.id, progress: { progress: 1, total: 4 } });
+    main.postMessage({
+      nonce: NONCE,
+      id: request.id,
+      progress: { progress: 2, total: 4, message: long, extra: '<b>' },
+    });
+    // The hostile ones: a number that does not grow, not a number, infinite; a report for a
+    // call that did not ask, for a list, for an id never issued, with another nonce.
+    main.postMessage({ nonce: NONCE, id: request.id, progress: { progress: 2 } });
+    main.postMessage({ nonce: NONCE, id: request.id, progress: { progress: 1.5 } });
+    main.postMessage({ nonce: NONCE, id: request.id, progress: { progress: '3' } });
+    main.postMessage({ nonce: NONCE, id: request.id, progress: { progress: Infinity } });
+    main.postMessage({ nonce: NONCE, id: request.id, progress: 3 });
+    main.postMessage({ nonce: NONCE, id: quiet.id, progress: { progress: 1 } });
+    main.postMessage({ nonce: NONCE, id: list.id, progress: { progress: 1 } });
+    main.postMessage({ nonce: NONCE, id: `${request.id}0`, progress: { progress: 3 } });
+    main.postMessage({ nonce: 'f'.repeat(32), id: request.id, progress: { progress: 3 } });
+    // Fields that are not right are left out; the report itself passes.
+    main.postMessage({
+      nonce: NONCE,
+      id: request.id,
+      progress: { progress: 3, total: -1, message: { toString: 'x' } },
+    });
+    main.postMessage({ nonce: NONCE, id: request.id, outcome: { ok: true, result: 'done' } });
+    // After the answer, a report has no call to belong to.
+    main.postMessage({ nonce: NONCE, id: request.id, progress: { progress: 4 } });
+    main.postMessage({ nonce: NONCE, event: 'changed' });
+    await changed(background);
+    expect(background.sent).toEqual([
+      { id: 1, progress: { progress: 1, total: 4 } },
+      {
+        id: 1,
+        progress: { progress: 2, total: 4, message: 'x'.repeat(MAX_PROGRESS_MESSAGE) },
+      },
+      { id: 1, progress: { progress: 3 } },
+      { id: 1, outcome: { ok: true, result: 'done' } },
+      { event: 'changed' },
+    ]);
+    expect(state.refused).toBe(10);
+  });
+
+  it('refuses a call whose progress flag is anything but true', async () => {
+    const { backgrounds, handoff } = setup();
+    const main = handoff();
+    const background = backgrounds[0] as FakeBackground;
+    const first = next(main);
+    background.request({ id: 1, op: 'call', name: 'a', args: {}, progress: 'yes' });
+    background.request({ id: 2, op: 'call', name: 'b', args: {}, progress: true });
+    // The first message the MAIN world gets is the honest second call.
+    expect(await first).toMatchObject({ op: 'call', name: 'b', progress: true });
   });
 });

@@ -1,6 +1,11 @@
 /** What the relay and the background accept from the MAIN world (src/channel/sanitize.ts). */
 import { describe, expect, it } from 'vitest';
-import { sanitizeOutcome, sanitizeTools } from '../src/channel/sanitize.js';
+import {
+  MAX_PROGRESS_MESSAGE,
+  sanitizeOutcome,
+  sanitizeProgress,
+  sanitizeTools,
+} from '../src/channel/sanitize.js';
 
 describe('sanitizeTools', () => {
   it('keeps checked fields and drops bad tools and duplicates', () => {
@@ -133,5 +138,49 @@ describe('sanitizeOutcome', () => {
       },
     };
     expect(clipped(hostile)).toMatchObject({ details: null });
+  });
+});
+
+describe('sanitizeProgress', () => {
+  it('rebuilds a report from checked fields', () => {
+    expect(sanitizeProgress({ progress: 2, total: 5, message: 'two', html: '<b>' }, 1)).toEqual({
+      progress: 2,
+      total: 5,
+      message: 'two',
+    });
+    expect(sanitizeProgress({ progress: 0 }, undefined)).toEqual({ progress: 0 });
+    // A total that is no count, and a message that is no text, are left out.
+    expect(sanitizeProgress({ progress: 1, total: 0, message: '' }, undefined)).toEqual({
+      progress: 1,
+    });
+    expect(sanitizeProgress({ progress: 1, total: Infinity, message: 7 }, undefined)).toEqual({
+      progress: 1,
+    });
+  });
+
+  it('drops a report that is not a number or does not move forward', () => {
+    for (const raw of [
+      null,
+      1,
+      'x',
+      {},
+      { progress: '1' },
+      { progress: Number.NaN },
+      { progress: -Infinity },
+    ])
+      expect(sanitizeProgress(raw, undefined)).toBeUndefined();
+    expect(sanitizeProgress({ progress: 3 }, 3)).toBeUndefined();
+    expect(sanitizeProgress({ progress: 2 }, 3)).toBeUndefined();
+  });
+
+  it('clips a long message, never through a surrogate pair', () => {
+    const long = 'a'.repeat(MAX_PROGRESS_MESSAGE + 5);
+    expect(sanitizeProgress({ progress: 1, message: long }, undefined)?.message).toHaveLength(
+      MAX_PROGRESS_MESSAGE,
+    );
+    const split = `${'a'.repeat(MAX_PROGRESS_MESSAGE - 1)}😀`;
+    expect(sanitizeProgress({ progress: 1, message: split }, undefined)?.message).toBe(
+      'a'.repeat(MAX_PROGRESS_MESSAGE - 1),
+    );
   });
 });

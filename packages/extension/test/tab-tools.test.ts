@@ -7,6 +7,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { until } from '../../../test-support/wait.js';
 import type { RuntimePortLike } from '../src/channel/runtime-port.js';
+import { MAX_PROGRESS_MESSAGE } from '../src/channel/sanitize.js';
 
 type Listener<T extends unknown[]> = (...args: T) => void;
 
@@ -178,5 +179,88 @@ describe('tabTools', () => {
     expect(reasons).toEqual(['disconnected']);
     expect(port.disconnected).toBe(false);
     expect(await client.call('t', {})).toMatchObject({ ok: false, error: { code: 'tab_gone' } });
+  });
+
+  it('cancels a call: the relay is told, and the call resolves at once with tool_call_cancelled', async () => {
+    const port = connect(5);
+    const client = tabTools(5);
+    // Honest path first: a call that is not cancelled gets its answer.
+    const answered = client.call('t', {}, { signal: new AbortController().signal });
+    await until(() => port.sent.length === 1, 'the first call');
+    port.reply({ id: port.sent[0].id, outcome: { ok: true, result: 1 } });
+    expect(await answered).toEqual({ ok: true, result: 1 });
+
+    const controller = new AbortController();
+    const call = client.call('t', { a: 1 }, { signal: controller.signal });
+    await until(() => port.sent.length === 2, 'the second call');
+    const { id } = port.sent[1];
+    controller.abort();
+    expect(await call).toEqual({
+      ok: false,
+      error: {
+        code: 'tool_call_cancelled',
+        name: 'AbortError',
+        message: 'The caller cancelled the call.',
+      },
+    });
+    expect(port.sent[2]).toEqual({ id, op: 'abort' });
+    // The tab's late answer to the cancelled call is dropped; the client goes on.
+    port.reply({ id, outcome: { ok: true, result: 'late' } });
+    // A signal aborted before the call: no request at all.
+    const before = new AbortController();
+    before.abort();
+    expect(await client.call('t', {}, { signal: before.signal })).toMatchObject({
+      ok: false,
+      error: { code: 'tool_call_cancelled' },
+    });
+    expect(port.sent).toHaveLength(3);
+  });
+
+  it('cancels in the tab the calls of a client that is closed', async () => {
+    const port = connect(6);
+    const client = tabTools(6);
+    const call = client.call('t', {});
+    await until(() => port.sent.length === 1, 'the call');
+    client.close();
+    expect(await call).toMatchObject({ ok: false, error: { code: 'tab_gone' } });
+    expect(port.sent[1]).toEqual({ id: port.sent[0].id, op: 'abort' });
+  });
+
+  it('asks for progress only with onProgress, and passes on checked reports of that call only', async () => {
+    const port = connect(8);
+    const client = tabTools(8);
+    const reports: unknown[] = [];
+    const call = client.call('t', {}, { onProgress: (report) => reports.push(report) });
+    await until(() => port.sent.length === 1, 'the call');
+    expect(port.sent[0]).toMatchObject({ op: 'call', name: 't', progress: true });
+    const quiet = client.call('t', {});
+    await until(() => port.sent.length === 2, 'the call without onProgress');
+    expect('progress' in port.sent[1]).toBe(false);
+    const listing = client.list();
+    await until(() => port.sent.length === 3, 'the list');
+    const [asked, plain, list] = port.sent as { id: number }[];
+
+    // Honest reports first.
+    port.reply({ id: asked?.id, progress: { progress: 1, total: 2, message: 'half' } });
+    // The relay runs in the page's renderer: its reports are checked again. Not moving
+    // forward, not a number, for a call that did not ask, for a list, for no call.
+    port.reply({ id: asked?.id, progress: { progress: 1 } });
+    port.reply({ id: asked?.id, progress: { progress: 'two' } });
+    port.reply({ id: asked?.id, progress: null });
+    port.reply({ id: plain?.id, progress: { progress: 5 } });
+    port.reply({ id: list?.id, progress: { progress: 5 } });
+    port.reply({ id: 999, progress: { progress: 5 } });
+    port.reply({ id: asked?.id, progress: { progress: 2, total: 2, message: 'm'.repeat(5000) } });
+    port.reply({ id: asked?.id, outcome: { ok: true, result: 'done' } });
+    port.reply({ id: asked?.id, progress: { progress: 3 } });
+    port.reply({ id: plain?.id, outcome: { ok: true, result: 'quiet' } });
+    port.reply({ id: list?.id, outcome: { ok: true, result: [] } });
+    expect(await call).toEqual({ ok: true, result: 'done' });
+    expect(await quiet).toEqual({ ok: true, result: 'quiet' });
+    expect(await listing).toEqual([]);
+    expect(reports).toEqual([
+      { progress: 1, total: 2, message: 'half' },
+      { progress: 2, total: 2, message: 'm'.repeat(MAX_PROGRESS_MESSAGE) },
+    ]);
   });
 });

@@ -22,8 +22,8 @@ import type { ToolCatalogSource } from '@toolwire/endpoint';
 import { expandSchema } from '@toolwire/lowering';
 import { policyFromAnnotations, toBridgeTool } from '@toolwire/polyfill/wire';
 import type { BridgeTool, JsonValue, ToolPolicy } from '@toolwire/protocol';
-import { defaultRetryable, toolFailure } from '@toolwire/protocol';
-import type { TabCallOutcome, TabTool, TabToolsClient } from '../../src/types.js';
+import { defaultRetryable, noProgress, toolFailure } from '@toolwire/protocol';
+import type { TabCallOutcome, TabProgress, TabTool, TabToolsClient } from '../../src/types.js';
 
 function policyOf(tool: TabTool): ToolPolicy {
   const declared = tool.policy;
@@ -73,8 +73,23 @@ export function bridgeToolOf(client: TabToolsClient, tool: TabTool): BridgeTool 
       policy: policyOf(tool),
       validates: tool.source === 'toolwire',
     },
-    // A client that rejects (it should not) fails through wireFailure, as a page's tool would.
-    (args, context) => client.call(tool.name, args, { signal: context.signal }).then(answer),
+    // The host's cancel and deadline abort `signal`, which cancels the call in the tab; the
+    // tool's progress goes back as the host's (only when the host asked for it). A client that
+    // rejects (it should not) fails through wireFailure, as a page's tool would.
+    (args, context) => {
+      const report = context.reportProgress;
+      return client
+        .call(tool.name, args, {
+          signal: context.signal,
+          ...(report !== noProgress
+            ? {
+                onProgress: ({ progress, total, message }: TabProgress) =>
+                  report(progress, total, message),
+              }
+            : {}),
+        })
+        .then(answer);
+    },
     listed,
   );
 }

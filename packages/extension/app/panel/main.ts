@@ -3,12 +3,13 @@
  * changes. It talks only to the background (the `toolwire-panel` port); the background reads
  * the tab through its relay.
  */
-import type { TabCallOutcome, TabTool } from '../../src/types.js';
+import type { TabCallOutcome, TabProgress, TabTool } from '../../src/types.js';
 import { CONNECT_PORT_NAME } from '../connect/messages.js';
 import { mountConnect } from '../connect/panel-section.js';
 import { CallLog } from './log.js';
-import type { PanelEvent } from './messages.js';
+import type { PanelEvent, PanelRequest } from './messages.js';
 import { PANEL_PORT_NAME } from './messages.js';
+import type { RunningCall } from './tool-view.js';
 import { renderTool } from './tool-view.js';
 
 const fixedTab = Number(new URLSearchParams(location.search).get('tab'));
@@ -20,29 +21,51 @@ const log = new CallLog(document.getElementById('log') as HTMLOListElement);
 let port = chrome.runtime.connect({ name: PANEL_PORT_NAME });
 let tabId = -1;
 let nextCall = 1;
-const waiting = new Map<number, (outcome: TabCallOutcome) => void>();
+/** The calls waiting for their outcome, by id: how to settle each, and where its progress goes. */
+const waiting = new Map<
+  number,
+  { settle: (outcome: TabCallOutcome) => void; onProgress: (progress: TabProgress) => void }
+>();
 
-function call(name: string, args: unknown): Promise<TabCallOutcome> {
+function post(request: PanelRequest): void {
+  port.postMessage(request);
+}
+
+function call(
+  name: string,
+  args: unknown,
+  onProgress: (progress: TabProgress) => void,
+): RunningCall {
   const id = nextCall++;
   const done = log.start(name, args);
-  return new Promise((resolve) => {
-    waiting.set(id, (outcome) => {
+  const outcome = new Promise<TabCallOutcome>((resolve) => {
+    const settle = (outcome: TabCallOutcome) => {
       done(outcome);
       resolve(outcome);
-    });
+    };
+    waiting.set(id, { settle, onProgress });
     try {
-      port.postMessage({ op: 'call', id, tabId, name, args });
+      post({ op: 'call', id, tabId, name, args });
     } catch {
       // Between a stopped worker and the next connection.
       waiting.delete(id);
-      const outcome: TabCallOutcome = {
+      settle({
         ok: false,
         error: { code: 'disconnected', message: 'The extension is restarting: call again.' },
-      };
-      done(outcome);
-      resolve(outcome);
+      });
     }
   });
+  return {
+    outcome,
+    cancel() {
+      if (!waiting.has(id)) return;
+      try {
+        post({ op: 'cancel', id });
+      } catch {
+        // The port is closing: its disconnect settles the call.
+      }
+    },
+  };
 }
 
 let shown = '';
@@ -68,13 +91,15 @@ function watch(id: number): void {
   shown = '';
   toolsList.replaceChildren();
   status.textContent = 'Reading the tab’s tools…';
-  port.postMessage({ op: 'watch', tabId: id });
+  post({ op: 'watch', tabId: id });
 }
 
 function onEvent(event: PanelEvent): void {
   if (event.type === 'outcome') {
-    waiting.get(event.id)?.(event.outcome);
+    waiting.get(event.id)?.settle(event.outcome);
     waiting.delete(event.id);
+  } else if (event.type === 'progress') {
+    waiting.get(event.id)?.onProgress(event.progress);
   } else if (event.type === 'tools' && event.tab.tabId === tabId) {
     tabLine.textContent = `${event.tab.title} — ${event.tab.origin}`;
     show(event.tools);
@@ -96,7 +121,7 @@ function onEvent(event: PanelEvent): void {
  * calls fail, and the panel connects again (waking it) and reads its tab once more.
  */
 function onDisconnect(): void {
-  for (const settle of waiting.values())
+  for (const { settle } of waiting.values())
     settle({ ok: false, error: { code: 'disconnected', message: 'The extension restarted.' } });
   waiting.clear();
   setTimeout(() => {

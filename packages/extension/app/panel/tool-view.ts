@@ -1,13 +1,24 @@
 /**
  * One tool in the panel: its name, title, origin, source and policy, its description, the
  * form generated from its input schema (with a JSON editor to switch to), a Call button and
- * the last result. Every page-controlled string is set as text.
+ * the last result. While a call runs, a Cancel button and a progress bar with the tool's
+ * message beside it. Every page-controlled string is set as text.
  */
-import type { TabCallOutcome, TabTool } from '../../src/types.js';
+import type { TabCallOutcome, TabProgress, TabTool } from '../../src/types.js';
 import { buildForm, jsonEditor } from './form.js';
 import { renderResult } from './result.js';
 
-export type Caller = (name: string, args: unknown) => Promise<TabCallOutcome>;
+/** A call the panel started: its outcome, and how to cancel it. */
+export interface RunningCall {
+  outcome: Promise<TabCallOutcome>;
+  cancel(): void;
+}
+
+export type Caller = (
+  name: string,
+  args: unknown,
+  onProgress: (progress: TabProgress) => void,
+) => RunningCall;
 
 function text<K extends keyof HTMLElementTagNameMap>(
   doc: Document,
@@ -57,6 +68,9 @@ export function renderTool(doc: Document, tool: TabTool, call: Caller): HTMLElem
   });
   const run = text(doc, 'button', 'Call', 'call');
   run.type = 'button';
+  const cancel = text(doc, 'button', 'Cancel', 'cancel');
+  cancel.type = 'button';
+  cancel.hidden = true;
   const output = doc.createElement('div');
   output.className = 'output';
   run.addEventListener('click', async () => {
@@ -68,7 +82,19 @@ export function renderTool(doc: Document, tool: TabTool, call: Caller): HTMLElem
     }
     const args = 'empty' in read && read.empty ? {} : read.value;
     run.disabled = true;
-    const outcome = await call(tool.name, args);
+    const progress = progressView(doc);
+    output.append(progress.element);
+    const running = call(tool.name, args, progress.update);
+    const onCancel = () => {
+      cancel.disabled = true;
+      running.cancel();
+    };
+    cancel.disabled = false;
+    cancel.hidden = false;
+    cancel.addEventListener('click', onCancel);
+    const outcome = await running.outcome;
+    cancel.removeEventListener('click', onCancel);
+    cancel.hidden = true;
     run.disabled = false;
     output.replaceChildren(
       outcome.ok
@@ -78,7 +104,36 @@ export function renderTool(doc: Document, tool: TabTool, call: Caller): HTMLElem
   });
   const actions = doc.createElement('div');
   actions.className = 'actions';
-  actions.append(run, toggle);
+  actions.append(run, cancel, toggle);
   article.append(form.element, json.element, actions, output);
   return article;
+}
+
+/**
+ * A running call's progress: a `<progress>` bar (indeterminate until the tool reports a
+ * total), the count, and the tool's message beside it, as text.
+ */
+function progressView(doc: Document): {
+  element: HTMLElement;
+  update(progress: TabProgress): void;
+} {
+  const element = doc.createElement('div');
+  element.className = 'progress';
+  const bar = doc.createElement('progress');
+  const count = text(doc, 'span', '', 'progress-count');
+  const message = text(doc, 'span', '', 'progress-message');
+  element.append(bar, count, message);
+  return {
+    element,
+    update(progress) {
+      if (progress.total !== undefined) {
+        bar.max = progress.total;
+        bar.value = Math.max(0, Math.min(progress.progress, progress.total));
+        count.textContent = `${progress.progress}/${progress.total}`;
+      } else {
+        count.textContent = String(progress.progress);
+      }
+      message.textContent = progress.message ?? '';
+    },
+  };
 }

@@ -1,17 +1,30 @@
 /**
  * The background's end of one document's relay: requests by id over the `chrome.runtime` port,
- * answers checked again (the relay runs in a page's renderer), change notices, and the end.
+ * answers and progress reports checked again (the relay runs in a page's renderer), cancels,
+ * change notices, and the end.
  */
 import { isRelayReply } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
-import { failure, sanitizeOutcome, sanitizeTools } from '../channel/sanitize.js';
-import type { TabCallOutcome, TabIdentity, TabTool } from '../types.js';
+import { failure, sanitizeOutcome, sanitizeProgress, sanitizeTools } from '../channel/sanitize.js';
+import type { TabCallOptions, TabCallOutcome, TabIdentity, TabTool } from '../types.js';
+
+interface Pending {
+  op: 'list' | 'call';
+  settle: (outcome: TabCallOutcome) => void;
+  onProgress?: TabCallOptions['onProgress'];
+  /** The last report passed on. */
+  progress?: number;
+}
+
+/** A call the caller cancelled (its signal aborted), before or while it ran. */
+const cancelled = () =>
+  failure('tool_call_cancelled', 'The caller cancelled the call.', 'AbortError');
 
 export class RelayLink {
   #tab: TabIdentity;
   #port: RuntimePortLike;
   #nextId = 1;
-  #pending = new Map<number, { op: 'list' | 'call'; settle: (o: TabCallOutcome) => void }>();
+  #pending = new Map<number, Pending>();
   #changeListeners = new Set<() => void>();
   #endListeners = new Set<() => void>();
   #ended = false;
@@ -43,8 +56,20 @@ export class RelayLink {
     return this.#request('list');
   }
 
-  call(name: string, args: unknown, signal?: AbortSignal): Promise<TabCallOutcome> {
-    return this.#request('call', { name, args }, signal);
+  /**
+   * Runs a call in the tab. Aborting `signal` tells the tab to abort the tool's signal and
+   * resolves at once with `tool_call_cancelled`; `onProgress` asks the tab for progress reports.
+   */
+  call(name: string, args: unknown, options: TabCallOptions = {}): Promise<TabCallOutcome> {
+    const { signal, onProgress } = options;
+    return this.#request(
+      'call',
+      { name, args, ...(onProgress ? { progress: true } : {}) },
+      {
+        ...(signal ? { signal } : {}),
+        ...(onProgress ? { onProgress } : {}),
+      },
+    );
   }
 
   onChange(listener: () => void): () => void {
@@ -72,24 +97,27 @@ export class RelayLink {
     }
   }
 
-  #request(op: 'list' | 'call', fields: object = {}, signal?: AbortSignal) {
+  #request(op: 'list' | 'call', fields: object = {}, options: TabCallOptions = {}) {
+    const { signal, onProgress } = options;
     if (this.#ended) return Promise.resolve(failure('tab_gone', 'The tab closed or navigated.'));
-    if (signal?.aborted)
-      return Promise.resolve(
-        failure('tool_call_cancelled', 'Cancelled by the caller.', 'AbortError'),
-      );
+    if (signal?.aborted) return Promise.resolve(cancelled());
     const id = this.#nextId++;
     return new Promise<TabCallOutcome>((resolve) => {
       const onAbort = () => {
-        this.#port.postMessage({ id, op: 'abort' });
-        settle(failure('tool_call_cancelled', 'Cancelled by the caller.', 'AbortError'));
+        if (!this.#pending.has(id)) return;
+        try {
+          this.#port.postMessage({ id, op: 'abort' });
+        } catch {
+          // The port closed meanwhile: the document (and its call) went with it.
+        }
+        settle(cancelled());
       };
       const settle = (outcome: TabCallOutcome) => {
         if (!this.#pending.delete(id) && !this.#ended) return;
         signal?.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
-      this.#pending.set(id, { op, settle });
+      this.#pending.set(id, { op, settle, ...(onProgress ? { onProgress } : {}) });
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#port.postMessage({ id, op, ...fields });
     });
@@ -103,6 +131,20 @@ export class RelayLink {
     }
     const pending = this.#pending.get(message.id);
     if (!pending) return;
+    if (!('outcome' in message)) {
+      // A report: only for a call that asked, and only one that moves forward.
+      const report = pending.onProgress
+        ? sanitizeProgress(message.progress, pending.progress)
+        : undefined;
+      if (!report) return;
+      pending.progress = report.progress;
+      try {
+        pending.onProgress?.(report);
+      } catch {
+        // The caller's listener failed: the call goes on.
+      }
+      return;
+    }
     const outcome = sanitizeOutcome(message.outcome);
     pending.settle(
       pending.op === 'list' && outcome.ok

@@ -6,6 +6,7 @@
  */
 import { failure } from '../channel/sanitize.js';
 import type {
+  TabCallOptions,
   TabCallOutcome,
   TabGoneReason,
   TabIdentity,
@@ -41,6 +42,8 @@ class TabToolsClientImpl implements TabToolsClient {
   #goneListeners = new Set<(reason: TabGoneReason) => void>();
   #gone: TabGoneReason | undefined;
   #closing = new Set<(outcome: TabCallOutcome) => void>();
+  /** Aborted when this client ends: its calls still running in the tab are cancelled there. */
+  #ending = new AbortController();
   #unsubscribe: Array<() => void> = [];
 
   constructor(tabId: number, waitMs: number) {
@@ -70,20 +73,23 @@ class TabToolsClientImpl implements TabToolsClient {
     return outcome.result as TabTool[];
   }
 
-  async call(
-    name: string,
-    args: unknown,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<TabCallOutcome> {
+  async call(name: string, args: unknown, options: TabCallOptions = {}): Promise<TabCallOutcome> {
     const link = await this.#ready;
     if (this.#gone) return failure('tab_gone', 'The tab closed or navigated.');
     if (!link) return failure('no_relay', NO_RELAY);
+    const { signal, onProgress } = options;
+    const ending = this.#ending.signal;
     return new Promise((resolve) => {
       this.#closing.add(resolve);
-      void link.call(name, args, options.signal).then((outcome) => {
-        this.#closing.delete(resolve);
-        resolve(outcome);
-      });
+      void link
+        .call(name, args, {
+          signal: signal ? AbortSignal.any([signal, ending]) : ending,
+          ...(onProgress ? { onProgress } : {}),
+        })
+        .then((outcome) => {
+          this.#closing.delete(resolve);
+          resolve(outcome);
+        });
     });
   }
 
@@ -118,6 +124,8 @@ class TabToolsClientImpl implements TabToolsClient {
     for (const settle of this.#closing)
       settle(failure('tab_gone', `The tab's client stopped (${reason}).`));
     this.#closing.clear();
+    // A document that is still there stops what it runs for nobody.
+    this.#ending.abort();
     for (const listener of this.#goneListeners) listener(reason);
   }
 }

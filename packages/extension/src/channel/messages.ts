@@ -3,7 +3,7 @@
  * the MAIN world (page-shared) <-> the isolated relay over a private MessagePort, and the relay
  * <-> the background over a `chrome.runtime` port. Shapes and guards only; no runtime imports.
  */
-import type { TabCallOutcome } from '../types.js';
+import type { TabCallOutcome, TabProgress } from '../types.js';
 
 /** The `data.toolwire` tag of the one window message that hands the private port over. */
 export const HANDOFF_TAG = 'toolwire-extension-handoff';
@@ -17,25 +17,38 @@ export interface Handoff {
   nonce: string;
 }
 
-/** relay -> MAIN world, on the private port: every request carries the nonce and a fresh id. */
+/**
+ * relay -> MAIN world, on the private port: every request carries the nonce and a fresh id. A
+ * call asks for progress reports with `progress: true`; `abort` cancels the request of that id.
+ */
 export type MainRequest =
   | { nonce: string; id: string; op: 'list' }
-  | { nonce: string; id: string; op: 'call'; name: string; args: unknown }
+  | { nonce: string; id: string; op: 'call'; name: string; args: unknown; progress?: true }
   | { nonce: string; id: string; op: 'abort' };
 
-/** MAIN world -> relay: an answer to one request id, or a change notice. */
+/**
+ * MAIN world -> relay: an answer to one request id, a progress report of a call that asked for
+ * them (before its answer), or a change notice.
+ */
 export type MainReply =
   | { nonce: string; id: string; outcome: TabCallOutcome }
+  | { nonce: string; id: string; progress: TabProgress }
   | { nonce: string; event: 'changed' };
 
 /** background -> relay. */
 export type RelayRequest =
   | { id: number; op: 'list' }
-  | { id: number; op: 'call'; name: string; args: unknown }
+  | { id: number; op: 'call'; name: string; args: unknown; progress?: true }
   | { id: number; op: 'abort' };
 
-/** relay -> background: an outcome (a list's result is the checked TabTool[]), or a change. */
-export type RelayReply = { id: number; outcome: TabCallOutcome } | { event: 'changed' };
+/**
+ * relay -> background: an outcome (a list's result is the checked TabTool[]), a checked
+ * progress report of a pending call that asked for them, or a change.
+ */
+export type RelayReply =
+  | { id: number; outcome: TabCallOutcome }
+  | { id: number; progress: TabProgress }
+  | { event: 'changed' };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -50,22 +63,29 @@ export function isHandoff(data: unknown): data is Handoff {
   );
 }
 
+/** A call's `progress` flag: absent, or exactly `true`. */
+function progressFlag(value: unknown): boolean {
+  return value === undefined || value === true;
+}
+
 export function isMainRequest(data: unknown, nonce: string): data is MainRequest {
   if (!isRecord(data) || data.nonce !== nonce || typeof data.id !== 'string') return false;
-  if (data.op === 'call') return typeof data.name === 'string';
+  if (data.op === 'call') return typeof data.name === 'string' && progressFlag(data.progress);
   return data.op === 'list' || data.op === 'abort';
 }
 
 export function isRelayRequest(data: unknown): data is RelayRequest {
   if (!isRecord(data) || !Number.isSafeInteger(data.id)) return false;
-  if (data.op === 'call') return typeof data.name === 'string';
+  if (data.op === 'call') return typeof data.name === 'string' && progressFlag(data.progress);
   return data.op === 'list' || data.op === 'abort';
 }
 
+/** The shape only: a progress report's fields are checked by `sanitizeProgress`. */
 export function isRelayReply(data: unknown): data is RelayReply {
   if (!isRecord(data)) return false;
   if (data.event === 'changed') return true;
-  return Number.isSafeInteger(data.id) && isRecord(data.outcome);
+  if (!Number.isSafeInteger(data.id)) return false;
+  return 'outcome' in data ? isRecord(data.outcome) : isRecord(data.progress);
 }
 
 /** 32 hex digits from the platform's CSPRNG: a nonce, or the random half of a call id. */

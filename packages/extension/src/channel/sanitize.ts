@@ -3,7 +3,13 @@
  * send junk. The relay rebuilds every tool list and outcome from checked fields (strings capped,
  * origins canonical, schemas plain JSON within a size), and the background checks again.
  */
-import type { TabCallOutcome, TabTool, TabToolPolicy, TabToolSource } from '../types.js';
+import type {
+  TabCallOutcome,
+  TabProgress,
+  TabTool,
+  TabToolPolicy,
+  TabToolSource,
+} from '../types.js';
 
 /** At most this many tools per tab (a frame lists at most 256; a page may have several). */
 const MAX_TOOLS = 1024;
@@ -18,6 +24,8 @@ const MAX_DETAILS_CHARS = 64 * 1024;
 /** Clipping a failure's details: how deep, how many entries per array or object. */
 const MAX_DETAILS_DEPTH = 8;
 const MAX_DETAILS_ENTRIES = 100;
+/** A progress report's message: a line to show beside a progress bar. */
+export const MAX_PROGRESS_MESSAGE = 1024;
 
 const SOURCES: readonly TabToolSource[] = ['toolwire', 'native', 'declarative'];
 const POLICIES: readonly TabToolPolicy[] = ['read', 'write', 'critical'];
@@ -167,4 +175,30 @@ export function sanitizeOutcome(raw: unknown): TabCallOutcome {
     retryable: error.retryable,
     details: error.details,
   });
+}
+
+/** `value` cut to `max` UTF-16 units, never through a surrogate pair. */
+function clip(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const cut = value.charCodeAt(max - 1);
+  return value.slice(0, cut >= 0xd800 && cut <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * A progress report rebuilt from checked fields, or undefined (dropped) when `progress` is not
+ * a finite number or does not grow past `last`, the previous report passed for the same call.
+ * A `total` that is not a finite positive number is left out; a message is clipped.
+ */
+export function sanitizeProgress(raw: unknown, last: number | undefined): TabProgress | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const report = raw as Record<string, unknown>;
+  const progress = report.progress;
+  if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
+  if (last !== undefined && !(progress > last)) return undefined;
+  const out: TabProgress = { progress };
+  const total = report.total;
+  if (typeof total === 'number' && Number.isFinite(total) && total > 0) out.total = total;
+  if (typeof report.message === 'string' && report.message !== '')
+    out.message = clip(report.message, MAX_PROGRESS_MESSAGE);
+  return out;
 }

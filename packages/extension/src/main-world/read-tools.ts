@@ -129,8 +129,17 @@ export class ToolReader {
     return out;
   }
 
-  /** Calls a tool by its listed name; the result is lowered JSON (docs/lowering.md). */
-  async call(name: string, args: unknown, signal: AbortSignal): Promise<TabCallOutcome> {
+  /**
+   * Calls a tool by its listed name; the result is lowered JSON (docs/lowering.md). `signal`
+   * cancels it; `onProgress` (toolwire's `callTool` only: a native `executeTool` has none) gets
+   * the tool's progress reports.
+   */
+  async call(
+    name: string,
+    args: unknown,
+    signal: AbortSignal,
+    onProgress?: (report: unknown) => void,
+  ): Promise<TabCallOutcome> {
     const source = toolSource(this.#win);
     if (!source)
       return {
@@ -148,6 +157,7 @@ export class ToolReader {
         const result = await (source as ToolwireTools).callTool(tool, args ?? {}, {
           encoding: 'json',
           signal,
+          ...(onProgress ? { onProgress } : {}),
         });
         return { ok: true, result: result ?? null };
       }

@@ -4,14 +4,23 @@
  * it yet: `MessageChannel`, `postMessage`, `crypto`. It makes a private channel and posts one
  * end to the isolated relay with a fresh nonce; everything after goes over that port, which
  * page scripts never hold. Requests must carry the nonce; each answer names its request's id.
+ * An `abort` aborts a running call's signal (the tool's own signal aborts with it); a call that
+ * asks for progress gets the tool's reports, checked and throttled, before its answer.
  */
 import type { MainReply } from '../channel/messages.js';
 import { HANDOFF_TAG, isMainRequest, randomHex } from '../channel/messages.js';
-import type { TabCallOutcome } from '../types.js';
+import { failure, sanitizeProgress } from '../channel/sanitize.js';
+import type { TabCallOutcome, TabProgress } from '../types.js';
 import { errorOutcome, ToolReader, toolSource } from './read-tools.js';
 
 /** Coalesces bursts of changes into one notice. */
 const CHANGE_DELAY_MS = 30;
+/**
+ * At most one progress report per call in this long: the first goes at once, the latest of
+ * those that follow within the window goes at its end, and one still held goes before the
+ * answer. A tool reporting in a tight loop costs one message per window, not one per report.
+ */
+const PROGRESS_INTERVAL_MS = 50;
 
 /**
  * Starts the reader in this document. Call it once, synchronously, from a MAIN-world content
@@ -26,6 +35,7 @@ export function startMainWorldReader(win: Window = window): void {
   const post = win.postMessage.bind(win);
   const nonce = randomHex(win.crypto.getRandomValues.bind(win.crypto));
   const setTimer = win.setTimeout.bind(win);
+  const clearTimer = win.clearTimeout.bind(win);
   const Controller = globals.AbortController;
   const channel = new Channel();
   const port = channel.port1;
@@ -49,6 +59,51 @@ export function startMainWorldReader(win: Window = window): void {
     if (!source || watched.has(source)) return;
     watched.add(source);
     source.addEventListener('toolchange', changed);
+  };
+
+  /**
+   * The progress reports of one call: checked (a finite `progress` that grows, a clipped
+   * message), at most one per PROGRESS_INTERVAL_MS, and none after `finish()`.
+   */
+  const progressOf = (id: string) => {
+    let latest: number | undefined;
+    let held: TabProgress | undefined;
+    let timer: number | undefined;
+    let done = false;
+    const flush = () => {
+      timer = undefined;
+      if (!held) return;
+      send({ nonce, id, progress: held });
+      held = undefined;
+      timer = setTimer(flush, PROGRESS_INTERVAL_MS);
+    };
+    return {
+      report(value: unknown): void {
+        if (done) return;
+        let checked: TabProgress | undefined;
+        try {
+          // The tool's object: its getters are the page's code, and may throw.
+          checked = sanitizeProgress(value, latest);
+        } catch {
+          return;
+        }
+        if (!checked) return;
+        latest = checked.progress;
+        if (timer !== undefined) {
+          held = checked;
+          return;
+        }
+        send({ nonce, id, progress: checked });
+        timer = setTimer(flush, PROGRESS_INTERVAL_MS);
+      },
+      finish(): void {
+        done = true;
+        if (timer !== undefined) clearTimer(timer);
+        timer = undefined;
+        if (held) send({ nonce, id, progress: held });
+        held = undefined;
+      },
+    };
   };
 
   const answer = (id: string, outcome: TabCallOutcome) => {
@@ -83,16 +138,26 @@ export function startMainWorldReader(win: Window = window): void {
     if (running.has(request.id)) return;
     const controller = new Controller();
     running.set(request.id, controller);
+    // Reports are asked for per call: a call that did not ask builds nothing for them.
+    const progress =
+      request.op === 'call' && request.progress === true ? progressOf(request.id) : undefined;
     const work: Promise<TabCallOutcome> =
       request.op === 'list'
         ? reader.list().then((tools) => {
             watch();
             return { ok: true as const, result: tools };
           })
-        : reader.call(request.name, request.args, controller.signal);
+        : reader.call(request.name, request.args, controller.signal, progress?.report);
     work.catch(errorOutcome).then((outcome) => {
       running.delete(request.id);
-      answer(request.id, outcome);
+      progress?.finish();
+      // Cancelled: whatever the tool's source rejected with, the caller's cancel is the cause.
+      answer(
+        request.id,
+        controller.signal.aborted && !outcome.ok
+          ? failure('tool_call_cancelled', 'The caller cancelled the call.', 'AbortError')
+          : outcome,
+      );
     });
   };
 

@@ -5,13 +5,15 @@
  * handoffs from page listeners (capture phase, `stopImmediatePropagation`) and refuses every
  * later one. After that it forwards the background's requests over the private port, each with
  * the nonce and a fresh id, and accepts only answers to ids it issued, once each, rebuilt by
- * the sanitizer. It never reads any other window message.
+ * the sanitizer. Progress reports pass only for a pending call that asked for them, checked
+ * (a growing number, a clipped message) and before its answer. It never reads any other window
+ * message.
  */
 import type { MainRequest, RelayReply } from '../channel/messages.js';
 import { isHandoff, isRelayRequest, RELAY_PORT_NAME, randomHex } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
 import { connectRuntime, onReconnectRequest } from '../channel/runtime-port.js';
-import { sanitizeOutcome, sanitizeTools } from '../channel/sanitize.js';
+import { sanitizeOutcome, sanitizeProgress, sanitizeTools } from '../channel/sanitize.js';
 
 export interface RelayOptions {
   /** The window to listen on (tests pass happy-dom's). */
@@ -24,13 +26,18 @@ export interface RelayOptions {
 export interface RelayState {
   /** The private channel is up. */
   readonly accepted: boolean;
-  /** Handoffs refused (a second one, wrong source or origin, no port), and stray answers. */
+  /**
+   * Handoffs refused (a second one, wrong source or origin, no port), stray answers, and
+   * progress reports dropped (not asked for, not moving forward, not a number).
+   */
   readonly refused: number;
 }
 
 interface Pending {
   backgroundId: number;
   op: 'list' | 'call';
+  /** The call asked for progress: the last report passed on (-Infinity before the first). */
+  progress?: number;
 }
 
 export function startRelay(options: RelayOptions = {}): RelayState {
@@ -62,6 +69,18 @@ export function startRelay(options: RelayOptions = {}): RelayState {
       state.refused++;
       return;
     }
+    if (!('outcome' in data) && 'progress' in data) {
+      // A report: only for a call that asked, and only one that moves forward.
+      const report =
+        call.progress === undefined ? undefined : sanitizeProgress(data.progress, call.progress);
+      if (!report) {
+        state.refused++;
+        return;
+      }
+      call.progress = report.progress;
+      toBackground({ id: call.backgroundId, progress: report });
+      return;
+    }
     pending.delete(data.id as string);
     const outcome = sanitizeOutcome(data.outcome);
     toBackground({
@@ -82,11 +101,23 @@ export function startRelay(options: RelayOptions = {}): RelayState {
     }
     counter += 1;
     const id = `${idPrefix}-${counter}`;
-    pending.set(id, { backgroundId: message.id, op: message.op });
+    const progress = message.op === 'call' && message.progress === true;
+    pending.set(id, {
+      backgroundId: message.id,
+      op: message.op,
+      ...(progress ? { progress: -Infinity } : {}),
+    });
     toMain(
       message.op === 'list'
         ? { nonce, id, op: 'list' }
-        : { nonce, id, op: 'call', name: message.name, args: message.args },
+        : {
+            nonce,
+            id,
+            op: 'call',
+            name: message.name,
+            args: message.args,
+            ...(progress ? { progress: true as const } : {}),
+          },
     );
   };
 

@@ -1,9 +1,10 @@
 /**
  * A `TabToolsClient` stand-in for the connect tests: the test sets the tab's tools and how each
- * call answers, changes the list, and makes the tab go. Pending calls fail with `tab_gone` when
- * it goes, as the real client's do.
+ * call answers (given the call's signal and onProgress), changes the list, and makes the tab go.
+ * Pending calls fail with `tab_gone` when it goes, as the real client's do.
  */
 import type {
+  TabCallOptions,
   TabCallOutcome,
   TabGoneReason,
   TabIdentity,
@@ -11,13 +12,13 @@ import type {
   TabToolsClient,
 } from '../../src/types.js';
 
-type Answer = (args: unknown) => TabCallOutcome | Promise<TabCallOutcome>;
+type Answer = (args: unknown, options: TabCallOptions) => TabCallOutcome | Promise<TabCallOutcome>;
 
 export class FakeTabClient implements TabToolsClient {
   readonly tab: TabIdentity;
   tools: TabTool[];
   answers = new Map<string, Answer>();
-  calls: { name: string; args: unknown }[] = [];
+  calls: { name: string; args: unknown; options: TabCallOptions }[] = [];
   closed = false;
   /** Set by a list() for a tab with no relay. */
   listError: (Error & { code: string }) | undefined;
@@ -46,8 +47,8 @@ export class FakeTabClient implements TabToolsClient {
     return this.tools;
   }
 
-  call(name: string, args: unknown): Promise<TabCallOutcome> {
-    this.calls.push({ name, args });
+  call(name: string, args: unknown, options: TabCallOptions = {}): Promise<TabCallOutcome> {
+    this.calls.push({ name, args, options });
     if (this.#ended) return Promise.resolve(gone());
     const answer = this.answers.get(name);
     if (!answer) {
@@ -58,7 +59,7 @@ export class FakeTabClient implements TabToolsClient {
     }
     return new Promise((resolve) => {
       this.#pending.add(resolve);
-      void Promise.resolve(answer(args)).then((outcome) => {
+      void Promise.resolve(answer(args, options)).then((outcome) => {
         this.#pending.delete(resolve);
         resolve(outcome);
       });

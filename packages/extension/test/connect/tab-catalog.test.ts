@@ -132,6 +132,31 @@ describe('tabCatalog', () => {
     expect(stopped).toMatchObject({ code: 'tool_execution_timeout', retryable: true });
   });
 
+  it("passes the host's signal to the tab, and the tab's progress to reportProgress", async () => {
+    const client = new FakeTabClient([]);
+    client.answers.set('sync', (_args, options) => {
+      options.onProgress?.({ progress: 1, total: 2, message: 'half' });
+      options.onProgress?.({ progress: 2 });
+      return { ok: true, result: 'synced' };
+    });
+    const reports: unknown[][] = [];
+    const asked = {
+      ...context(),
+      reportProgress: (...report: unknown[]) => reports.push(report),
+    };
+    const tool = bridgeToolOf(client, tabTool('sync'));
+    expect(await tool.execute({}, asked)).toBe('synced');
+    expect(client.calls[0]?.options.signal).toBe(asked.signal);
+    expect(reports).toEqual([
+      [1, 2, 'half'],
+      [2, undefined, undefined],
+    ]);
+    // A host that asked for no progress: the tab is not asked either.
+    const plain = context();
+    expect(await tool.execute({}, plain)).toBe('synced');
+    expect(client.calls[1]?.options).toEqual({ signal: plain.signal });
+  });
+
   it('serves the list a change brought without reading the tab again', async () => {
     const client = new FakeTabClient([tabTool('a')]);
     let reads = 0;

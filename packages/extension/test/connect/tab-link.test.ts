@@ -2,8 +2,9 @@ import type { HostSession } from '@toolwire/host';
 import { createHost } from '@toolwire/host';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { until } from '../../../../test-support/wait.js';
+import { latch, until } from '../../../../test-support/wait.js';
 import { TabLink, type TabLinkState } from '../../app/connect/tab-link.js';
+import type { TabCallOptions, TabCallOutcome } from '../../src/types.js';
 import { FakeTabClient, tabTool } from './fake-client.js';
 
 // Issue 17 part 2, "Connect this tab to toolwire", below the browser: a fake "tools of tab T"
@@ -114,7 +115,12 @@ describe('a tab connected through the extension', () => {
 
     const called = await session.call('cart.read', { q: 'shoes' });
     expect(called.result).toEqual({ items: 2, args: { q: 'shoes' } });
-    expect(client.calls.at(-1)).toEqual({ name: 'cart.read', args: { q: 'shoes' } });
+    // The host's call comes with its signal; the host asked for no progress, nor is the tab.
+    expect(client.calls.at(-1)).toEqual({
+      name: 'cart.read',
+      args: { q: 'shoes' },
+      options: { signal: expect.any(AbortSignal) },
+    });
     expect((await session.call('cart.snapshot', {})).result).toEqual(PNG);
     await expect(session.call('cart.fail', {})).rejects.toMatchObject({
       code: 'tool_execution_exception',
@@ -124,6 +130,51 @@ describe('a tab connected through the extension', () => {
       code: 'tool_hidden_by_page_guard',
     });
     expect(client.calls.some((call) => call.name === 'cart.add')).toBe(false);
+  });
+
+  it("the host's cancel aborts the tab call's signal; the tab's progress reaches the host", async () => {
+    const host = await setup();
+    const { address, code } = pairing(host);
+    const client = tab();
+    client.tools.push(tabTool('cart.sync'));
+    const started = latch<TabCallOptions>();
+    client.answers.set('cart.sync', (_args, options) => {
+      started.open(options);
+      return new Promise<TabCallOutcome>((resolve) =>
+        options.signal?.addEventListener('abort', () =>
+          resolve({
+            ok: false,
+            error: { code: 'tool_call_cancelled', message: 'The caller cancelled the call.' },
+          }),
+        ),
+      );
+    });
+    await open(client, address, { pairingCode: code });
+    const session = await host.waitForSession();
+    await until(() => ids(session).includes('cart.sync'));
+
+    const controller = new AbortController();
+    const reports: unknown[] = [];
+    const call = session.call(
+      'cart.sync',
+      {},
+      { signal: controller.signal, onProgress: (report) => reports.push(report) },
+    );
+    const outcome = call.then(
+      () => ({ code: 'resolved' }),
+      (error) => error,
+    );
+    const options = await started.wait;
+    // The host asked for progress: the tab client is asked too, and its reports reach the host.
+    options.onProgress?.({ progress: 1, total: 4, message: 'syncing' });
+    await until(() => reports.length === 1, 'the report at the host');
+    expect(reports[0]).toMatchObject({ progress: 1, total: 4, message: 'syncing' });
+    expect(options.signal?.aborted).toBe(false);
+    controller.abort();
+    expect(await outcome).toMatchObject({ code: 'tool_call_cancelled' });
+    // session.cancel reached the endpoint, whose bridge aborted the tool's signal.
+    await until(() => options.signal?.aborted, "the tab call's signal aborted");
+    expect(session.isOpen).toBe(true);
   });
 
   it('the guard and the grant both apply: read-write runs a write tool only if granted', async () => {
