@@ -12,7 +12,7 @@ describe('parseCommand', () => {
     const parsed = parseCommand(['host']);
     expect(parsed).toEqual({
       command: 'host',
-      options: { port: 45124, timeoutMs: 20_000, pollIntervalMs: 0 },
+      options: { port: 45124, pollIntervalMs: 0 },
       quiet: false,
     });
   });

@@ -11,6 +11,13 @@ import type { ClientArgs, Env, OptionValues } from './command.js';
 import { UsageError } from './command.js';
 
 export const DEFAULT_PORT = 45124;
+/**
+ * A tool call's deadline when its caller names none (`--timeout`), in ms: one limit for every
+ * road (catalog queries wait 20 s, the protocol client's own default).
+ */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** The longest deadline `--timeout` takes (what a timer can wait; the control API's bound). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** Every option of every command; each command says which of them it takes. */
 export const OPTIONS = {
@@ -20,7 +27,7 @@ export const OPTIONS = {
   token: { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   'max-tool-policy': { type: 'string' },
-  // Hidden aliases (the names before issue 7's).
+  // Hidden aliases (the names the options had first).
   origin: { type: 'string', multiple: true },
   'max-policy': { type: 'string' },
   page: { type: 'string' },
@@ -76,6 +83,18 @@ function integer(value: string | undefined, name: string, fallback: number): num
   return number;
 }
 
+/** `--timeout`: a whole number of ms, at least 1; undefined when not given. */
+function deadline(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > MAX_TIMEOUT_MS) {
+    throw new UsageError(
+      `--timeout needs a whole number of milliseconds (1 or more), not "${value}".`,
+    );
+  }
+  return number;
+}
+
 function absoluteUrl(value: string, option: string, what: string): string {
   try {
     new URL(value);
@@ -89,14 +108,15 @@ function absoluteUrl(value: string, option: string, what: string): string {
 export function readHostOptions(
   values: OptionValues,
   env: Env,
-): { options: HostOptions; page?: string; controlPort?: number } {
+): { options: HostOptions; page?: string; controlPort?: number; callTimeoutMs?: number } {
   const text = (name: string) => values[name] as string | undefined;
   const list = (name: string) => (values[name] as string[] | undefined) ?? [];
   const options: HostOptions = {
     port: integer(text('port'), 'port', DEFAULT_PORT),
-    timeoutMs: integer(text('timeout'), 'timeout', 20_000),
     pollIntervalMs: integer(text('poll'), 'poll', 0),
   };
+  // A call's deadline, not every request's: catalog queries keep the protocol client's 20 s.
+  const callTimeoutMs = deadline(text('timeout'));
   if (text('hostname')) options.hostname = text('hostname') as string;
   if (text('path')) options.path = text('path') as string;
   const token = text('token') ?? env.TOOLWIRE_TOKEN;
@@ -134,6 +154,7 @@ export function readHostOptions(
   if (page !== undefined) absoluteUrl(page, 'page', 'an absolute URL');
   return {
     options,
+    ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
     ...(page ? { page } : {}),
     ...(text('control-port') !== undefined
       ? { controlPort: integer(text('control-port'), 'control-port', 0) }
@@ -156,6 +177,8 @@ export function readClientArgs(values: OptionValues): ClientArgs {
   }
   if (text('query') !== undefined) client.query = text('query') as string;
   if (text('args') !== undefined) client.args = text('args') as string;
+  const timeoutMs = deadline(text('timeout'));
+  if (timeoutMs !== undefined) client.timeoutMs = timeoutMs;
   if (values.after !== undefined) {
     client.after = (values.after as string[])
       .flatMap((value) => value.split(','))

@@ -13,8 +13,14 @@ import { withheldTools } from './source.js';
 
 const LIST_REFRESH_BOUND_MS = 2000;
 
+export interface HostToolSourceOptions {
+  /** A call's deadline (ms). Default: the session's own. */
+  callTimeoutMs?: number;
+}
+
 /** The tools of a host in this process. */
-export function hostToolSource(host: Host): McpToolSource {
+export function hostToolSource(host: Host, options: HostToolSourceOptions = {}): McpToolSource {
+  const deadline = options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs };
   let withheld: McpWithheldTool[] = [];
   let open: McpSourceSession[] = [];
   return {
@@ -73,12 +79,19 @@ export function hostToolSource(host: Host): McpToolSource {
       open = listed;
       return entries;
     },
-    async call(entry, args, signal) {
+    async call(entry, args, signal, callOptions = {}) {
       const session = host.session(entry.sessionId);
       if (!session?.isOpen) {
-        throw new ToolProtocolError('tool_transport_closed', 'The page has disconnected.');
+        // Never sent: another try may find the page again.
+        throw new ToolProtocolError('tool_transport_closed', 'The page has disconnected.', {
+          retryable: true,
+        });
       }
-      return session.call(entry.tool.id, args, { signal });
+      return session.call(entry.tool.id, args, {
+        signal,
+        ...deadline,
+        ...(callOptions.onProgress ? { onProgress: callOptions.onProgress } : {}),
+      });
     },
     async pair(target) {
       const link =
