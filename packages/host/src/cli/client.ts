@@ -19,28 +19,21 @@
  *   asked (one without the route, or gone) is left: the call's connection is closed, which a
  *   host that cancels on a closed connection takes as the cancel, and the command ends 130.
  * - A second Ctrl-C ends the command at once (130), closing the call's connection.
- * - Progress: the call asks for it, and a call still running after PROGRESS_AFTER_MS shows a
- *   line on stderr, `progress 3/10 message`, its message made terminal-safe (a page wrote it):
- *   on a terminal one line rewritten in place, else a line at most every PROGRESS_AFTER_MS.
+ * - Progress: the call asks for it, and a call still running after a second shows a line on
+ *   stderr (progress.ts).
  */
 import { readFileSync } from 'node:fs';
-import type { Writable } from 'node:stream';
 import type { ControlTarget } from '../control/client.js';
 import { actsOnPage, ControlFailure, newCancelKey, sendControl } from '../control/client.js';
 import { controlStatePaths, readControlState, StateFileError } from '../control/state-file.js';
 import { errnoText, grantHint } from '../shared/errors.js';
-import type { ProgressReport } from '../shared/progress.js';
-import { escapeLine, stringifySafe } from '../shared/terminal-text.js';
+import { stringifySafe } from '../shared/terminal-text.js';
 import { CLIENT_FLAGS, readClientArgs } from './args.js';
 import type { ClientArgs, Command, CommandIo, Env } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import type { Loose } from './format.js';
-import { clip, printLine } from './format.js';
-
-/** How long a call runs before its progress is shown (and, off a terminal, between lines). */
-const PROGRESS_AFTER_MS = 1000;
-/** On a terminal, how often the progress line is rewritten at most. */
-const PROGRESS_TTY_MS = 100;
+import { printLine } from './format.js';
+import { progressLine } from './progress.js';
 
 /** An error with its exit code and the one line to print (escaped when printed). */
 export class CliFailure extends Error {
@@ -152,52 +145,6 @@ function cliFailureOf(failure: ControlFailure, target: ControlTarget, path: stri
   if (code === 'tool_call_cancelled') return new CliFailure(EXIT.cancelled, message, answer);
   if (status === 400 || status === 409) return new CliFailure(EXIT.usage, message, answer);
   return new CliFailure(EXIT.failed, message, answer);
-}
-
-/** `progress 3/10 message`, one terminal-safe line (the message is the page's). */
-export function progressText(report: ProgressReport): string {
-  const count =
-    report.total === undefined ? `${report.progress}` : `${report.progress}/${report.total}`;
-  const message = report.message ? ` ${clip(report.message, 200)}` : '';
-  return escapeLine(`progress ${count}${message}`);
-}
-
-/** The progress line of a call on stderr (the header): shown after PROGRESS_AFTER_MS. */
-function progressLine(stream: Writable) {
-  const tty = (stream as { isTTY?: boolean }).isTTY === true;
-  const every = tty ? PROGRESS_TTY_MS : PROGRESS_AFTER_MS;
-  let next = Date.now() + PROGRESS_AFTER_MS;
-  let held: ProgressReport | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let shown = false;
-  let done = false;
-  const show = () => {
-    timer = undefined;
-    if (done || !held) return;
-    const text = progressText(held);
-    held = undefined;
-    next = Date.now() + every;
-    if (tty) {
-      stream.write(`\r\x1b[K${text}`);
-      shown = true;
-    } else {
-      stream.write(`${text}\n`);
-    }
-  };
-  return {
-    report(report: ProgressReport) {
-      held = report;
-      const wait = next - Date.now();
-      if (wait <= 0) show();
-      else timer ??= setTimeout(show, wait);
-    },
-    /** Before anything else is printed: no more progress, and the terminal's line cleared. */
-    end() {
-      done = true;
-      clearTimeout(timer);
-      if (shown) stream.write('\r\x1b[K');
-    },
-  };
 }
 
 /**
