@@ -21,13 +21,14 @@
  * 7. The welcome's grant (`maxToolPolicy`) lowers what this page executes, checked at every call.
  *    `session.open` and each catalog push report the page's guard and the tools it hides.
  * 8. Heartbeats: pings are answered; a host silent for three of its heartbeat intervals is
- *    dropped and reconnected.
+ *    dropped and reconnected. A host's `session.cancel` aborts that request's tool; a request
+ *    that asked for progress gets `session.progress` as its tool reports it.
  * 9. The connection is a Transport (connection.ts): the browser WebSocket by default
  *    (websocket-transport.ts), any `connector` otherwise.
  *
- * The rooms: session.ts (the Session), options.ts, secret.ts, reconnect.ts (backoff),
- * heartbeat.ts (the watchdog), page-catalog.ts (the page's tools), catalog-push.ts,
- * request-peek.ts.
+ * The rooms: session.ts (the Session, on @toolwire/protocol's PageSessionCore, which runs each
+ * connection's session layer), options.ts, secret.ts, reconnect.ts (backoff), page-catalog.ts
+ * (the page's tools), catalog-push.ts, request-peek.ts.
  */
 import type { ConnectOptions } from './options.js';
 import { Session } from './session.js';

@@ -28,6 +28,11 @@ export interface ConnectOptions {
     /** Largest inflated payload; never above maxMessageBytes. Default: maxMessageBytes. */
     maxInflatedBytes?: number;
     maxDepth?: number;
+    /**
+     * Give up on a tool that has not settled after this long (its signal aborts, the call is
+     * answered `tool_execution_timeout`). Default 60 s; 0 = never. A host's own deadline for a
+     * call (its `timeoutMs`) applies when it is smaller.
+     */
     callTimeoutMs?: number;
   };
   /** The generic layer to serve; default: install the polyfill on this window. */

@@ -27,10 +27,11 @@ import type {
   AvailabilityInput,
   BridgeTool,
   JsonValue,
+  ReportProgress,
   SelfValidation,
   ValidationIssue,
 } from '@toolwire/protocol';
-import { schemaFailure, toolFailure, toolHints } from '@toolwire/protocol';
+import { noProgress, schemaFailure, toolFailure, toolHints } from '@toolwire/protocol';
 
 type Expand = (schema: object) => object;
 
@@ -289,17 +290,25 @@ function toBridgeTool(
     // again. Only where the polyfill says so: a browser's native tool is not checked by it.
     ...(selfValidating(info) ? { validates: SELF_VALIDATING } : {}),
     execute(args, context) {
+      const call = {
+        encoding: 'json',
+        signal: context.signal,
+        // The bridge serializes the result at once: JSON as it is need not be copied.
+        [WIRE_RESULT]: true,
+      } as CallToolOptions & { onProgress?: unknown };
+      // Only for a call that asked: the others hand the polyfill no listener.
+      if (context.reportProgress !== noProgress)
+        call.onProgress = progressTo(context.reportProgress);
       // callTool never throws (it rejects), so no async wrapper: one promise hop fewer a call.
-      return options.tools
-        .callTool(handle, args, {
-          encoding: 'json',
-          signal: context.signal,
-          // The bridge serializes the result at once: JSON as it is need not be copied.
-          [WIRE_RESULT]: true,
-        } as CallToolOptions)
-        .then(undefined, fail);
+      return options.tools.callTool(handle, args, call).then(undefined, fail);
     },
   };
+}
+
+/** The polyfill's `onProgress({progress, total, message})` as the bridge's reporter. */
+function progressTo(report: ReportProgress) {
+  return (update: { progress: number; total?: number; message?: string }) =>
+    report(update.progress, update.total, update.message);
 }
 
 /**

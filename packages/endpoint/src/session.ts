@@ -1,31 +1,26 @@
 /**
- * One page's connection to a host (see connect.ts for the whole contract): it opens a
- * Connection, says `session.open`, serves the host's requests through the tool bridge, answers
- * the host's session messages, and reconnects after a drop.
+ * One page's connection to a host (see connect.ts for the whole contract). The session layer of
+ * each connection (session.open, the welcome, heartbeats and silence, the frame limit, cancel and
+ * progress, serving requests through the tool bridge) is @toolwire/protocol's PageSessionCore;
+ * this class adds what outlives one connection: the page's tools and built-ins, pairing (the
+ * code traded for a credential), reconnecting with backoff, and the catalog push.
  */
 import { install } from '@toolwire/polyfill';
 import type {
   BridgeTool,
   GuardReport,
   ResponseEnvelope,
+  SessionOpenPayload,
   SessionWelcomePayload,
   ToolPolicy,
   TransportCloseInfo,
 } from '@toolwire/protocol';
-import {
-  createToolBridge,
-  isPlainObject,
-  readWelcome,
-  SESSION_CLOSE,
-  sessionOpen,
-  sessionPong,
-} from '@toolwire/protocol';
+import { createToolBridge, PageSessionCore, SESSION_CLOSE } from '@toolwire/protocol';
 import { createBuiltinTools } from './builtins/index.js';
 import { CatalogPush, guardReport } from './catalog-push.js';
 import { loadDeflate } from './chunks.js';
 import { pageGzip } from './compression.js';
 import type { Connection } from './connection.js';
-import { Watchdog } from './heartbeat.js';
 import type { ConnectOptions, PairedDetail, RefusedDetail, SessionStatus } from './options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './options.js';
 import { PageCatalog } from './page-catalog.js';
@@ -58,9 +53,6 @@ function tabIdentity(page: ConnectOptions['page']): { origin: string; url: strin
   };
 }
 
-/** 1009 in the application range: a page's close() accepts only 1000 and 3000-4999. */
-const MESSAGE_TOO_BIG = 4009;
-
 function randomId(): string {
   return typeof crypto !== 'undefined' && 'randomUUID' in crypto
     ? crypto.randomUUID()
@@ -80,6 +72,8 @@ export class Session extends EventTarget {
   #maxMessageBytes: number;
   #status: SessionStatus = 'connecting';
   #connection: Connection | undefined;
+  /** The session layer of `#connection`. */
+  #core: PageSessionCore | undefined;
   #closedByUser = false;
   #backoff: Backoff;
   #catalogPush: CatalogPush;
@@ -91,8 +85,6 @@ export class Session extends EventTarget {
   #catalog: PageCatalog;
   #address: string;
   #secret: Secret;
-  #welcome: SessionWelcomePayload | undefined;
-  #watchdog = new Watchdog();
   /** `request` / `response` have (or once had) a listener: only then are their events built. */
   #observed = { request: false, response: false };
   readonly sessionKey = randomId();
@@ -118,12 +110,12 @@ export class Session extends EventTarget {
       tools: () => [...this.#builtins, ...this.#catalog.tools],
       guard: options.guard ?? 'read-only',
       // The host's grant, as its welcome on this connection said (requirement 7).
-      grant: () => this.#welcome?.maxToolPolicy,
+      grant: () => this.#core?.welcome?.maxToolPolicy,
       validator: pageValidator(),
       // The host's word in its welcome (docs/wire.md "Large payloads"): `false` sends payloads
       // as they are; absent (no welcome yet, or a host that does not say) keeps the default,
       // gzipping 32 KiB or more, which every host reads.
-      compress: () => (this.#welcome?.compressPayloads === false ? false : gzipAsync),
+      compress: () => (this.#core?.welcome?.compressPayloads === false ? false : gzipAsync),
       // fflate, fetched only for a compressed request (or a gzip without CompressionStream).
       loadDeflate,
       limits: {
@@ -173,7 +165,7 @@ export class Session extends EventTarget {
 
   /** The host's grant on the current connection (undefined before its welcome, or if it sent none). */
   get grant(): ToolPolicy | undefined {
-    return this.#welcome?.maxToolPolicy;
+    return this.#core?.welcome?.maxToolPolicy;
   }
 
   override addEventListener(
@@ -208,8 +200,7 @@ export class Session extends EventTarget {
       document.removeEventListener('visibilitychange', this.#onVisibility);
     }
     this.#disposeBuiltins();
-    this.#watchdog.stop();
-    this.#connection?.close({ code: 1000, reason: 'closed by the page' });
+    this.#core?.close({ code: 1000, reason: 'closed by the page' });
     this.#setStatus('closed');
   }
 
@@ -229,27 +220,38 @@ export class Session extends EventTarget {
       return;
     }
     this.#connection = connection;
+    const core = new PageSessionCore({
+      transport: connection,
+      bridge: this.#bridge,
+      open: () => this.#openPayload(),
+      maxFrameBytes: this.#maxMessageBytes,
+      onWelcome: (welcome) => this.#onWelcome(welcome),
+      onClose: (info) => this.#onClose(connection, info),
+      beforeServe: this.#beforeServe,
+      onResponse: (response) => {
+        // The frame parsed: an envelope is built only for a page that listens.
+        if (this.#observed.response) {
+          this.dispatchEvent(new CustomEvent('response', { detail: response.envelope }));
+        }
+      },
+      onError: (error) => this.dispatchEvent(new CustomEvent('error', { detail: error })),
+    });
+    this.#core = core;
     this.#setStatus('connecting');
     connection.onopen = () => {
       this.#backoff.reset();
-      this.#watchdog.heardAt = Date.now();
       this.#setStatus('open');
       this.dispatchEvent(new Event('open'));
-      void this.#sendOpen(connection);
+      core.start();
     };
-    connection.onmessage = (frame) => this.#onMessage(connection, frame);
-    connection.onbinary = () => {
-      this.#watchdog.heardAt = Date.now();
-    };
+    connection.onbinary = () => core.heard();
     connection.onerror = () => this.dispatchEvent(new Event('error'));
-    connection.onclose = (info) => this.#onClose(connection, info);
   }
 
   #onClose(connection: Connection, { code = 1005, reason = '' }: TransportCloseInfo): void {
     if (this.#connection !== connection) return;
     this.#connection = undefined;
-    this.#welcome = undefined;
-    this.#watchdog.stop();
+    this.#core = undefined;
     // The host said no to this tab's code or credential, or revoked it: retrying cannot help.
     const refused = code === SESSION_CLOSE.pairingRefused || code === SESSION_CLOSE.revoked;
     if (refused) this.#closedByUser = true;
@@ -272,46 +274,24 @@ export class Session extends EventTarget {
     }
   }
 
-  /** `session.open`, once the guard report is ready (requests meanwhile are served as usual). */
-  async #sendOpen(connection: Connection): Promise<void> {
+  /** What `session.open` says, once the guard report is ready (requests meanwhile are served). */
+  async #openPayload(): Promise<SessionOpenPayload> {
     let guard: GuardReport | undefined;
     try {
       guard = guardReport(await this.#bridge.snapshot(), this.#options.guard);
     } catch {
       // The open still says who we are; the next catalog push carries the guard.
     }
-    if (this.#connection !== connection) return;
-    this.#send(
-      connection,
-      sessionOpen({
-        sdk: { name: SDK_NAME, version: SDK_VERSION },
-        page: tabIdentity(this.#options.page),
-        session: this.sessionKey,
-        ...(guard ? { guard } : {}),
-      }),
-    );
+    return {
+      sdk: { name: SDK_NAME, version: SDK_VERSION },
+      page: tabIdentity(this.#options.page),
+      session: this.sessionKey,
+      ...(guard ? { guard } : {}),
+    };
   }
 
-  /** The host's session messages: the welcome, pings. True when `frame` was one. */
-  #onSessionMessage(connection: Connection, frame: string): boolean {
-    // Cheap test first: tool traffic never starts its type with "session.".
-    if (!frame.includes('"session.')) return false;
-    let message: unknown;
-    try {
-      message = JSON.parse(frame);
-    } catch {
-      return false;
-    }
-    if (!isPlainObject(message)) return false;
-    if (message.type === 'session.ping' && typeof message.id === 'string') {
-      this.#send(connection, sessionPong({ id: message.id }));
-      return true;
-    }
-    if (message.type !== 'session.welcome') return false;
-    const welcome = readWelcome(message);
-    if (!welcome) return true;
-    this.#welcome = welcome;
-    this.#watchdog.start(welcome.heartbeatIntervalMs, () => this.#dropSilent(connection));
+  /** The host's welcome on this connection: a pairing code is spent for its credential. */
+  #onWelcome(welcome: SessionWelcomePayload): void {
     this.dispatchEvent(new CustomEvent('welcome', { detail: welcome }));
     if (welcome.credential && this.#secret?.name === 'pair') {
       // The code is spent: this tab reconnects with its credential from now on.
@@ -326,56 +306,20 @@ export class Session extends EventTarget {
         }),
       );
     }
-    return true;
   }
 
-  /** The host went quiet: close, and go on at once (browsers report the close only after the
-   * handshake; a dead peer never finishes it). */
-  #dropSilent(connection: Connection): void {
-    if (this.#connection !== connection) return;
-    const info = { code: SESSION_CLOSE.silent, reason: 'the host stopped answering' };
-    connection.close(info);
-    this.#onClose(connection, info);
-  }
+  /** Before a request is served: the page's tools settle first; a `request` listener hears it. */
+  #beforeServe = (frame: string): Promise<unknown> | undefined => {
+    const refreshing = this.#catalog.refreshing;
+    if (refreshing) return refreshing.then(() => this.#announce(frame));
+    this.#announce(frame);
+    return undefined;
+  };
 
-  #onMessage(connection: Connection, frame: string): void {
-    this.#watchdog.heardAt = Date.now();
-    const max = this.#maxMessageBytes;
-    // UTF-16 length is a lower bound of the UTF-8 size; a frame that long is too big already.
-    if (
-      frame.length > max ||
-      (frame.length * 3 > max && new TextEncoder().encode(frame).byteLength > max)
-    ) {
-      connection.close({ code: MESSAGE_TOO_BIG, reason: 'message too big' });
-      return;
-    }
-    if (this.#onSessionMessage(connection, frame)) return;
-    void this.#serve(connection, frame);
-  }
-
-  async #serve(connection: Connection, frame: string): Promise<void> {
-    try {
-      if (this.#catalog.refreshing) await this.#catalog.refreshing;
-      // The request event's detail parses the frame only if a listener reads it.
-      if (this.#observed.request) {
-        this.dispatchEvent(new CustomEvent('request', { detail: lazyPeek(frame) }));
-      }
-      const response = await this.#bridge.handle(frame);
-      if (!response) return;
-      if (!connection.isOpen || this.#connection !== connection) {
-        console.warn(
-          `toolwire: the connection closed before ${response.id} could be sent; its result is dropped.`,
-        );
-        return;
-      }
-      connection.send(response.frame);
-      if (this.#observed.response) {
-        // The frame parsed: an envelope is built only for a page that listens.
-        this.dispatchEvent(new CustomEvent('response', { detail: response.envelope }));
-      }
-    } catch (error) {
-      // handle() never throws; a send on a closing connection might.
-      this.dispatchEvent(new CustomEvent('error', { detail: error }));
+  #announce(frame: string): void {
+    // The request event's detail parses the frame only if a listener reads it.
+    if (this.#observed.request) {
+      this.dispatchEvent(new CustomEvent('request', { detail: lazyPeek(frame) }));
     }
   }
 

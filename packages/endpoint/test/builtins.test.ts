@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 
 import type { BridgeTool, ToolBridge, ToolContext } from '@toolwire/protocol';
-import { createToolBridge, decodePayload } from '@toolwire/protocol';
+import { createToolBridge, decodePayload, noProgress } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BuiltinTools, CaptureProvider } from '../src/builtins/index.js';
 import { createBuiltinTools } from '../src/builtins/index.js';
@@ -85,6 +85,7 @@ function setUp(html = PAGE, captureProvider?: CaptureProvider): Harness {
     callId: null,
     toolId,
     signal: new AbortController().signal,
+    reportProgress: noProgress,
   });
   const send = async (type: string, payload: unknown) => {
     const response = await bridge.handle({

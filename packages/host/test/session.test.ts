@@ -270,28 +270,35 @@ describe('calls', () => {
     expect(page.requests('tool.call')).toHaveLength(1);
   });
 
-  it('time out with tool_timeout when the page never answers', async () => {
-    const held = latch();
+  it('time out with tool_timeout 2 s after the deadline they carry, when the page never answers', async () => {
+    const held: any[] = [];
+    const sent = latch();
     const { session } = await setup(
       {
-        tools: [echo],
+        tools: [echo, write],
         intercept: (m) => {
           if (m.type !== 'tool.call') return undefined;
-          held.open();
+          held.push(m);
+          if (held.length === 2) sent.open();
           return 'hold';
         },
       },
-      { timeoutMs: 100 },
+      { callTimeoutMs: 100, maxToolPolicy: 'write' },
     );
     // Time is the subject: from here on only the test's clock ends the call (and a catalog
     // refresh the call may need first cannot time out on the loaded real clock).
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
-    const outcome = session.call('demo.echo').catch((e) => e);
-    await held.wait;
-    await vi.advanceTimersByTimeAsync(99);
-    expect(session.pendingCount).toBe(1);
+    const read = session.call('demo.echo').catch((e) => e);
+    const writing = session.call('notes.add').catch((e) => e);
+    await sent.wait;
+    // The deadline travels with the call: the page gives up then, the host 2 s later.
+    expect(held.map((m) => m.payload.timeoutMs)).toEqual([100, 100]);
+    await vi.advanceTimersByTimeAsync(2099);
+    expect(session.pendingCount).toBe(2);
     await vi.advanceTimersByTimeAsync(1);
-    expect(await outcome).toMatchObject({ code: 'tool_timeout', retryable: true });
+    // Retryable only for the tool that reads: the other may have acted.
+    expect(await read).toMatchObject({ code: 'tool_timeout', retryable: true });
+    expect(await writing).toMatchObject({ code: 'tool_timeout', retryable: false });
     expect(session.pendingCount).toBe(0);
   });
 

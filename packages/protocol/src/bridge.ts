@@ -5,7 +5,8 @@
  * - dispatch.ts: reads each message and answers tool.query / tool.call / tool.batch with
  *   exactly one response, or passes it through; never throws;
  * - call.ts: one call's checks in docs/wire.md's order, each with its code, then evidence;
- * - deadlines.ts: the call timeout, one sweep timer for all running calls;
+ * - deadlines.ts: the running calls and batches: their deadlines (one sweep timer for all),
+ *   cancels by request id, and progress for those that asked;
  * - frame.ts: writing the response frame, where serializability is checked (a payload that
  *   cannot be serialized becomes `tool_protocol_bridge_failed`; >= 32 KiB is gzip-wrapped when
  *   that is smaller, after it is written).
@@ -17,6 +18,7 @@ import { createCallPipeline, DEFAULT_EVIDENCE } from './call.js';
 import type { CatalogState, ToolSource } from './catalog.js';
 import { buildCatalogState, createDefinitionCache, evaluateAvailability } from './catalog.js';
 import type { CodecLimits, GzipAsync } from './codec.js';
+import type { HandleScope } from './deadlines.js';
 import { createDeadlines } from './deadlines.js';
 import type { DeflateModule } from './deflate-load.js';
 import { importDeflate } from './deflate-load.js';
@@ -27,13 +29,18 @@ import type { Guard, GuardPreset } from './guard.js';
 import { resolveGuard } from './guard.js';
 import { DEFAULT_MAX_DEPTH, FRAME_DEPTH_ALLOWANCE } from './json.js';
 import type { ToolPolicy } from './messages.js';
+import { DEFAULT_CALL_TIMEOUT_MS } from './messages.js';
 import type { ValidatorProvider } from './validator.js';
 
 export type { EvidenceProvider } from './call.js';
 export { DEFAULT_EVIDENCE } from './call.js';
+export type { HandleScope } from './deadlines.js';
 
 export interface BridgeLimits extends CodecLimits {
-  /** Give up on a tool that has not settled after this long (its signal aborts). Default 60 s; 0 = never. */
+  /**
+   * Give up on a tool that has not settled after this long (its signal aborts). Default 60 s;
+   * 0 = never. A request's own `timeoutMs` applies when it is smaller.
+   */
   callTimeoutMs?: number;
 }
 
@@ -87,7 +94,17 @@ export interface BridgeSnapshot extends BridgeRevisions {
 }
 
 export interface ToolBridge {
-  handle(message: unknown): Promise<BridgeResponse | undefined>;
+  /**
+   * Answers one message (undefined: not a tool request). `scope` is the connection it came on:
+   * its requests report progress there, and only a cancel naming that scope reaches them.
+   */
+  handle(message: unknown, scope?: HandleScope): Promise<BridgeResponse | undefined>;
+  /**
+   * Cancels the pending `tool.call` or `tool.batch` `requestId` (of `scope`, when given): its
+   * tool's signal aborts with a `tool_call_cancelled` ToolProtocolError and the request is
+   * answered with that code (a batch stops). False when no such request is pending.
+   */
+  cancel(requestId: string, scope?: HandleScope, reason?: string): boolean;
   /** The tool set or guard changed: rebuild revisions on the next request. */
   invalidate(): void;
   /** Both revisions as of now (availability evaluated now), without a request. */
@@ -136,14 +153,16 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
     },
   };
 
+  const deadlines = createDeadlines(options.limits?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
   const handle = createDispatch({
     catalog,
+    deadlines,
     runCall: createCallPipeline({
       validator: options.validator,
       evidence: { ...DEFAULT_EVIDENCE, ...options.evidence },
       maxDepth,
       grant: options.grant,
-      runTool: createDeadlines(options.limits?.callTimeoutMs ?? 60_000),
+      deadlines,
     }),
     frameLimits: { maxInflatedBytes: options.limits?.maxInflatedBytes, maxDepth: frameDepth },
     write: { maxDepth: frameDepth },
@@ -158,6 +177,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
 
   return {
     handle,
+    cancel: deadlines.cancel,
     invalidate() {
       statePromise = undefined;
       ready = undefined;

@@ -8,8 +8,9 @@
  * 4. availability, evaluated again now: its `code` (default `tool_unavailable`);
  * 5. arguments not an object `tool_arguments_invalid`; failing argumentsSchema
  *    `tool_arguments_schema_invalid` (unless the tool validates its own);
- * 6. the tool throws `tool_execution_exception`, times out `tool_execution_timeout`, reports
- *    failure `tool_execution_failed` (or its own code);
+ * 6. the tool throws `tool_execution_exception`, times out `tool_execution_timeout` (retryable
+ *    only for a `read` tool), is cancelled `tool_call_cancelled`, reports failure
+ *    `tool_execution_failed` (or its own code);
  * 7. the result cannot be serialized `tool_protocol_bridge_failed` (checked here only when the
  *    caller must know now, else where the frame is written); fails resultSchema
  *    `tool_result_schema_invalid` (unless the tool validates its own);
@@ -17,7 +18,7 @@
  */
 import type { CatalogState } from './catalog.js';
 import { normalizeRuntime, runtimeFromFailure } from './catalog.js';
-import type { RunTool } from './deadlines.js';
+import type { Deadlines, RunningRequest } from './deadlines.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
 import type { RequestInfo } from './frame.js';
 import { describe } from './frame.js';
@@ -75,7 +76,7 @@ export interface PipelineOptions {
   maxDepth: number;
   /** The paired host's grant, read at every call. */
   grant: (() => ToolPolicy | undefined) | undefined;
-  runTool: RunTool;
+  deadlines: Deadlines;
 }
 
 export type CallPipeline = (
@@ -83,10 +84,11 @@ export type CallPipeline = (
   call: unknown,
   request: RequestInfo,
   how: CallOptions,
+  running: RunningRequest,
 ) => Promise<CallOutcome>;
 
 export function createCallPipeline(options: PipelineOptions): CallPipeline {
-  const { validator, evidence, maxDepth, grant: readGrant, runTool } = options;
+  const { validator, evidence, maxDepth, grant: readGrant, deadlines } = options;
 
   // Compiled validators by schema object: a definition's schemas are the same objects call
   // after call, so most calls skip the provider (and its awaits) entirely.
@@ -130,7 +132,7 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
     }
   };
 
-  const run: CallPipeline = async (state, call, request, how) => {
+  const run: CallPipeline = async (state, call, request, how, running) => {
     // 1. The payload and its toolId.
     if (!isPlainObject(call)) {
       return failure(
@@ -207,21 +209,26 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
         return failure(toolId, schemaFailure('arguments', toolId, argsCheck.errors));
       }
     }
-    // 6. The tool, under its deadline (inline: one promise hop fewer a call).
+    // 6. The tool, under its deadline and open to a cancel (inline: one promise hop fewer a call).
     const args =
       definition.argumentEncoding === 'flattened-string'
         ? flattenArguments(rawArgs, request)
         : rawArgs;
     let returned: unknown;
     try {
-      returned = await runTool(tool, args, {
-        requestId: request.id,
-        sessionId: request.sessionId,
-        callId: typeof call.callId === 'string' ? call.callId : null,
-        toolId,
-      });
+      returned = await deadlines.run(
+        tool,
+        args,
+        {
+          requestId: request.id,
+          sessionId: request.sessionId,
+          callId: typeof call.callId === 'string' ? call.callId : null,
+          toolId,
+        },
+        running,
+      );
     } catch (error) {
-      return failure(toolId, thrownError(error, toolId));
+      return failure(toolId, thrownError(error, toolId, definition.policy));
     }
     if (isToolFailureOutcome(returned)) {
       const error = errorPayload(
@@ -253,7 +260,7 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
     // 8. Evidence, on success only.
     const evidenceResult =
       how.evidence && call.after !== undefined && call.after !== null
-        ? await captureEvidence(state, call.after, toolId, request)
+        ? await captureEvidence(state, call.after, toolId, request, running)
         : null;
     return { toolId, success: true, message, result: wireResult, evidence: evidenceResult };
   };
@@ -263,6 +270,7 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
     after: unknown,
     toolId: string,
     request: RequestInfo,
+    running: RunningRequest,
   ): Promise<Record<string, CallOutcome> | null> => {
     if (after === undefined || after === null || !isPlainObject(after)) return null;
     const asked = after as AfterRequest;
@@ -291,6 +299,7 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
         { toolId: provider.toolId, arguments: args ?? {} },
         request,
         EVIDENCE_CALL,
+        running,
       );
     }
     return Object.keys(captured).length > 0 ? captured : null;
@@ -299,10 +308,16 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
   return run;
 }
 
-/** What a tool threw (or its deadline did), as the call's error. */
-function thrownError(error: unknown, toolId: string): ErrorPayload {
-  if (error instanceof ToolProtocolError && error.code === 'tool_execution_timeout') {
-    return error.toPayload();
+/**
+ * What a tool threw (or its deadline or a cancel did), as the call's error. A timeout is worth
+ * retrying only for a tool that reads: another may have acted before it was given up on.
+ */
+function thrownError(error: unknown, toolId: string, policy: ToolPolicy): ErrorPayload {
+  if (error instanceof ToolProtocolError) {
+    if (error.code === 'tool_execution_timeout') {
+      return { ...error.toPayload(), retryable: policy === 'read' };
+    }
+    if (error.code === 'tool_call_cancelled') return error.toPayload();
   }
   return errorPayload(
     'tool_execution_exception',

@@ -54,14 +54,29 @@ export interface BridgeToolDefinition {
   annotations?: ToolHints;
 }
 
+/**
+ * How a tool reports how far it has got (docs/wire.md "Deadlines, cancel and progress"):
+ * `progress` must grow from one report to the next. Sent to the host only when the request
+ * asked; otherwise it is `noProgress`, one function shared by every call, which does nothing.
+ */
+export type ReportProgress = (progress: number, total?: number, message?: string) => void;
+
+/** The reporter of every call that did not ask for progress. */
+export const noProgress: ReportProgress = () => {};
+
 export interface ToolContext {
   /** The request id (the batch id for batch items). */
   requestId: string;
   sessionId: string | null;
   callId: string | null;
   toolId: string;
-  /** Aborted when the bridge gives up on the call (`limits.callTimeoutMs`). */
+  /**
+   * Aborted when the bridge gives up on the call: its deadline passed (reason: a
+   * `tool_execution_timeout` ToolProtocolError) or the caller cancelled it (`tool_call_cancelled`).
+   */
   signal: AbortSignal;
+  /** Reports progress to a caller that asked for it; `noProgress` when none did. */
+  reportProgress: ReportProgress;
 }
 
 export interface BridgeTool {

@@ -6,9 +6,10 @@
  * 2. Responses are correlated by `replyTo` only (the envelope is never compressed), then their
  *    payload is decoded (`$ansightEncoding`).
  * 3. Each request times out (default 20 s) with `tool_timeout`; an aborted signal gives
- *    `tool_request_aborted`.
+ *    `tool_call_cancelled` at once, and `onCancel` hears of a request that had left.
  * 4. When the transport closes, every pending request fails at once with
- *    `tool_transport_closed` and every timer is cleared.
+ *    `tool_transport_closed` and every timer is cleared. Both codes are retryable unless the
+ *    request was not idempotent (`idempotent: false`) and had left: the page may have acted.
  * 5. A reply that names a pending request but cannot be used fails that request at once with
  *    `tool_protocol_invalid_response` (`details.reason`: unreadable, reply_to_missing,
  *    type_invalid, type_mismatch, payload_encoding, payload_invalid), never after the timeout.
@@ -44,6 +45,7 @@ import {
   readResponse,
   requestIdOfResponseId,
 } from './reply.js';
+import type { ProgressReport } from './session/messages.js';
 import type { Transport, TransportCloseInfo } from './transport.js';
 
 export type { DecodedResponse } from './reply.js';
@@ -67,6 +69,11 @@ export interface ToolClientOptions {
   onError?: (error: ToolProtocolError, frame: string) => void;
   /** The transport closed; pending requests have already been failed. */
   onClose?: (info: TransportCloseInfo) => void;
+  /**
+   * A request that had been sent was cancelled by its signal (it has already been rejected
+   * with `tool_call_cancelled`): tell the page, if the protocol above has a way.
+   */
+  onCancel?: (requestId: string, type: RequestType, reason: unknown) => void;
 }
 
 export interface RequestOptions {
@@ -74,6 +81,13 @@ export interface RequestOptions {
   id?: string;
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * False when sending the request twice may do twice what it does (a tool that writes): a
+   * `tool_timeout` or `tool_transport_closed` after it was sent is then not retryable. Default true.
+   */
+  idempotent?: boolean;
+  /** Progress the page reports for this request (`progress()`), each larger than the last. */
+  onProgress?: (report: ProgressReport) => void;
 }
 
 export interface ToolClient {
@@ -83,6 +97,11 @@ export interface ToolClient {
   batch(payload: BatchPayload, options?: RequestOptions): Promise<BatchResultPayload>;
   /** Any request; resolves with whatever response came back, tool.error included. */
   request(type: RequestType, payload: unknown, options?: RequestOptions): Promise<DecodedResponse>;
+  /**
+   * Hands a progress report to pending request `requestId`'s `onProgress`: true when it went
+   * there, false when no such request listens or `progress` did not grow.
+   */
+  progress(requestId: string, report: ProgressReport): boolean;
   readonly pendingCount: number;
   readonly closed: boolean;
   setSessionId(sessionId: string | null): void;
@@ -97,6 +116,10 @@ interface Pending {
   /** Only when the caller passed a signal: the listener to take off it again. */
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** What `tool_timeout` and `tool_transport_closed` say of retrying (the request had left). */
+  idempotent: boolean;
+  onProgress: ((report: ProgressReport) => void) | undefined;
+  lastProgress: number;
 }
 
 const EXPECTED: Record<RequestType, ResponseType> = {
@@ -136,8 +159,10 @@ export function createToolClient(
   // One function for every request's timer (its id and timeout are the timer's arguments), so
   // a request allocates no closure for it.
   const expire = (id: string, timeoutMs: number): void => {
-    settle(id)?.reject(
+    const entry = settle(id);
+    entry?.reject(
       new ToolProtocolError('tool_timeout', `No response to "${id}" within ${timeoutMs} ms.`, {
+        retryable: entry.idempotent,
         details: { requestId: id, timeoutMs },
       }),
     );
@@ -259,11 +284,13 @@ export function createToolClient(
   const failAll = (info: TransportCloseInfo): void => {
     const reason = info.reason ? `: ${info.reason}` : '';
     for (const id of [...pending.keys()]) {
-      settle(id)?.reject(
+      const entry = settle(id);
+      entry?.reject(
         new ToolProtocolError(
           'tool_transport_closed',
           `The connection closed before a response arrived${reason}.`,
           {
+            retryable: entry.idempotent,
             details: { code: info.code ?? null, requestId: id },
           },
         ),
@@ -305,9 +332,11 @@ export function createToolClient(
     if (signal?.aborted) {
       return Promise.reject(
         new ToolProtocolError(
-          'tool_request_aborted',
-          'The request was aborted before it was sent.',
-          { cause: signal.reason },
+          'tool_call_cancelled',
+          'The request was cancelled before it was sent.',
+          {
+            cause: signal.reason,
+          },
         ),
       );
     }
@@ -329,17 +358,27 @@ export function createToolClient(
         timer: undefined,
         signal: undefined,
         onAbort: undefined,
+        idempotent: requestOptions.idempotent !== false,
+        onProgress: requestOptions.onProgress,
+        lastProgress: Number.NEGATIVE_INFINITY,
       };
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
         entry.timer = setTimeout(expire, timeoutMs, id, timeoutMs);
       }
       if (signal) {
         const onAbort = () => {
-          settle(id)?.reject(
-            new ToolProtocolError('tool_request_aborted', `Request "${id}" was aborted.`, {
+          const entry = settle(id);
+          if (!entry) return;
+          entry.reject(
+            new ToolProtocolError('tool_call_cancelled', `Request "${id}" was cancelled.`, {
               cause: signal.reason,
             }),
           );
+          try {
+            options.onCancel?.(id, type, signal.reason);
+          } catch {
+            // The caller has its answer; a failing hook must not turn into another.
+          }
         };
         entry.signal = signal;
         entry.onAbort = onAbort;
@@ -380,6 +419,17 @@ export function createToolClient(
     batch: (payload, requestOptions) =>
       expect<BatchResultPayload>('tool.batch', payload, requestOptions),
     request,
+    progress(requestId, report) {
+      const entry = pending.get(requestId);
+      if (!entry?.onProgress || !(report.progress > entry.lastProgress)) return false;
+      entry.lastProgress = report.progress;
+      try {
+        entry.onProgress(report);
+      } catch {
+        // A throwing listener must not break the connection's message loop.
+      }
+      return true;
+    },
     get pendingCount() {
       return pending.size;
     },

@@ -1,83 +1,224 @@
 /**
- * Deadlines for running tools (`limits.callTimeoutMs`): a tool that has not settled in time is
- * given up on with `tool_execution_timeout`, and the signal it was handed aborts with that
- * error as its reason.
+ * The requests a bridge is running, and how each ends early (docs/wire.md "Deadlines, cancel and
+ * progress"):
  *
- * One sweep timer serves every running call rather than a timer per call (a timer per call
- * cost a browser ~25 us of a ~100 us round trip). It runs only while calls are running.
+ * 1. A request's deadline is the smaller of the caller's `timeoutMs` (ms from receipt; for a
+ *    batch, the whole batch) and `limits.callTimeoutMs` per tool run. A tool still running then
+ *    is given up on with `tool_execution_timeout`, its signal aborted with that error.
+ * 2. A cancel (by request id) aborts the running tool's signal with `tool_call_cancelled`, gives
+ *    up on it at once, and stops the request: nothing else of it runs.
+ * 3. A request that asked (`progress: true`) hands its tools a reporter that reaches the
+ *    handle()'s scope while the request is pending; every other call shares `noProgress`.
+ *
+ * One sweep timer serves every running tool rather than a timer per call (a timer per call cost
+ * a browser ~25 us of a ~100 us round trip). It runs only while tools with a deadline run. The
+ * request's own record is the one object a call adds: it carries the running tool's abort too.
  */
-import type { BridgeTool, ToolContext } from './catalog.js';
+import type { BridgeTool, ReportProgress, ToolContext } from './catalog.js';
+import { noProgress } from './catalog.js';
 import { ToolProtocolError } from './errors.js';
+import { isPlainObject } from './messages.js';
 
-/** Runs `tool` with a signal of its own; settles with the tool, or with the timeout first. */
-export type RunTool = (
-  tool: BridgeTool,
-  args: Record<string, unknown>,
-  context: Omit<ToolContext, 'signal'>,
-) => Promise<unknown>;
-
-interface Running {
-  deadline: number;
-  expire(): void;
+/** Where a handle()'s requests report to: one per connection, so a cancel reaches only its own. */
+export interface HandleScope {
+  /** Progress of a request that asked for it, while it is pending. */
+  onProgress?: (requestId: string, progress: number, total?: number, message?: string) => void;
 }
 
-/** `timeoutMs` 0: no deadline (the tool still gets a signal, which never aborts). */
-export function createDeadlines(timeoutMs: number): RunTool {
-  const running = new Set<Running>();
-  let sweeper: ReturnType<typeof setInterval> | undefined;
+/** What a tool is told of its call, beside its signal and reporter. */
+export type CallInfo = Omit<ToolContext, 'signal' | 'reportProgress'>;
 
-  const sweep = () => {
+/** One `tool.call` or `tool.batch` while the bridge runs it. */
+export class RunningRequest {
+  readonly id: string;
+  readonly scope: HandleScope | undefined;
+  /** The caller's deadline (epoch ms), Infinity without one; and the caller's `timeoutMs`. */
+  readonly deadline: number;
+  readonly timeoutMs: number;
+  reportProgress: ReportProgress = noProgress;
+  /** Set by a cancel: the error the request ends with. */
+  cancelled: ToolProtocolError | undefined = undefined;
+  /** Answered: no more progress, no cancel. */
+  done = false;
+  // The tool running now, if any: its abort, the promise to settle at once, its deadline.
+  controller: AbortController | undefined = undefined;
+  reject: ((error: unknown) => void) | undefined = undefined;
+  toolDeadline = Number.POSITIVE_INFINITY;
+  /** The limit that set toolDeadline, for the timeout's message. */
+  toolTimeoutMs = 0;
+
+  constructor(id: string, scope: HandleScope | undefined, receivedAt: number, timeoutMs: number) {
+    this.id = id;
+    this.scope = scope;
+    this.timeoutMs = timeoutMs;
+    this.deadline = timeoutMs > 0 ? receivedAt + timeoutMs : Number.POSITIVE_INFINITY;
+  }
+
+  /** True once the caller's deadline has passed. */
+  expired(now = Date.now()): boolean {
+    return this.deadline <= now;
+  }
+}
+
+export interface Deadlines {
+  /** A call or batch starts (its payload read): its deadline, progress and cancel. */
+  open(
+    id: string,
+    payload: unknown,
+    scope: HandleScope | undefined,
+    receivedAt: number,
+  ): RunningRequest;
+  /** The request is answered. */
+  close(request: RunningRequest): void;
+  /** Cancels request `id` (only one opened in `scope`, when given); false if none is pending. */
+  cancel(id: string, scope?: HandleScope, reason?: string): boolean;
+  /** Runs `tool` for `request`: settles with the tool, or at once on its deadline or a cancel. */
+  run(
+    tool: BridgeTool,
+    args: Record<string, unknown>,
+    info: CallInfo,
+    request: RunningRequest,
+  ): Promise<unknown>;
+}
+
+/** The caller's `timeoutMs` of a payload: a positive finite number, else none (0). */
+function callerTimeout(payload: unknown): number {
+  const value = isPlainObject(payload) ? payload.timeoutMs : undefined;
+  return typeof value === 'number' && value > 0 && Number.isFinite(value) ? value : 0;
+}
+
+function timeoutError(ms: number): ToolProtocolError {
+  return new ToolProtocolError('tool_execution_timeout', `Tool did not finish within ${ms} ms.`, {
+    details: { timeoutMs: ms },
+  });
+}
+
+/** A sweep period for a deadline `remaining` ms away: a quarter of it, within 10 ms to 1 s. */
+const periodFor = (remaining: number): number => Math.max(10, Math.min(1000, remaining / 4));
+
+/** `callTimeoutMs` 0: no deadline of the page's own (a caller's still applies). */
+export function createDeadlines(callTimeoutMs: number): Deadlines {
+  const pending = new Map<string, RunningRequest>();
+  /** Requests whose tool runs under a finite deadline. */
+  const timed = new Set<RunningRequest>();
+  let sweeper: ReturnType<typeof setInterval> | undefined;
+  let period = Number.POSITIVE_INFINITY;
+
+  /** Gives up on the tool `request` runs now: its signal aborts with `error`, its run rejects. */
+  const stop = (request: RunningRequest, error: ToolProtocolError): void => {
+    const { controller, reject } = request;
+    if (!controller || !reject) return;
+    release(request);
+    controller.abort(error);
+    reject(error);
+  };
+
+  const release = (request: RunningRequest): void => {
+    if (request.toolDeadline !== Number.POSITIVE_INFINITY) timed.delete(request);
+    request.controller = undefined;
+    request.reject = undefined;
+    request.toolDeadline = Number.POSITIVE_INFINITY;
+  };
+
+  const sweep = (): void => {
     const now = Date.now();
-    for (const call of running) {
-      if (call.deadline <= now) {
-        running.delete(call);
-        call.expire();
-      }
+    for (const request of timed) {
+      if (request.toolDeadline <= now) stop(request, timeoutError(request.toolTimeoutMs));
     }
-    if (running.size === 0 && sweeper !== undefined) {
+    if (timed.size === 0 && sweeper !== undefined) {
       clearInterval(sweeper);
       sweeper = undefined;
+      period = Number.POSITIVE_INFINITY;
     }
   };
 
-  return (tool, args, context) => {
-    const controller = new AbortController();
-    let execution: Promise<unknown>;
-    try {
-      execution = Promise.resolve(tool.execute(args, { ...context, signal: controller.signal }));
-    } catch (error) {
-      execution = Promise.reject(error);
-    }
-    if (!timeoutMs) return execution;
-    // One promise that settles with the tool or with the sweep's timeout, whichever is first.
-    return new Promise((resolve, reject) => {
-      const call: Running = {
-        deadline: Date.now() + timeoutMs,
-        expire: () => {
-          controller.abort(
-            new ToolProtocolError(
-              'tool_execution_timeout',
-              `Tool did not finish within ${timeoutMs} ms.`,
-            ),
-          );
-          reject(controller.signal.reason);
-        },
-      };
-      running.add(call);
-      if (sweeper === undefined) {
-        sweeper = setInterval(sweep, Math.max(10, Math.min(1000, timeoutMs / 4)));
-        (sweeper as { unref?: () => void }).unref?.();
+  const watch = (request: RunningRequest, remaining: number): void => {
+    timed.add(request);
+    const wanted = periodFor(remaining);
+    if (sweeper !== undefined && wanted >= period) return;
+    clearInterval(sweeper);
+    period = wanted;
+    sweeper = setInterval(sweep, wanted);
+    (sweeper as { unref?: () => void }).unref?.();
+  };
+
+  return {
+    open(id, payload, scope, receivedAt) {
+      const request = new RunningRequest(id, scope, receivedAt, callerTimeout(payload));
+      const onProgress = scope?.onProgress;
+      if (onProgress && (payload as { progress?: unknown } | undefined)?.progress === true) {
+        request.reportProgress = (progress, total, message) => {
+          if (!request.done) onProgress(id, progress, total, message);
+        };
       }
-      execution.then(
-        (value) => {
-          running.delete(call);
-          resolve(value);
-        },
-        (error) => {
-          running.delete(call);
-          reject(error);
-        },
+      // Ids are unique on a connection; a host that reuses one while it runs cancels the latest.
+      pending.set(id, request);
+      return request;
+    },
+
+    close(request) {
+      request.done = true;
+      if (pending.get(request.id) === request) pending.delete(request.id);
+    },
+
+    cancel(id, scope, reason) {
+      const request = pending.get(id);
+      if (!request || request.cancelled || (scope !== undefined && request.scope !== scope)) {
+        return false;
+      }
+      const because = reason ? `: ${reason.slice(0, 256)}` : '.';
+      request.cancelled = new ToolProtocolError(
+        'tool_call_cancelled',
+        `The caller cancelled request "${id.slice(0, 128)}"${because}`,
       );
-    });
+      stop(request, request.cancelled);
+      return true;
+    },
+
+    run(tool, args, info, request) {
+      if (request.cancelled) return Promise.reject(request.cancelled);
+      const now = Date.now();
+      if (request.expired(now)) return Promise.reject(timeoutError(request.timeoutMs));
+      const controller = new AbortController();
+      let execution: Promise<unknown>;
+      try {
+        execution = Promise.resolve(
+          tool.execute(args, {
+            ...info,
+            signal: controller.signal,
+            reportProgress: request.reportProgress,
+          }),
+        );
+      } catch (error) {
+        execution = Promise.reject(error);
+      }
+      // The page's own limit for this run, or the caller's deadline if that comes first.
+      let deadline = callTimeoutMs > 0 ? now + callTimeoutMs : Number.POSITIVE_INFINITY;
+      let limitMs = callTimeoutMs;
+      if (request.deadline < deadline) {
+        deadline = request.deadline;
+        limitMs = request.timeoutMs;
+      }
+      // One promise that settles with the tool, or with its deadline or a cancel, first.
+      return new Promise((resolve, reject) => {
+        request.controller = controller;
+        request.reject = reject;
+        request.toolDeadline = deadline;
+        request.toolTimeoutMs = limitMs;
+        if (deadline !== Number.POSITIVE_INFINITY) watch(request, deadline - now);
+        execution.then(
+          (value) => {
+            if (request.controller !== controller) return;
+            release(request);
+            resolve(value);
+          },
+          (error) => {
+            if (request.controller !== controller) return;
+            release(request);
+            reject(error);
+          },
+        );
+      });
+    },
   };
 }

@@ -8,14 +8,18 @@
  *    `tool_payload_too_deep`); with no readable id the response id is `tool.error.<32 hex>`
  *    and there is no replyTo. An unknown `tool.*` type gets `tool_protocol_unknown_type`.
  * 3. Batches run their calls sequentially and stop after the first failure unless
- *    `continueOnError` (docs/wire.md "tool.batch").
- * 4. Never throws: whatever goes wrong inside becomes a coded tool.error.
+ *    `continueOnError` (docs/wire.md "tool.batch"); a cancel or the batch's deadline stops them
+ *    whatever `continueOnError` says.
+ * 4. A call or batch is a RunningRequest from its payload to its answer (deadlines.ts): a
+ *    cancelled call is answered `tool_call_cancelled`.
+ * 5. Never throws: whatever goes wrong inside becomes a coded tool.error.
  */
 import type { CallPipeline } from './call.js';
 import { CALL, CALL_WALKED, failure } from './call.js';
 import type { CatalogState } from './catalog.js';
 import type { CodecLimits, GzipAsync, InflateText } from './codec.js';
 import { decodeWith, inflateTextWith, PAYLOAD_ENCODING, parseFrame } from './codec.js';
+import type { Deadlines, HandleScope, RunningRequest } from './deadlines.js';
 import type { DeflateModule } from './deflate-load.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
 import type { BridgeResponse, RequestInfo, WriteOptions } from './frame.js';
@@ -45,6 +49,7 @@ export interface CatalogHolder {
 export interface DispatchOptions {
   catalog: CatalogHolder;
   runCall: CallPipeline;
+  deadlines: Deadlines;
   /** Limits on an incoming frame and its payload (depth includes the envelope's levels). */
   frameLimits: CodecLimits & { maxDepth: number };
   /** How responses are written: the frame's depth limit. */
@@ -58,10 +63,10 @@ export interface DispatchOptions {
   loadDeflate: () => Promise<DeflateModule>;
 }
 
-export type Handle = (message: unknown) => Promise<BridgeResponse | undefined>;
+export type Handle = (message: unknown, scope?: HandleScope) => Promise<BridgeResponse | undefined>;
 
 export function createDispatch(options: DispatchOptions): Handle {
-  const { catalog, runCall, frameLimits, compress, loadDeflate } = options;
+  const { catalog, runCall, deadlines, frameLimits, compress, loadDeflate } = options;
   const written: WriteOptions = options.write;
   // Payloads whose values were all walked already (batches, calls with evidence).
   const writtenWalked: WriteOptions = { ...written, walked: true };
@@ -80,17 +85,27 @@ export function createDispatch(options: DispatchOptions): Handle {
     return writeResponse(request, 'tool.catalog', await answerQuery(state, payload), written);
   };
 
-  const handleCall = async (request: RequestInfo, payload: unknown): Promise<BridgeResponse> => {
+  const handleCall = async (
+    request: RequestInfo,
+    payload: unknown,
+    running: RunningRequest,
+  ): Promise<BridgeResponse> => {
     const state = catalog.current() ?? (await catalog.get());
     // With evidence the pieces are walked as they come (each evidence call must know whether it
     // failed); without, the result is walked once, as the response is written.
     const walk = isPlainObject(payload) && payload.after !== undefined && payload.after !== null;
-    const outcome = await runCall(state, payload, request, walk ? CALL_WALKED : CALL);
+    const outcome = await runCall(state, payload, request, walk ? CALL_WALKED : CALL, running);
+    // Cancelled while pending, even past its tool (evidence, checks): the caller gave up.
+    if (running.cancelled) return fail(request, running.cancelled.toPayload());
     if (!outcome.success) return fail(request, outcome.error);
     return writeResponse(request, 'tool.result', outcome, walk ? writtenWalked : written);
   };
 
-  const handleBatch = async (request: RequestInfo, payload: unknown): Promise<BridgeResponse> => {
+  const handleBatch = async (
+    request: RequestInfo,
+    payload: unknown,
+    running: RunningRequest,
+  ): Promise<BridgeResponse> => {
     if (!isPlainObject(payload) || !Array.isArray(payload.calls)) {
       return fail(
         request,
@@ -115,6 +130,7 @@ export function createDispatch(options: DispatchOptions): Handle {
     const state = await catalog.get();
     const results: BatchItem[] = [];
     let completed = 0;
+    let stopped = false;
     for (let index = 0; index < calls.length; index++) {
       const call = calls[index];
       let outcome: CallOutcome;
@@ -126,17 +142,33 @@ export function createDispatch(options: DispatchOptions): Handle {
         );
       } else {
         callId = typeof call.callId === 'string' ? call.callId : null;
-        outcome = await runCall(state, call, request, CALL_WALKED);
+        outcome = await runCall(state, call, request, CALL_WALKED, running);
         completed++;
       }
       results.push({ index, callId, ...outcome } as BatchItem);
       if (!outcome.success && !continueOnError) break;
+      // A cancel, or the batch's deadline, ends it: the next item, which never runs, fails as
+      // the running one would have (unless the running one already did).
+      if (index + 1 < calls.length && (running.cancelled || running.expired())) {
+        stopped = true;
+        const error = running.cancelled?.toPayload() ?? timedOut(running);
+        const next = calls[index + 1];
+        if (outcome.success || outcome.error.code !== error.code) {
+          const item = isPlainObject(next) ? next : {};
+          results.push({
+            index: index + 1,
+            callId: typeof item.callId === 'string' ? item.callId : null,
+            ...failure(typeof item.toolId === 'string' ? item.toolId : null, error),
+          } as BatchItem);
+        }
+        break;
+      }
     }
     const batch: BatchResultPayload = {
       success: results.length === calls.length && results.every((item) => item.success),
       completed,
       requested: calls.length,
-      stoppedEarly: results.length < calls.length,
+      stoppedEarly: stopped || results.length < calls.length,
       results,
     };
     // Every item was walked as it ran (a batch stops at the first failure), so the writing
@@ -144,7 +176,9 @@ export function createDispatch(options: DispatchOptions): Handle {
     return writeResponse(request, 'tool.batch.result', batch, writtenWalked);
   };
 
-  const answer: Handle = async (message) => {
+  const answer: Handle = async (message, scope) => {
+    // The caller's deadline counts from receipt, before any decoding.
+    const receivedAt = Date.now();
     let value = message;
     if (typeof message === 'string') {
       try {
@@ -192,27 +226,27 @@ export function createDispatch(options: DispatchOptions): Handle {
       );
     }
     const request: RequestInfo = { id, sessionId: readSession(value.sessionId) };
+    let running: RunningRequest | undefined;
     try {
       if (typeof message !== 'string') assertDepth(value, frameLimits.maxDepth);
       const payload = await decodeRequestPayload(value.payload, frameLimits, loadDeflate);
-      switch (value.type) {
-        case 'tool.query':
-          return await handleQuery(request, payload);
-        case 'tool.call':
-          return await handleCall(request, payload);
-        default:
-          return await handleBatch(request, payload);
-      }
+      if (value.type === 'tool.query') return await handleQuery(request, payload);
+      running = deadlines.open(id, payload, scope, receivedAt);
+      return value.type === 'tool.call'
+        ? await handleCall(request, payload, running)
+        : await handleBatch(request, payload, running);
     } catch (error) {
       if (error instanceof ToolProtocolError) return fail(request, error.toPayload());
       return fail(
         request,
         errorPayload('tool_protocol_bridge_failed', `The tool bridge failed: ${describe(error)}`),
       );
+    } finally {
+      if (running) deadlines.close(running);
     }
   };
-  return async (message) => {
-    const response = await answer(message);
+  return async (message, scope) => {
+    const response = await answer(message, scope);
     if (!response) return undefined;
     const gzipAsync = compress();
     return gzipAsync ? compressResponse(response, gzipAsync) : response;
@@ -239,6 +273,15 @@ async function decodeRequestPayload(
 /** Never called: decodeWith inflates only a payload in the gzip encoding. */
 function noInflate(): string {
   throw new Error('no gunzip for this payload');
+}
+
+/** A batch item that never ran: the batch's deadline passed before it. */
+function timedOut(running: RunningRequest): ErrorPayload {
+  return errorPayload(
+    'tool_execution_timeout',
+    `The batch did not finish within ${running.timeoutMs} ms.`,
+    { timeoutMs: running.timeoutMs },
+  );
 }
 
 function readSession(value: unknown): string | null {

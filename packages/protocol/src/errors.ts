@@ -27,8 +27,13 @@ export const TOOL_ERROR_CODES = {
   tool_batch_call_invalid: { retryable: false, local: false },
   // toolwire: a tool whose own schema cannot be compiled (a definition bug, not the caller's).
   tool_definition_invalid: { retryable: false, local: false },
-  // toolwire: the page gave up on a tool that did not settle within `limits.callTimeoutMs`.
+  // toolwire: the page gave up on a tool that did not settle by the call's deadline (the
+  // smaller of the caller's `timeoutMs` and `limits.callTimeoutMs`). Retryable only for a
+  // tool whose policy is `read` (the bridge says so per call).
   tool_execution_timeout: { retryable: true, local: false },
+  // toolwire: the caller cancelled the call (`session.cancel` on the wire; an aborted signal
+  // on the host side, which rejects at once with it).
+  tool_call_cancelled: { retryable: false, local: false },
   // toolwire: `$ansightEncoding` failures, raised by decodePayload (and sent back for requests).
   tool_payload_encoding_unsupported: { retryable: false, local: false },
   tool_payload_decode_failed: { retryable: false, local: false },
@@ -42,7 +47,6 @@ export const TOOL_ERROR_CODES = {
   tool_request_duplicate_id: { retryable: false, local: true },
   tool_timeout: { retryable: true, local: true },
   tool_transport_closed: { retryable: true, local: true },
-  tool_request_aborted: { retryable: false, local: true },
   // A well-formed answer whose content makes no sense (a catalog without tools, an `unchanged`
   // nobody asked for: the host's catalog cache).
   tool_response_invalid: { retryable: false, local: true },

@@ -20,6 +20,8 @@ export interface BridgeResponse {
   readonly type: ResponseType;
   /** The response's own id (`<request id>.response`, or `tool.error.<hex>` with no request). */
   readonly id: string;
+  /** The id of the request it answers (`replyTo`); null when none could be read. */
+  readonly requestId: string | null;
   /** The frame parsed, on first read (then kept): for observers and tests, not the socket. */
   readonly envelope: ResponseEnvelope;
 }
@@ -44,15 +46,24 @@ class WrittenResponse implements BridgeResponse {
   readonly frame: string;
   readonly type: ResponseType;
   readonly id: string;
+  readonly requestId: string | null;
   #envelope: ResponseEnvelope | undefined;
   /** The frame's length before its payload, and the payload's JSON (compressResponse reads them). */
   readonly headLength: number;
   readonly payloadJson: string;
 
-  constructor(frame: string, type: ResponseType, id: string, headLength: number, json: string) {
+  constructor(
+    frame: string,
+    type: ResponseType,
+    id: string,
+    requestId: string | null,
+    headLength: number,
+    json: string,
+  ) {
     this.frame = frame;
     this.type = type;
     this.id = id;
+    this.requestId = requestId;
     this.headLength = headLength;
     this.payloadJson = json;
   }
@@ -90,7 +101,14 @@ export function writeResponse(
     (request ? `"replyTo":${JSON.stringify(request.id)},` : '') +
     `"sessionId":${sessionId === null ? 'null' : JSON.stringify(sessionId)},` +
     `"sentAt":"${isoNow()}","capability":"${TOOL_CAPABILITY}","payload":`;
-  return new WrittenResponse(`${head}${json}}`, responseType, id, head.length, json);
+  return new WrittenResponse(
+    `${head}${json}}`,
+    responseType,
+    id,
+    request ? request.id : null,
+    head.length,
+    json,
+  );
 }
 
 /**
@@ -115,6 +133,7 @@ export async function compressResponse(
     `${head}${wrapped}}`,
     response.type,
     response.id,
+    response.requestId,
     response.headLength,
     wrapped,
   );

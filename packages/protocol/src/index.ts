@@ -3,6 +3,7 @@ export type {
   BridgeRevisions,
   BridgeSnapshot,
   EvidenceProvider,
+  HandleScope,
   ToolBridge,
   ToolBridgeOptions,
 } from './bridge.js';
@@ -11,11 +12,12 @@ export type {
   AvailabilityInput,
   BridgeTool,
   BridgeToolDefinition,
+  ReportProgress,
   SelfValidation,
   ToolContext,
   ToolSource,
 } from './catalog.js';
-export { toolHints, toStaticDefinition } from './catalog.js';
+export { noProgress, toolHints, toStaticDefinition } from './catalog.js';
 export type { DecodedResponse, RequestOptions, ToolClient, ToolClientOptions } from './client.js';
 export { createToolClient, DEFAULT_TIMEOUT_MS } from './client.js';
 export type {
@@ -61,8 +63,16 @@ export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';
 export { toolFailure, toolResult } from './outcome.js';
 export { normalizeSearch } from './query.js';
 export { computeRevision } from './revision.js';
-export * from './session-messages.js';
-export type { Transport, TransportCloseInfo } from './transport.js';
+export { SESSION_CLOSE } from './session/close.js';
+export type { HeartbeatOptions } from './session/heartbeat.js';
+export { Heartbeat } from './session/heartbeat.js';
+export type { HostSessionCoreOptions, ToolRequestOptions } from './session/host.js';
+export { DEADLINE_GRACE_MS, HostSessionCore } from './session/host.js';
+export * from './session/messages.js';
+export type { PageSessionOptions, PageTransport } from './session/page.js';
+export { PageSessionCore } from './session/page.js';
+export { PROGRESS_INTERVAL_MS } from './session/progress.js';
+export type { LinkedTransport, Transport, TransportCloseInfo } from './transport.js';
 export { createLinkedPair } from './transport.js';
 export type {
   IssueDetail,

@@ -13,6 +13,11 @@
 export const CATALOG_SCHEMA = 'ansight.tool-catalog.v3';
 export const TOOL_CAPABILITY = 'tool.exec';
 export const MAX_BATCH_CALLS = 32;
+/**
+ * A call's deadline when nobody names one (docs/wire.md "Deadlines, cancel and progress"): the
+ * page's default `limits.callTimeoutMs`, and what toolwire's host puts in a call's `timeoutMs`.
+ */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 
 export const REQUEST_TYPES = ['tool.query', 'tool.call', 'tool.batch'] as const;
 export const RESPONSE_TYPES = [
@@ -73,15 +78,32 @@ export interface AfterRequest {
   [key: string]: unknown;
 }
 
-export interface CallPayload {
+/**
+ * What a caller may ask of a `tool.call` or `tool.batch` beyond its calls (toolwire, docs/wire.md
+ * "Deadlines, cancel and progress"). Receivers that do not know them ignore them.
+ */
+export interface RequestControlFields {
+  /**
+   * The caller's deadline, in ms from receipt: the page gives up at the smaller of it and its
+   * own `limits.callTimeoutMs`. For a batch it covers the whole batch.
+   */
+  timeoutMs?: number;
+  /** Send `session.progress` for this request while it is pending. */
+  progress?: boolean;
+}
+
+export interface CallPayload extends RequestControlFields {
   toolId: string;
   arguments?: JsonObject | null;
   callId?: string | null;
   after?: AfterRequest | null;
 }
 
-export interface BatchPayload {
-  calls: CallPayload[];
+/** One call of a batch: the batch's own `timeoutMs` and `progress` count, not an item's. */
+export type BatchCall = Omit<CallPayload, keyof RequestControlFields>;
+
+export interface BatchPayload extends RequestControlFields {
+  calls: BatchCall[];
   continueOnError?: boolean;
 }
 

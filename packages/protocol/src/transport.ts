@@ -7,6 +7,11 @@ export interface TransportCloseInfo {
   reason?: string;
 }
 
+/** One end of createLinkedPair. */
+export interface LinkedTransport extends Transport {
+  readonly isOpen: boolean;
+}
+
 export interface Transport {
   send(frame: string): void;
   close(info?: TransportCloseInfo): void;
@@ -18,10 +23,15 @@ export interface Transport {
 /**
  * Two transports wired to each other. Delivery is asynchronous and in order (a microtask per
  * frame), like a socket; closing either end closes both, and each end hears `onclose` once.
+ * Each end says `isOpen` as a socket would. The in-memory pair a whole session runs over in
+ * unit tests (the page's PageSessionCore on one end, the host's HostSessionCore on the other).
  */
-export function createLinkedPair(): [Transport, Transport] {
+export function createLinkedPair(): [LinkedTransport, LinkedTransport] {
   let closed = false;
-  const make = (): Transport & { peer?: Transport } => ({
+  const make = (): LinkedTransport & { peer?: Transport } => ({
+    get isOpen() {
+      return !closed;
+    },
     send(frame: string) {
       if (closed) throw new Error('toolwire: the linked transport is closed.');
       if (typeof frame !== 'string') throw new TypeError('toolwire: transports carry text frames.');

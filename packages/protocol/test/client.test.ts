@@ -236,18 +236,77 @@ describe('createToolClient', () => {
     expect(await codeOf(client.query())).toBe('tool_transport_closed');
   });
 
-  it('an aborted signal rejects with tool_request_aborted', async () => {
+  it('an aborted signal rejects at once with tool_call_cancelled; onCancel hears of a sent one', async () => {
     const [host, pageEnd] = createLinkedPair();
     manualPage(pageEnd);
-    const client = createToolClient(host);
+    const cancels: unknown[][] = [];
+    const client = createToolClient(host, {
+      onCancel: (...args) => cancels.push(args),
+    });
     const controller = new AbortController();
     const call = client.call({ toolId: 'a' }, { signal: controller.signal });
-    controller.abort();
-    expect(await codeOf(call)).toBe('tool_request_aborted');
+    expect(client.pendingCount).toBe(1);
+    controller.abort('enough');
+    expect(await codeOf(call)).toBe('tool_call_cancelled');
+    expect(cancels).toEqual([[expect.stringMatching(/^call-/), 'tool.call', 'enough']]);
+    // Aborted before it was sent: refused, and nothing left to tell the page.
     expect(await codeOf(client.call({ toolId: 'a' }, { signal: AbortSignal.abort() }))).toBe(
-      'tool_request_aborted',
+      'tool_call_cancelled',
     );
+    expect(cancels).toHaveLength(1);
     expect(client.pendingCount).toBe(0);
+  });
+
+  it('a request that is not idempotent: a timeout or a close after sending is not retryable', async () => {
+    vi.useFakeTimers();
+    try {
+      const [host, pageEnd] = createLinkedPair();
+      manualPage(pageEnd);
+      const client = createToolClient(host, { timeoutMs: 100 });
+      // The honest case: an idempotent request's timeout is worth retrying.
+      const read = client.call({ toolId: 'r' }).catch((error) => error);
+      const write = client.call({ toolId: 'w' }, { idempotent: false }).catch((error) => error);
+      await vi.advanceTimersByTimeAsync(100);
+      expect(await read).toMatchObject({ code: 'tool_timeout', retryable: true });
+      expect(await write).toMatchObject({ code: 'tool_timeout', retryable: false });
+      const readClosed = client.call({ toolId: 'r' }).catch((error) => error);
+      const writeClosed = client.call({ toolId: 'w' }, { idempotent: false }).catch((e) => e);
+      pageEnd.close({ code: 1006 });
+      expect(await readClosed).toMatchObject({ code: 'tool_transport_closed', retryable: true });
+      expect(await writeClosed).toMatchObject({ code: 'tool_transport_closed', retryable: false });
+      // Never sent: retryable whatever the request.
+      expect(
+        await client.call({ toolId: 'w' }, { idempotent: false }).catch((e) => e),
+      ).toMatchObject({ code: 'tool_transport_closed', retryable: true });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('progress() reaches the pending request that listens, only while it grows', async () => {
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host);
+    const reports: unknown[] = [];
+    const call = client.call({ toolId: 'a' }, { onProgress: (report) => reports.push(report) });
+    const plain = client.call({ toolId: 'b' });
+    const [listening, quiet] = (await until(
+      () => page.requests.length === 2 && page.requests,
+    )) as Record<string, any>[];
+    expect(client.progress(listening.id, { progress: 1, total: 4 })).toBe(true);
+    expect(client.progress(listening.id, { progress: 1 })).toBe(false);
+    expect(client.progress(listening.id, { progress: 0.5 })).toBe(false);
+    expect(client.progress(listening.id, { progress: 3, message: 'three' })).toBe(true);
+    expect(client.progress(quiet.id, { progress: 1 })).toBe(false);
+    expect(client.progress('nobody', { progress: 1 })).toBe(false);
+    expect(reports).toEqual([
+      { progress: 1, total: 4 },
+      { progress: 3, message: 'three' },
+    ]);
+    page.reply(listening.id, 'tool.result', { ok: true });
+    page.reply(quiet.id, 'tool.result', { ok: true });
+    await Promise.all([call, plain]);
+    expect(client.progress(listening.id, { progress: 9 })).toBe(false);
   });
 
   it('hands other traffic and late replies to onMessage', async () => {

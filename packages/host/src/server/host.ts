@@ -15,7 +15,9 @@
  *    credential bound to the page's origin and this run; `revoke` ends a tab's pairing. The
  *    page token (`url`) is for pages whose own code connects, never for links.
  * 7. Every socket starts with `session.welcome` (the grant, the heartbeat); a page that stays
- *    silent for three heartbeat intervals is closed and its pending calls fail.
+ *    silent for three heartbeat intervals is closed and its pending calls fail. Calls carry
+ *    their deadline (`callTimeoutMs`, 60 s, unless the caller names one); queries wait
+ *    `timeoutMs` (20 s).
  * 8. Refused upgrades are logged at most once per origin per interval, with a count
  *    (refusal-log.ts).
  */
@@ -60,8 +62,14 @@ export interface HostOptions {
   origins?: readonly string[];
   /** The client grant: the highest policy the host will call. Default `read`. */
   maxToolPolicy?: ToolPolicy | 'delete';
-  /** Response timeout per request. Default 20 s. */
+  /** How long a catalog query (and a raw `session.request`) waits for its answer. Default 20 s. */
   timeoutMs?: number;
+  /**
+   * A tool call's or batch's deadline when its caller names none: it travels in the request
+   * (the page gives up then), and the host fails the call with `tool_timeout` 2 s later.
+   * Default 60 s.
+   */
+  callTimeoutMs?: number;
   /** Largest incoming frame. Default 64 MiB. */
   maxMessageBytes?: number;
   limits?: CodecLimits;
@@ -399,6 +407,9 @@ export class Host extends Emitter<HostEvents> {
         ...(verdict.credential ? { credential: verdict.credential } : {}),
         sendCredential: verdict.via === 'pair',
         ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
+        ...(this.#options.callTimeoutMs === undefined
+          ? {}
+          : { callTimeoutMs: this.#options.callTimeoutMs }),
         ...(this.#options.limits ? { limits: this.#options.limits } : {}),
         ...(this.#options.pollIntervalMs ? { pollIntervalMs: this.#options.pollIntervalMs } : {}),
       });

@@ -1,5 +1,8 @@
 /**
- * One page connected to the host (docs/wire.md "Transport and session", "Host behaviour").
+ * One page connected to the host (docs/wire.md "Transport and session", "Host behaviour"). The
+ * session layer itself (the welcome, session.open, heartbeats and silence, close codes, the tool
+ * client, deadlines, cancel and progress) is @toolwire/protocol's HostSessionCore; this class
+ * adds what the host knows beyond one connection: the page's catalog and admission.
  *
  * 1. The host assigns the session id and puts it on every request. The page's `session.open`
  *    (who it is) is read when it comes; the host does not wait for it to query.
@@ -11,12 +14,11 @@
  *    retry **once**, with a new request id, if the tool is listed and granted after all.
  * 5. Responses are decoded before correlation (createToolClient); the byte counts of
  *    compressed responses are recorded in `stats`.
- * 6. A closed or replaced connection fails every pending request at once.
- * 7. The first frame on the socket is `session.welcome` (issue 13): the grant, which the page
- *    applies too, the heartbeat interval, and on a newly paired socket the credential.
- * 8. Heartbeats: a `session.ping` every interval; any frame from the page counts as life, and
- *    three silent intervals close the session (4008), failing its pending requests.
- * 9. The page's guard report (`session.open`, `tool.catalog.changed`) names the tools its guard
+ * 6. A call's deadline travels in its payload (the caller's `timeoutMs`, else `callTimeoutMs`,
+ *    60 s); the host fails it with `tool_timeout` 2 s after. A `tool_timeout` or
+ *    `tool_transport_closed` of a call is retryable only for a `read` tool (or a request that
+ *    never left); queries stay retryable. An aborted signal cancels the call on the page.
+ * 7. The page's guard report (`session.open`, `tool.catalog.changed`) names the tools its guard
  *    hides: a call to one is refused as hidden by the page's guard, not as unknown.
  */
 import type {
@@ -29,25 +31,22 @@ import type {
   ErrorPayload,
   GuardReport,
   InflateText,
+  ProgressReport,
   QueryPayload,
   RequestOptions,
   RequestType,
   ResultPayload,
-  ToolClient,
   ToolPolicy,
+  ToolRequestOptions,
   Transport,
   TransportCloseInfo,
 } from '@toolwire/protocol';
 import {
-  createToolClient,
+  HostSessionCore,
   isPlainObject,
   isToolCapability,
   POLICY_RANK,
   readGuardReport,
-  SESSION_CLOSE,
-  sessionPing,
-  sessionPong,
-  sessionWelcome,
   ToolProtocolError,
 } from '@toolwire/protocol';
 import type { CatalogChange, HostTool } from '../catalog/cache.js';
@@ -95,7 +94,10 @@ export interface HostSessionOptions {
   origin: string | null;
   /** The client grant: the highest policy this host will call. */
   grant: ToolPolicy;
+  /** The local timeout of catalog queries and raw requests. Default 20 s. */
   timeoutMs?: number;
+  /** A call's or batch's deadline when its caller names none (the host waits 2 s more). Default 60 s. */
+  callTimeoutMs?: number;
   limits?: CodecLimits;
   /** The gunzip step for compressed responses. Default: node:zlib (nodeInflateText). */
   inflate?: InflateText;
@@ -113,14 +115,27 @@ export interface HostSessionOptions {
   compressPayloads?: boolean;
 }
 
-export interface CallOptions extends Omit<RequestOptions, 'id'> {
+/** How a call or batch is sent: its deadline, its cancel, its progress. */
+export interface ToolCallOptions {
+  /** Aborting it cancels the request on the page and rejects at once with `tool_call_cancelled`. */
+  signal?: AbortSignal;
+  /**
+   * The deadline (ms) the page keeps; the host gives up 2 s later with `tool_timeout`. Default:
+   * the session's `callTimeoutMs` (60 s); 0: none.
+   */
+  timeoutMs?: number;
+  /** Asks the page for progress: each `session.progress` of the request, growing, comes here. */
+  onProgress?: (report: ProgressReport) => void;
+}
+
+export interface CallOptions extends ToolCallOptions {
   callId?: string;
   after?: CallPayload['after'];
   /** Asks the page for progress reports (`progress: true`) and receives each one. */
   onProgress?: ProgressListener;
 }
 
-export interface BatchOptions extends Omit<RequestOptions, 'id'> {
+export interface BatchOptions extends ToolCallOptions {
   continueOnError?: boolean;
   /** Asks the page for progress reports (`progress: true`) and receives each one. */
   onProgress?: ProgressListener;
@@ -167,18 +182,14 @@ export class HostSession extends Emitter<SessionEvents> {
   /** Resolves when the connection ends. */
   readonly closed: Promise<TransportCloseInfo>;
 
-  #client: ToolClient;
-  #transport: Transport;
+  #core: HostSessionCore;
   #info: SessionInfo | null = null;
-  #closeInfo: TransportCloseInfo | null = null;
   #resolveClosed!: (info: TransportCloseInfo) => void;
   #poll: ReturnType<typeof setInterval> | undefined;
   #refreshing: Promise<CatalogChange> | undefined;
   #queued: Promise<CatalogChange> | undefined;
   #queuedForce = false;
   #guard: GuardReport | null = null;
-  #heartbeat: ReturnType<typeof setInterval> | undefined;
-  #lastHeard = Date.now();
 
   constructor(options: HostSessionOptions) {
     super();
@@ -190,39 +201,21 @@ export class HostSession extends Emitter<SessionEvents> {
     });
     this.credential = options.credential;
     this.paired = options.sendCredential === true && options.credential !== undefined;
-    // Every frame from the page is a sign of life: watch them on the way to the client.
-    const socket = options.transport;
-    const watched: Transport = {
-      send: (frame) => socket.send(frame),
-      close: (info) => socket.close(info),
-    };
-    socket.onmessage = (frame) => {
-      this.#lastHeard = Date.now();
-      watched.onmessage?.(frame);
-    };
-    socket.onclose = (info) => watched.onclose?.(info);
-    this.#transport = watched;
-    const heartbeatMs = options.heartbeatIntervalMs ?? 0;
-    // The welcome goes first, before the first query (requirement 7).
-    this.#sendQuietly(
-      JSON.stringify(
-        sessionWelcome({
-          sessionId: options.id,
-          hostRun: options.hostRun ?? '',
-          maxToolPolicy: options.grant,
-          heartbeatIntervalMs: heartbeatMs,
-          ...(this.paired ? { credential: options.credential as string } : {}),
-          ...(options.compressPayloads === undefined
-            ? {}
-            : { compressPayloads: options.compressPayloads }),
-        }),
-      ),
-    );
-    this.#client = createToolClient(watched, {
-      sessionId: options.id,
+    this.#core = new HostSessionCore({
+      id: options.id,
+      transport: options.transport,
+      grant: options.grant,
+      hostRun: options.hostRun ?? '',
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? 0,
+      ...(this.paired ? { credential: options.credential as string } : {}),
+      ...(options.compressPayloads === undefined
+        ? {}
+        : { compressPayloads: options.compressPayloads }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+      ...(options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs }),
       ...(options.limits ? { limits: options.limits } : {}),
       inflate: options.inflate ?? nodeInflateText,
+      onOpen: this.#onOpen,
       onMessage: this.#onMessage,
       onClose: this.#finish,
     });
@@ -236,40 +229,11 @@ export class HostSession extends Emitter<SessionEvents> {
       this.#poll = setInterval(() => void this.refresh().catch(() => {}), every);
       this.#poll.unref?.();
     }
-    if (heartbeatMs > 0) {
-      this.#heartbeat = setInterval(() => this.#beat(heartbeatMs), heartbeatMs);
-      this.#heartbeat.unref?.();
-    }
   }
 
   /** The page's guard as last reported (session.open, then each catalog push); null if none. */
   get pageGuard(): GuardReport | null {
     return this.#guard;
-  }
-
-  #beat(intervalMs: number): void {
-    const silent = () => Date.now() - this.#lastHeard >= 3 * intervalMs;
-    if (silent()) {
-      // Timers run before the event loop reads its sockets: after a stall of this process
-      // (a busy machine, a long synchronous task), the page's answer may be waiting unread.
-      // Decide after the reads: setImmediate runs once the loop has polled its sockets.
-      setImmediate(() => {
-        if (this.isOpen && silent()) {
-          this.close(`the page stopped answering for ${3 * intervalMs} ms`, SESSION_CLOSE.silent);
-        }
-      });
-      return;
-    }
-    this.#sendQuietly(JSON.stringify(sessionPing(this.id)));
-  }
-
-  /** A frame of our own (welcome, ping, pong): a socket that is closing is not an error here. */
-  #sendQuietly(frame: string): void {
-    try {
-      this.#transport.send(frame);
-    } catch {
-      // The close that follows fails what is pending.
-    }
   }
 
   /** `session.open` as the page sent it; null until it arrives. */
@@ -278,11 +242,11 @@ export class HostSession extends Emitter<SessionEvents> {
   }
 
   get isOpen(): boolean {
-    return this.#closeInfo === null;
+    return this.#core.isOpen;
   }
 
   get pendingCount(): number {
-    return this.#client.pendingCount;
+    return this.#core.pendingCount;
   }
 
   /** The tools of the last catalog, sorted by id. */
@@ -343,7 +307,7 @@ export class HostSession extends Emitter<SessionEvents> {
     (await this.#expect('tool.query', payload, {})) as CatalogPayload;
 
   /**
-   * Calls one tool (requirements 3 and 4). Resolves the `tool.result` payload; rejects with a
+   * Calls one tool (requirements 3, 4 and 6). Resolves the `tool.result` payload; rejects with a
    * ToolProtocolError carrying the page's code, or a local one.
    */
   async call(
@@ -351,48 +315,51 @@ export class HostSession extends Emitter<SessionEvents> {
     args?: Record<string, unknown> | null,
     options: CallOptions = {},
   ): Promise<ResultPayload> {
+    const { callId, after, ...control } = options;
     // Awaited only when the catalog must be refreshed first: a listed, granted tool is sent at once.
     const admitting = this.#admit(toolId);
-    if (admitting) await admitting;
-    const { callId, after, ...request } = options;
+    if (admitting) await cancellable(admitting, control.signal);
     const payload: CallPayload = { toolId };
     if (args !== undefined) payload.arguments = args as CallPayload['arguments'];
     if (callId !== undefined) payload.callId = callId;
     if (after !== undefined) payload.after = after;
     try {
-      const response = await this.request('tool.call', payload, request);
-      if (response.type === 'tool.error') {
-        throw ToolProtocolError.fromPayload(response.payload as ErrorPayload);
-      }
-      return response.payload as ResultPayload;
+      return (await this.#send('tool.call', payload, control, [toolId])) as ResultPayload;
     } catch (error) {
       if (!(error instanceof ToolProtocolError) || error.code !== 'tool_not_found') throw error;
       // The page lost the tool since our last catalog (a reload, a re-registration).
-      await this.refresh({ force: true }).catch(() => undefined);
+      await cancellable(
+        this.refresh({ force: true }).catch(() => undefined),
+        control.signal,
+      );
       const refusal = this.#refusal(toolId);
       if (refusal) throw refusal.code === 'tool_not_found' ? error : refusal;
-      return (await this.#expect('tool.call', payload, request)) as ResultPayload;
+      return (await this.#send('tool.call', payload, control, [toolId])) as ResultPayload;
     }
   }
 
   /**
-   * Runs a batch (the page runs its calls in order). Every item naming a tool is checked as a
-   * call would be before anything is sent; items that name none are the page's to refuse.
+   * Runs a batch (the page runs its calls in order, under one deadline). Every item naming a
+   * tool is checked as a call would be before anything is sent; items that name none are the
+   * page's to refuse.
    */
   async batch(calls: CallPayload[], options: BatchOptions = {}): Promise<BatchResultPayload> {
-    const { continueOnError, ...request } = options;
+    const { continueOnError, ...control } = options;
     if (!Array.isArray(calls)) {
       throw new ToolProtocolError('tool_batch_payload_invalid', 'A batch needs a calls array.');
     }
+    const toolIds: string[] = [];
     for (const [index, call] of calls.entries()) {
       if (!isPlainObject(call) || typeof call.toolId !== 'string' || call.toolId.trim() === '') {
         continue;
       }
+      toolIds.push(call.toolId);
       try {
         const admitting = this.#admit(call.toolId);
-        if (admitting) await admitting;
+        if (admitting) await cancellable(admitting, control.signal);
       } catch (error) {
         const local = error as ToolProtocolError;
+        if (local.code === 'tool_call_cancelled') throw local;
         throw new ToolProtocolError(local.code, `Batch call ${index}: ${local.message}`, {
           retryable: local.retryable,
           details: { index, ...(isPlainObject(local.details) ? local.details : {}) },
@@ -401,7 +368,7 @@ export class HostSession extends Emitter<SessionEvents> {
     }
     const payload: BatchPayload = { calls };
     if (continueOnError !== undefined) payload.continueOnError = continueOnError;
-    return (await this.#expect('tool.batch', payload, request)) as BatchResultPayload;
+    return (await this.#send('tool.batch', payload, control, toolIds)) as BatchResultPayload;
   }
 
   /** A raw `tool.query`, answered as the page answers it (the cache is not touched). */
@@ -415,8 +382,31 @@ export class HostSession extends Emitter<SessionEvents> {
     payload: unknown,
     options: RequestOptions = {},
   ): Promise<DecodedResponse> {
+    return this.#count(this.#core.request(type, payload, options));
+  }
+
+  /** A call or batch under its deadline, its signal and its progress; the page's error thrown. */
+  async #send(
+    type: 'tool.call' | 'tool.batch',
+    payload: CallPayload | BatchPayload,
+    control: ToolCallOptions,
+    toolIds: readonly string[],
+  ): Promise<unknown> {
+    const options: ToolRequestOptions = { ...control };
+    // Sent twice, only a tool that reads does nothing twice (requirement 6).
+    if (!toolIds.every((id) => this.catalog.get(id)?.policy === 'read')) options.idempotent = false;
+    const response = await this.#count(
+      this.#core.send(type, payload as unknown as Record<string, unknown>, options),
+    );
+    if (response.type === 'tool.error') {
+      throw ToolProtocolError.fromPayload(response.payload as ErrorPayload);
+    }
+    return response.payload;
+  }
+
+  async #count(sent: Promise<DecodedResponse>): Promise<DecodedResponse> {
     this.stats.requests++;
-    const response = await this.#client.request(type, payload, options);
+    const response = await sent;
     const stats = this.stats;
     stats.responses++;
     if (response.type === 'tool.error') stats.errors++;
@@ -430,13 +420,7 @@ export class HostSession extends Emitter<SessionEvents> {
 
   /** Ends the session: pending requests fail at once with `tool_transport_closed`. */
   close(reason = 'closed by the host', code = 1000): void {
-    if (!this.isOpen) return;
-    const info = { code, reason };
-    // The socket gets our code; the client then fails pending requests at once (its own close
-    // of the transport is a no-op by then). The close handshake finishes in the background.
-    this.#transport.close(info);
-    this.#client.close();
-    this.#finish(info);
+    this.#core.close(reason, code);
   }
 
   async #expect(type: RequestType, payload: unknown, options: RequestOptions): Promise<unknown> {
@@ -499,18 +483,13 @@ export class HostSession extends Emitter<SessionEvents> {
     return undefined;
   }
 
-  #onMessage = (message: unknown): void => {
-    if (!isPlainObject(message)) return;
-    if (message.type === 'session.open') {
-      this.#info = readInfo(message.payload);
-      this.#guard = this.#info.guard;
-      this.emit('open', this.#info);
-      return;
-    }
-    if (message.type === 'session.ping' && typeof message.id === 'string') {
-      this.#sendQuietly(JSON.stringify(sessionPong({ id: message.id })));
-      return;
-    }
+  #onOpen = (payload: unknown): void => {
+    this.#info = readInfo(payload);
+    this.#guard = this.#info.guard;
+    this.emit('open', this.#info);
+  };
+
+  #onMessage = (message: Record<string, unknown>): void => {
     // toolwire's push (docs/wire.md "Not yet in the protocol"); a stale one costs one `unchanged`.
     if (message.type === 'tool.catalog.changed' && isToolCapability(message.capability)) {
       const payload = isPlainObject(message.payload) ? message.payload : {};
@@ -529,13 +508,37 @@ export class HostSession extends Emitter<SessionEvents> {
   };
 
   #finish = (info: TransportCloseInfo): void => {
-    if (this.#closeInfo) return;
-    this.#closeInfo = info;
     clearInterval(this.#poll);
-    clearInterval(this.#heartbeat);
     this.#resolveClosed(info);
     this.emit('close', info);
   };
+}
+
+/**
+ * `pending`, rejected at once with `tool_call_cancelled` when `signal` aborts first (a call
+ * waiting for the catalog before it is sent is cancelled then too).
+ */
+function cancellable<T>(pending: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return pending;
+  const cancelled = () =>
+    new ToolProtocolError('tool_call_cancelled', 'The call was cancelled before it was sent.', {
+      cause: signal.reason,
+    });
+  if (signal.aborted) return Promise.reject(cancelled());
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelled());
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** `read-only`, or `read-only, discovery off` and the like: the guard as a person reads it. */

@@ -1,7 +1,7 @@
 /**
- * toolwire's session messages, beside the `tool.*` vocabulary (docs/wire.md "Not yet in the protocol":
- * toolwire may add messages outside the tool request names; hosts that do not know them ignore
- * them, as unknown types).
+ * toolwire's session messages, beside the `tool.*` vocabulary (docs/wire.md "Session messages":
+ * toolwire may add messages outside the tool request names; a receiver that does not know one
+ * ignores it, as an unknown type).
  *
  * 1. `session.open` (page -> host, once per socket): who the page is, its own guard, and the ids
  *    its guard hides (so a host can say "hidden by the page's guard" instead of "not found").
@@ -11,19 +11,25 @@
  *    credential the page keeps for reconnects, and whether it wants large payloads gzipped
  *    (`compressPayloads`, an extension: a non-boolean is read as absent).
  * 3. `session.ping` / `session.pong`: heartbeats both ways; any message counts as a sign of life.
- * 4. `tool.catalog.changed` (page -> host): both revisions and the guard report, pushed when
+ * 4. `session.cancel` (host -> page): the caller gave up on a pending `tool.call` or `tool.batch`
+ *    (`requestId`, its envelope id); the page aborts it and answers `tool_call_cancelled`.
+ * 5. `session.progress` (page -> host): how far a pending request that asked (`progress: true`)
+ *    has got; `progress` only grows.
+ * 6. `tool.catalog.changed` (page -> host): both revisions and the guard report, pushed when
  *    either changes.
  * Pure types, builders and readers (guards that also check and clip a peer's word): no runtime
  * imports. test/fixtures/session-*.json and catalog-changed.json hold each one as written.
  */
-import type { ToolPolicy } from './messages.js';
-import { isPlainObject, isToolCapability, TOOL_CAPABILITY } from './messages.js';
+import type { ToolPolicy } from '../messages.js';
+import { isPlainObject, isToolCapability, TOOL_CAPABILITY } from '../messages.js';
 
 export const SESSION_MESSAGE_TYPES = [
   'session.open',
   'session.welcome',
   'session.ping',
   'session.pong',
+  'session.cancel',
+  'session.progress',
   'tool.catalog.changed',
 ] as const;
 export type SessionMessageType = (typeof SESSION_MESSAGE_TYPES)[number];
@@ -65,6 +71,28 @@ export interface SessionWelcomePayload {
   compressPayloads?: boolean;
 }
 
+/** `session.cancel`: the caller gave up on request `requestId` (a pending call or batch). */
+export interface SessionCancelPayload {
+  requestId: string;
+  /** Why, for people reading logs. */
+  reason?: string;
+}
+
+/** `session.progress`: how far request `requestId` has got (`progress` only grows). */
+export interface SessionProgressPayload {
+  requestId: string;
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A progress report as a tool makes it and a caller receives it. */
+export interface ProgressReport {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 export interface CatalogChangedPayload {
   revision: string;
   availabilityRevision?: string;
@@ -85,30 +113,17 @@ export type SessionOpenMessage = SessionEnvelope<'session.open', SessionOpenPayl
 export type SessionWelcomeMessage = SessionEnvelope<'session.welcome', SessionWelcomePayload>;
 export type SessionPingMessage = SessionEnvelope<'session.ping', Record<string, never>>;
 export type SessionPongMessage = SessionEnvelope<'session.pong', Record<string, never>>;
+export type SessionCancelMessage = SessionEnvelope<'session.cancel', SessionCancelPayload>;
+export type SessionProgressMessage = SessionEnvelope<'session.progress', SessionProgressPayload>;
 export type CatalogChangedMessage = SessionEnvelope<'tool.catalog.changed', CatalogChangedPayload>;
 export type SessionMessage =
   | SessionOpenMessage
   | SessionWelcomeMessage
   | SessionPingMessage
   | SessionPongMessage
+  | SessionCancelMessage
+  | SessionProgressMessage
   | CatalogChangedMessage;
-
-/**
- * Close codes toolwire uses on the page socket (the application range: a page may only send
- * 1000 and 3000-4999). The page stops reconnecting on the two refusals.
- */
-export const SESSION_CLOSE = {
-  /** The pairing code or credential was refused (unknown, spent, expired, another origin). */
-  pairingRefused: 4401,
-  /** The host revoked this tab's credential. */
-  revoked: 4403,
-  /** The other side stopped answering heartbeats. */
-  silent: 4008,
-  /** Another socket of the same page replaced this one. */
-  replaced: 4000,
-  /** An incoming frame exceeded the receiver's limit (1009's meaning). */
-  tooBig: 4009,
-} as const;
 
 const randomPart = (): string =>
   typeof crypto !== 'undefined' && 'randomUUID' in crypto
@@ -146,6 +161,17 @@ export function sessionPing(sessionId: string | null = null): SessionPingMessage
 
 export function sessionPong(ping: { id: string }): SessionPongMessage {
   return envelope('session.pong', {}, { replyTo: ping.id });
+}
+
+export function sessionCancel(
+  payload: SessionCancelPayload,
+  sessionId: string | null = null,
+): SessionCancelMessage {
+  return envelope('session.cancel', payload, { sessionId });
+}
+
+export function sessionProgress(payload: SessionProgressPayload): SessionProgressMessage {
+  return envelope('session.progress', payload);
 }
 
 export function catalogChanged(payload: CatalogChangedPayload): CatalogChangedMessage {
@@ -244,6 +270,35 @@ export function readCatalogChanged(value: unknown): CatalogChangedPayload | unde
   const report = readGuardReport(guard);
   if (report) changed.guard = report;
   return changed;
+}
+
+/** A host's `session.cancel`, checked; undefined when it is not one (or names no request). */
+export function readSessionCancel(value: unknown): SessionCancelPayload | undefined {
+  if (!isPlainObject(value) || value.type !== 'session.cancel' || !isPlainObject(value.payload)) {
+    return undefined;
+  }
+  const { requestId, reason } = value.payload;
+  if (typeof requestId !== 'string' || requestId === '') return undefined;
+  const cancel: SessionCancelPayload = { requestId };
+  if (typeof reason === 'string' && reason !== '') cancel.reason = reason.slice(0, MAX_TEXT);
+  return cancel;
+}
+
+/**
+ * A page's `session.progress`, checked and clipped; undefined when it is not one (no request id,
+ * a progress that is not a finite number). A `total` or `message` of the wrong type is dropped.
+ */
+export function readSessionProgress(value: unknown): SessionProgressPayload | undefined {
+  if (!isPlainObject(value) || value.type !== 'session.progress' || !isPlainObject(value.payload)) {
+    return undefined;
+  }
+  const { requestId, progress, total, message } = value.payload;
+  if (typeof requestId !== 'string' || requestId === '') return undefined;
+  if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
+  const report: SessionProgressPayload = { requestId, progress };
+  if (typeof total === 'number' && Number.isFinite(total)) report.total = total;
+  if (typeof message === 'string') report.message = message.slice(0, MAX_TEXT);
+  return report;
 }
 
 /** A heartbeat to answer: the pong replies to its id. */
