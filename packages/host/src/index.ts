@@ -44,5 +44,3 @@ export { HostSession } from './server/session.js';
 // The codes the host raises itself (beside the protocol's).
 export type { HostErrorCode } from './shared/errors.js';
 export { HOST_ERROR_CODES } from './shared/errors.js';
-// A call's progress, as `onProgress` receives it (HostSession.call, McpToolSource.call).
-export type { ProgressListener, ProgressReport } from './shared/progress.js';

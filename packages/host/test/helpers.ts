@@ -1,6 +1,8 @@
 /**
  * A page stand-in for host tests: a real `ws` client in Node that sends `session.open` and
- * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
+ * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends. As
+ * a page's session does, it hands `session.cancel` to the bridge (the tool's signal aborts) and
+ * sends the progress its tools report (`session.progress`) for requests that asked.
  */
 import type { Server as NetServer, Socket } from 'node:net';
 import { connect, createServer as createNetServer } from 'node:net';
@@ -12,9 +14,16 @@ import type {
   Guard,
   GuardPreset,
   GuardReport,
+  HandleScope,
   ToolPolicy,
 } from '@toolwire/protocol';
-import { catalogChanged, createToolBridge, sessionOpen } from '@toolwire/protocol';
+import {
+  catalogChanged,
+  createToolBridge,
+  readSessionCancel,
+  sessionOpen,
+  sessionProgress,
+} from '@toolwire/protocol';
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
 import { until } from '../../../test-support/wait.js';
@@ -77,6 +86,18 @@ export class FakePage {
   #grant: ToolPolicy | undefined;
   /** Who waits for the next frame of a type (`next`). */
   #waiting: { type: string; resolve: (message: any) => void }[] = [];
+  /** This connection, to the bridge: where its requests' progress goes. */
+  #scope: HandleScope = {
+    onProgress: (requestId, progress, total, message) =>
+      this.send(
+        sessionProgress({
+          requestId,
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        }),
+      ),
+  };
 
   private constructor(
     socket: WebSocket,
@@ -178,9 +199,14 @@ export class FakePage {
     if (message.type === 'session.welcome') this.#grant = message.payload?.maxToolPolicy;
     const intercepted = this.#options.intercept?.(message);
     if (intercepted === 'hold') return;
+    const cancel = readSessionCancel(message);
+    if (cancel) {
+      this.bridge.cancel(cancel.requestId, this.#scope, cancel.reason);
+      return;
+    }
     const answer = intercepted
       ? JSON.stringify(intercepted)
-      : (await this.bridge.handle(message))?.frame;
+      : (await this.bridge.handle(message, this.#scope))?.frame;
     if (answer === undefined || this.socket.readyState !== WebSocket.OPEN) return;
     this.socket.send(answer);
   }

@@ -11,11 +11,6 @@ import type { ClientArgs, Env, OptionValues } from './command.js';
 import { UsageError } from './command.js';
 
 export const DEFAULT_PORT = 45124;
-/**
- * A tool call's deadline when its caller names none (`--timeout`), in ms: one limit for every
- * road (catalog queries wait 20 s, the protocol client's own default).
- */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** The longest deadline `--timeout` takes (what a timer can wait; the control API's bound). */
 const MAX_TIMEOUT_MS = 2_147_483_647;
 
@@ -108,15 +103,17 @@ function absoluteUrl(value: string, option: string, what: string): string {
 export function readHostOptions(
   values: OptionValues,
   env: Env,
-): { options: HostOptions; page?: string; controlPort?: number; callTimeoutMs?: number } {
+): { options: HostOptions; page?: string; controlPort?: number } {
   const text = (name: string) => values[name] as string | undefined;
   const list = (name: string) => (values[name] as string[] | undefined) ?? [];
   const options: HostOptions = {
     port: integer(text('port'), 'port', DEFAULT_PORT),
     pollIntervalMs: integer(text('poll'), 'poll', 0),
   };
-  // A call's deadline, not every request's: catalog queries keep the protocol client's 20 s.
+  // A call's deadline when its caller names none (the host's default: 60 s), not every
+  // request's: catalog queries keep their 20 s.
   const callTimeoutMs = deadline(text('timeout'));
+  if (callTimeoutMs !== undefined) options.callTimeoutMs = callTimeoutMs;
   if (text('hostname')) options.hostname = text('hostname') as string;
   if (text('path')) options.path = text('path') as string;
   const token = text('token') ?? env.TOOLWIRE_TOKEN;
@@ -154,7 +151,6 @@ export function readHostOptions(
   if (page !== undefined) absoluteUrl(page, 'page', 'an absolute URL');
   return {
     options,
-    ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
     ...(page ? { page } : {}),
     ...(text('control-port') !== undefined
       ? { controlPort: integer(text('control-port'), 'control-port', 0) }

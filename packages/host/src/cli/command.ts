@@ -82,8 +82,6 @@ export interface ParsedCommand {
   page?: string;
   quiet: boolean;
   controlPort?: number;
-  /** host, mcp: a call's deadline when its caller names none (--timeout), in ms. */
-  callTimeoutMs?: number;
   client?: ClientArgs;
   /** `mcp` given host options: run a host of its own even when one is running. */
   ownHost?: boolean;

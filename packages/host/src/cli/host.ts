@@ -19,13 +19,7 @@ import type { Host } from '../server/host.js';
 import { createHost } from '../server/host.js';
 import { redactUrl } from '../shared/token.js';
 import { VERSION } from '../shared/version.js';
-import {
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_PORT,
-  HIDDEN_ALIASES,
-  HOST_FLAGS,
-  readHostOptions,
-} from './args.js';
+import { DEFAULT_PORT, HIDDEN_ALIASES, HOST_FLAGS, readHostOptions } from './args.js';
 import type { Command, CommandIo, ParsedCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { printLine } from './format.js';
@@ -75,11 +69,7 @@ export async function startHost(
   const statePath = controlStatePath(io.env);
   if (options.control) {
     try {
-      control = await publishControl(host, {
-        port: parsed.controlPort ?? 0,
-        statePath,
-        callTimeoutMs: parsed.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-      });
+      control = await publishControl(host, { port: parsed.controlPort ?? 0, statePath });
     } catch (error) {
       if (options.control === 'optional') {
         print(`toolwire: no control API for the toolwire commands: ${(error as Error).message}`);

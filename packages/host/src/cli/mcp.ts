@@ -26,13 +26,7 @@ import { createMcpBridge } from '../mcp/bridge.js';
 import { controlToolSource } from '../mcp/control-source.js';
 import { redactUrl } from '../shared/token.js';
 import { VERSION } from '../shared/version.js';
-import {
-  DEFAULT_CALL_TIMEOUT_MS,
-  HIDDEN_ALIASES,
-  HOST_FLAGS,
-  readClientArgs,
-  readHostOptions,
-} from './args.js';
+import { HIDDEN_ALIASES, HOST_FLAGS, readClientArgs, readHostOptions } from './args.js';
 import { CliFailure, control, resolveTarget } from './client.js';
 import type { Command, CommandIo, OptionValues, ParsedCommand } from './command.js';
 import { EXIT } from './command.js';
@@ -67,14 +61,12 @@ async function serve(
   io: CommandIo,
   source: Parameters<typeof createMcpBridge>[0],
   log: ((line: string) => void) | undefined,
-  callTimeoutMs?: number,
 ): Promise<void> {
   const bridge = createMcpBridge(source, {
     input: io.stdin,
     output: io.stdout,
     serverVersion: VERSION,
     ...(log ? { log } : {}),
-    ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
   });
   await untilStopped(io, { stdin: true });
   await bridge.close();
@@ -88,7 +80,7 @@ async function runOwnHost(
 ): Promise<number> {
   const started = await startHost(parsed, io, { control });
   if (typeof started === 'number') return started;
-  await serve(io, started.host, started.log, parsed.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS);
+  await serve(io, started.host, started.log);
   await started.close();
   return EXIT.ok;
 }
@@ -103,7 +95,7 @@ async function runAttached(
   const log = parsed.quiet ? undefined : (line: string) => print(`toolwire: ${redactUrl(line)}`);
   print(`toolwire mcp ${VERSION}: attached to the host at ${target.url}`);
   // Requirement 6: the deadline each call carries; none given, the host's own applies.
-  const callTimeoutMs = parsed.callTimeoutMs ?? parsed.attach?.timeoutMs;
+  const callTimeoutMs = parsed.options.callTimeoutMs ?? parsed.attach?.timeoutMs;
   const source = controlToolSource(target, {
     ...(log ? { log } : {}),
     ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),

@@ -11,7 +11,7 @@
  *   line.
  */
 import type { Writable } from 'node:stream';
-import type { ProgressReport } from '../shared/progress.js';
+import type { ProgressReport } from '@toolwire/protocol';
 import { escapeLine } from '../shared/terminal-text.js';
 import { clip } from './format.js';
 

@@ -24,7 +24,7 @@
  *    that comes before its call (they travel on two connections) is remembered for
  *    CANCELLED_KEY_MS, and that call is answered `tool_call_cancelled` without running.
  * 6. Deadlines: `timeoutMs` (ms, 1..MAX_TIMEOUT_MS) travels to the page with the call; without
- *    it, the deadline the API was started with (`callTimeoutMs`), else the session's default.
+ *    it, the host's own (`callTimeoutMs`, 60 s unless `toolwire host --timeout` says).
  * 7. Progress: a call or batch with `progress: true` asks the page for progress reports, and
  *    each goes to `context.progress` (server.ts streams them, the channel sends them as
  *    messages) before the answer. Without it, or without a `context.progress`, nothing is asked.
@@ -238,11 +238,6 @@ export interface ControlRoutes {
   close(): void;
 }
 
-export interface ControlRoutesOptions {
-  /** A call's deadline when its request names none (ms). Default: the session's own. */
-  callTimeoutMs?: number;
-}
-
 /** `timeoutMs` of a call or batch: undefined, or a whole number of ms in range (requirement 6). */
 function readTimeout(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
@@ -325,7 +320,7 @@ function cancelKeys() {
   };
 }
 
-export function controlRoutes(host: Host, options: ControlRoutesOptions = {}): ControlRoutes {
+export function controlRoutes(host: Host): ControlRoutes {
   const cancels = cancelKeys();
   let changes = 0;
   const waiting = new Set<() => void>();
@@ -430,7 +425,7 @@ export function controlRoutes(host: Host, options: ControlRoutesOptions = {}): C
       throw new ControlError(400, 'bad_request', 'calls is required.');
     }
     // Requirements 5 to 7: the deadline, who may cancel it, and whether progress is asked for.
-    const timeoutMs = readTimeout(body.timeoutMs) ?? options.callTimeoutMs;
+    const timeoutMs = readTimeout(body.timeoutMs);
     const key = readCancelKey(body.cancelKey);
     const cancel = key === undefined ? undefined : cancels.enter(key);
     const signals = [context.signal, cancel?.signal].filter((one) => one !== undefined);

@@ -59,11 +59,6 @@ export interface ControlServer {
 export interface ControlServerOptions {
   /** Default 0: any free port (the state file says which). */
   port?: number;
-  /**
-   * A call's deadline (ms) when the request names none (`timeoutMs`). Default: the session's
-   * own.
-   */
-  callTimeoutMs?: number;
   /** The control secret. Default: 256 random bits for this run. Never the page token. */
   token?: string;
 }
@@ -111,10 +106,7 @@ export async function startControlServer(
   if (tokensEqual(secret, host.token)) {
     throw new TypeError('The control API needs a secret of its own, not the page token.');
   }
-  const routes = controlRoutes(
-    host,
-    options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs },
-  );
+  const routes = controlRoutes(host);
 
   /** Requirement 2: who may ask, for a request or a channel's upgrade. */
   const check = (request: IncomingMessage, url: URL): void => {

@@ -37,7 +37,8 @@
  *    and each report goes out as `notifications/progress {progressToken, progress, total?,
  *    message?}` while the call runs: only rising progress, the message clipped
  *    (shared/progress.ts), nothing after the answer. Without a token nothing is asked.
- * 11. Deadlines: the source's (`callTimeoutMs`: `toolwire mcp --timeout`, 60 s by default).
+ * 11. Deadlines: the source's: a host's own `callTimeoutMs` (60 s unless `toolwire mcp
+ *    --timeout` says), or what an attached source sends (control-source.ts).
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue } from '@toolwire/protocol';
@@ -83,11 +84,6 @@ export interface McpBridgeOptions {
   serverName?: string;
   serverVersion?: string;
   log?: (line: string) => void;
-  /**
-   * A call's deadline (ms) when the bridge serves a Host (a source has its own). Default: the
-   * session's.
-   */
-  callTimeoutMs?: number;
 }
 
 /** What a `tools/call` handler gets from the SDK that the bridge uses (requirements 4, 10). */
@@ -130,13 +126,7 @@ export function createMcpBridge(
   hostOrSource: Host | McpToolSource,
   options: McpBridgeOptions,
 ): McpBridge {
-  const source =
-    hostOrSource instanceof Host
-      ? hostToolSource(
-          hostOrSource,
-          options.callTimeoutMs === undefined ? {} : { callTimeoutMs: options.callTimeoutMs },
-        )
-      : hostOrSource;
+  const source = hostOrSource instanceof Host ? hostToolSource(hostOrSource) : hostOrSource;
   const pairs = source.pair !== undefined;
   const log = options.log ?? (() => {});
   let names = new Map<string, McpSourceTool>();
@@ -223,23 +213,24 @@ export function createMcpBridge(
   ): Promise<Record<string, unknown>> => {
     const token = extra._meta?.progressToken;
     let running = true;
+    /** The notifications sent so far, in order: all written before the answer. */
+    let sent: Promise<void> = Promise.resolve();
     const onProgress =
       typeof token === 'string' || typeof token === 'number'
         ? increasing(({ progress, total, message }) => {
             if (!running || extra.signal.aborted) return;
-            extra
-              .sendNotification({
-                method: 'notifications/progress',
-                params: {
-                  progressToken: token,
-                  progress,
-                  ...(total === undefined ? {} : { total }),
-                  ...(message === undefined ? {} : { message }),
-                },
-              })
+            const params = {
+              progressToken: token,
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            };
+            sent = sent
+              .then(() => extra.sendNotification({ method: 'notifications/progress', params }))
               .catch((error: Error) => log(`mcp: ${error.message}`));
           })
         : undefined;
+    let answer: Record<string, unknown>;
     try {
       const result = await source.call(
         target,
@@ -247,15 +238,17 @@ export function createMcpBridge(
         extra.signal,
         onProgress ? { onProgress } : {},
       );
-      return resultContent(result, target.tool.resultSchema, {
+      answer = resultContent(result, target.tool.resultSchema, {
         sessionId: target.sessionId,
         toolId: target.tool.id,
       });
     } catch (error) {
-      return errorContent(error);
-    } finally {
-      running = false;
+      answer = errorContent(error);
     }
+    running = false;
+    // The SDK writes a notification and the answer on separate paths: the answer goes last.
+    await sent;
+    return answer;
   };
 
   /** `toolwire_sessions` and `toolwire_call` (fallback-tools.ts), on a fresh listing. */

@@ -13,14 +13,8 @@ import { withheldTools } from './source.js';
 
 const LIST_REFRESH_BOUND_MS = 2000;
 
-export interface HostToolSourceOptions {
-  /** A call's deadline (ms). Default: the session's own. */
-  callTimeoutMs?: number;
-}
-
-/** The tools of a host in this process. */
-export function hostToolSource(host: Host, options: HostToolSourceOptions = {}): McpToolSource {
-  const deadline = options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs };
+/** The tools of a host in this process (calls under its deadline, `callTimeoutMs`). */
+export function hostToolSource(host: Host): McpToolSource {
   let withheld: McpWithheldTool[] = [];
   let open: McpSourceSession[] = [];
   return {
@@ -89,7 +83,6 @@ export function hostToolSource(host: Host, options: HostToolSourceOptions = {}):
       }
       return session.call(entry.tool.id, args, {
         signal,
-        ...deadline,
         ...(callOptions.onProgress ? { onProgress: callOptions.onProgress } : {}),
       });
     },

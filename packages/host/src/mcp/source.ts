@@ -91,7 +91,7 @@ export interface McpToolSource {
   sessions?(): McpSourceSession[];
   /**
    * Calls `entry`. Aborting `signal` (the MCP client's `notifications/cancelled`) cancels the
-   * call at the page; the deadline is the source's own (its `callTimeoutMs`).
+   * call at the page; the deadline is the source's own.
    */
   call(
     entry: McpSourceTool,

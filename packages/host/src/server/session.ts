@@ -53,7 +53,6 @@ import type { CatalogChange, HostTool } from '../catalog/cache.js';
 import { CatalogCache } from '../catalog/cache.js';
 import { Emitter } from '../shared/emitter.js';
 import { hostError } from '../shared/errors.js';
-import type { ProgressListener } from '../shared/progress.js';
 import { nodeInflateText } from './inflate.js';
 
 /** What the page said about itself in `session.open` (clipped: it is the page's word only). */
@@ -131,14 +130,10 @@ export interface ToolCallOptions {
 export interface CallOptions extends ToolCallOptions {
   callId?: string;
   after?: CallPayload['after'];
-  /** Asks the page for progress reports (`progress: true`) and receives each one. */
-  onProgress?: ProgressListener;
 }
 
 export interface BatchOptions extends ToolCallOptions {
   continueOnError?: boolean;
-  /** Asks the page for progress reports (`progress: true`) and receives each one. */
-  onProgress?: ProgressListener;
 }
 
 const MAX_INFO_TEXT = 2048;

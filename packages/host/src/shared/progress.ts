@@ -1,19 +1,14 @@
 /**
  * A call's progress as the host's roads pass it on (the control API, `toolwire call`, the MCP
- * bridge): `{progress, total?, message?}`, the page's `session.progress` for one request.
+ * bridge): the protocol's `ProgressReport`, `{progress, total?, message?}`, what the page's
+ * `session.progress` said of one request.
  *
  * Every road reads a report as untrusted JSON (a page, or a host, wrote it): `readProgress`
  * keeps finite numbers and a string message clipped to MAX_PROGRESS_MESSAGE characters, and
  * `increasing` drops a report whose progress does not go up (MCP requires that of
  * `notifications/progress`; the page drops such reports too, a hostile one may not).
  */
-
-/** One progress report of a call in flight. */
-export interface ProgressReport {
-  progress: number;
-  total?: number;
-  message?: string;
-}
+import type { ProgressReport } from '@toolwire/protocol';
 
 export type ProgressListener = (report: ProgressReport) => void;
 
