@@ -19,12 +19,13 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A tool that runs until its signal aborts (or 10 s), noting why it stopped. */
-function waiting(id: string, stops: unknown[]): BridgeTool {
+/** A tool that runs until its signal aborts (or 10 s), noting its start and why it stopped. */
+function waiting(id: string, stops: unknown[], started: string[]): BridgeTool {
   return tool(
     id,
     (_, context) =>
       new Promise((resolve, reject) => {
+        started.push(id);
         const timer = setTimeout(() => resolve('waited'), 10_000);
         context.signal.addEventListener('abort', () => {
           clearTimeout(timer);
@@ -41,12 +42,13 @@ async function hostWithPage() {
   const host = await hostInProcess(env, ['-q']);
   cleanup.push(() => host.stop());
   const stops: unknown[] = [];
+  const started: string[] = [];
   const page = await FakePage.connect(host.url, {
-    tools: [tool('demo.echo'), waiting('slow.tool', stops)],
+    tools: [tool('demo.echo'), waiting('slow.tool', stops, started)],
   });
   cleanup.push(() => page.socket.terminate());
   await until(() => host.err().includes('catalog tools') || page.requests('tool.query').length > 1);
-  return { env, page, stops };
+  return { env, page, stops, started };
 }
 
 /**
@@ -84,7 +86,7 @@ async function fakeControl(answer: (path: string, response: ServerResponse) => v
 
 describe('Ctrl-C during toolwire call / batch', () => {
   it("SIGINT to a running `toolwire call` cancels the page's tool; exit 130", async () => {
-    const { env, page, stops } = await hostWithPage();
+    const { env, page, stops, started } = await hostWithPage();
     // The honest path first: a call that is not interrupted prints its result, exit 0.
     expect(await cli(['call', 'demo.echo', '--args', '{"a":1}'], env)).toMatchObject({ code: 0 });
     const arrived = page.next('tool.call');
@@ -96,6 +98,7 @@ describe('Ctrl-C during toolwire call / batch', () => {
         throw new Error(`toolwire call exited (${exit.code}) before calling: ${exit.err}`);
       }),
     ]);
+    await until(() => started.includes('slow.tool')); // the tool runs
     run.kill('SIGINT');
     const exit = await run.exited;
     expect(exit.err).toContain('cancelling the call (Ctrl-C again to quit at once)');

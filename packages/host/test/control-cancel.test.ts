@@ -1,9 +1,8 @@
 import { request as httpRequest } from 'node:http';
-import type { BridgeTool } from '@toolwire/protocol';
+import type { BridgeTool, ProgressReport } from '@toolwire/protocol';
 import { toolFailure } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/wait.js';
-import type { ProgressReport } from '../src/index.js';
 import { createHost } from '../src/index.js';
 import { controlChannel, controlRequest, startControlServer } from '../src/internal.js';
 import { FakePage, tool } from './helpers.js';
@@ -38,9 +37,9 @@ function waiting(id: string, stops: unknown[], ms = 10_000): BridgeTool {
  * which reports progress when the call asks for it: 1/2 "half", a report that goes back, 2/2.
  */
 async function controlled(options: { callTimeoutMs?: number } = {}) {
-  const host = await createHost({ origins: ['*'] });
+  const host = await createHost({ origins: ['*'], ...options });
   cleanup.push(() => host.close());
-  const control = await startControlServer(host, options);
+  const control = await startControlServer(host);
   cleanup.push(() => control.close());
   const stops: unknown[] = [];
   let page: FakePage | undefined;
@@ -195,7 +194,7 @@ describe('cancel through the control API', () => {
 });
 
 describe('deadlines through the control API', () => {
-  it("timeoutMs travels to the page; without it, the API's callTimeoutMs", async () => {
+  it("timeoutMs travels to the page; without it, the host's callTimeoutMs", async () => {
     const { target, page, calls } = await controlled({ callTimeoutMs: 4321 });
     await controlRequest(target, '/v1/call', { toolId: 'demo.echo', timeoutMs: 1500 });
     await controlRequest(target, '/v1/call', { toolId: 'demo.echo' });

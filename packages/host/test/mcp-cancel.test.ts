@@ -20,12 +20,13 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step();
 });
 
-/** A tool that runs until its signal aborts (or `ms`), noting why it stopped. */
-function waiting(id: string, stops: unknown[], ms: number): BridgeTool {
+/** A tool that runs until its signal aborts (or `ms`), noting its start and why it stopped. */
+function waiting(id: string, stops: unknown[], ms: number, started: string[] = []): BridgeTool {
   return tool(
     id,
     (_, context) =>
       new Promise((resolve, reject) => {
+        started.push(id);
         const timer = setTimeout(() => resolve({ waited: ms }), ms);
         context.signal.addEventListener('abort', () => {
           clearTimeout(timer);
@@ -39,11 +40,12 @@ function waiting(id: string, stops: unknown[], ms: number): BridgeTool {
 /** The page: `slow.tool` (10 s), `stall.tool` (30 s), and `steps.tool`, which reports progress. */
 async function connectPage(url: string) {
   const stops: unknown[] = [];
+  const started: string[] = [];
   let page: FakePage | undefined;
   page = await FakePage.connect(url, {
     tools: [
-      waiting('slow.tool', stops, 10_000),
-      waiting('stall.tool', stops, 30_000),
+      waiting('slow.tool', stops, 10_000, started),
+      waiting('stall.tool', stops, 30_000, started),
       tool('steps.tool', () => 'stepped'),
     ],
     intercept: (message) => {
@@ -67,7 +69,7 @@ async function connectPage(url: string) {
   cleanup.push(() => page?.socket.terminate());
   const calls = () => (page as FakePage).requests('tool.call');
   const cancels = () => (page as FakePage).requests('session.cancel');
-  return { page: page as FakePage, stops, calls, cancels };
+  return { page: page as FakePage, stops, started, calls, cancels };
 }
 
 /** `toolwire mcp ARGS` spawned, the SDK's Client connected to it over stdio. */
@@ -124,6 +126,7 @@ describe.each(Object.keys(roads) as (keyof typeof roads)[])('toolwire mcp, %s', 
         (error: Error) => error,
       );
     const call = await until(() => page.calls().find((one) => one.payload.toolId === 'slow.tool'));
+    await until(() => page.started.includes('slow.tool')); // the tool runs
     abort.abort('the user pressed stop');
     expect(await outcome).toBeInstanceOf(Error); // the client's own: MCP answers nothing
     const cancel = await until(() => page.cancels()[0]);
