@@ -216,7 +216,7 @@ async function fresh(session: HostSession): Promise<void> {
 }
 
 /** What the transport knows of one request beside its body (requirements 5 and 7). */
-export interface RequestContext {
+interface RequestContext {
   /** Aborted when the asker went away (its connection or channel closed). */
   signal?: AbortSignal;
   /** Sends a call's progress report to the asker before the answer; absent: none is asked. */

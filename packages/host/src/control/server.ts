@@ -45,7 +45,7 @@ const CLOSE_GRACE_MS = 2000;
 /** How long an idle kept-alive connection stays open (requirement 4; Node's default is 5 s). */
 const KEEP_ALIVE_MS = 30_000;
 /** The content type of a streamed answer (requirement 8). */
-export const STREAM_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+const STREAM_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 export interface ControlServer {
   readonly url: string;

@@ -13,10 +13,10 @@ import type { ProgressReport } from '@toolwire/protocol';
 export type ProgressListener = (report: ProgressReport) => void;
 
 /** The longest message passed on; a longer one is cut. */
-export const MAX_PROGRESS_MESSAGE = 1024;
+const MAX_PROGRESS_MESSAGE = 1024;
 
 /** `value` as a report, or undefined when it is not one (no finite `progress`). */
-export function readProgress(value: unknown): ProgressReport | undefined {
+function readProgress(value: unknown): ProgressReport | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { progress, total, message } = value as Record<string, unknown>;
   if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
