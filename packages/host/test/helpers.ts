@@ -1,8 +1,6 @@
 /**
  * A page stand-in for host tests: a real `ws` client in Node that sends `session.open` and
- * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends. As
- * a page's session does, it hands `session.cancel` to the bridge (the tool's signal aborts) and
- * sends the progress its tools report (`session.progress`) for requests that asked.
+ * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
  */
 import type { Server as NetServer, Socket } from 'node:net';
 import { connect, createServer as createNetServer } from 'node:net';
@@ -14,7 +12,6 @@ import type {
   Guard,
   GuardPreset,
   GuardReport,
-  HandleScope,
   ToolPolicy,
 } from '@toolwire/protocol';
 import {
@@ -86,9 +83,9 @@ export class FakePage {
   #grant: ToolPolicy | undefined;
   /** Who waits for the next frame of a type (`next`). */
   #waiting: { type: string; resolve: (message: any) => void }[] = [];
-  /** This connection, to the bridge: where its requests' progress goes. */
-  #scope: HandleScope = {
-    onProgress: (requestId, progress, total, message) =>
+  /** This page's requests, to its bridge: progress goes straight out (no pacing, unlike a real page). */
+  #scope = {
+    onProgress: (requestId: string, progress: number, total?: number, message?: string) =>
       this.send(
         sessionProgress({
           requestId,

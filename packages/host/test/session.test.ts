@@ -303,17 +303,24 @@ describe('calls', () => {
   });
 
   it('all fail at once with tool_transport_closed when the page goes away', async () => {
-    const { page, session } = await setup({
-      tools: [echo],
-      intercept: (m) => (m.type === 'tool.call' ? 'hold' : undefined),
-    });
-    const calls = [1, 2, 3].map(() => session.call('demo.echo').catch((e) => e));
+    const { page, session } = await setup(
+      {
+        tools: [echo, write],
+        intercept: (m) => (m.type === 'tool.call' ? 'hold' : undefined),
+      },
+      { maxToolPolicy: 'write' },
+    );
+    const calls = ['demo.echo', 'demo.echo', 'notes.add'].map((id) =>
+      session.call(id).catch((e) => e),
+    );
     await until(() => page.requests('tool.call').length === 3);
     // "At once": with the timers stopped from here on, no timer can end a call; only the close.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     page.socket.terminate();
     const errors = await Promise.all(calls);
     expect(errors.map((e) => e.code)).toEqual(Array(3).fill('tool_transport_closed'));
+    // The write tool may have run before the page went: not worth retrying blindly.
+    expect(errors.map((e) => e.retryable)).toEqual([true, true, false]);
     expect(session.isOpen).toBe(false);
     expect(host?.sessions).toEqual([]);
   });
@@ -355,6 +362,114 @@ describe('calls', () => {
     expect(error.code).toBe('tool_transport_closed');
     expect(session.isOpen).toBe(false);
     expect((await page.closed).code).toBe(1009);
+  });
+});
+
+describe('cancel and progress', () => {
+  /** A tool that runs until its signal aborts, and says what aborted it. */
+  function hanging(id: string, seen: { reason?: unknown; started: ReturnType<typeof latch> }) {
+    return tool(id, (_args, context) => {
+      seen.started.open();
+      return new Promise((_, reject) => {
+        context.signal.addEventListener('abort', () => {
+          seen.reason = context.signal.reason;
+          reject(context.signal.reason);
+        });
+      });
+    });
+  }
+
+  it('an aborted signal rejects at once and cancels the call on the page', async () => {
+    const seen = { started: latch() } as { reason?: unknown; started: ReturnType<typeof latch> };
+    const { page, session } = await setup({ tools: [echo, hanging('demo.hang', seen)] });
+    // The honest path: a call with a signal nobody aborts is answered, and nothing is cancelled.
+    const idle = new AbortController();
+    expect((await session.call('demo.echo', { a: 1 }, { signal: idle.signal })).result).toEqual({
+      a: 1,
+    });
+    const controller = new AbortController();
+    const outcome = session.call('demo.hang', {}, { signal: controller.signal }).catch((e) => e);
+    await seen.started.wait;
+    const cancelled = page.next('session.cancel');
+    controller.abort(new Error('the user pressed stop'));
+    expect(await outcome).toMatchObject({ code: 'tool_call_cancelled', retryable: false });
+    expect(session.pendingCount).toBe(0);
+    const call = page.requests('tool.call').at(-1);
+    expect((await cancelled).payload).toEqual({
+      requestId: call.id,
+      reason: 'the user pressed stop',
+    });
+    await until(() => seen.reason !== undefined);
+    expect(seen.reason).toMatchObject({ code: 'tool_call_cancelled' });
+    expect(page.requests('session.cancel')).toHaveLength(1);
+  });
+
+  it('a signal aborted while the catalog is refreshed first cancels before anything is sent', async () => {
+    let hold = false;
+    const { page, session } = await setup({
+      tools: [echo],
+      intercept: (m) => (hold && m.type === 'tool.query' ? 'hold' : undefined),
+    });
+    hold = true;
+    const controller = new AbortController();
+    // Not listed: the call waits for a refresh the page never answers.
+    const outcome = session.call('late.tool', {}, { signal: controller.signal }).catch((e) => e);
+    const queries = page.requests('tool.query').length;
+    await until(() => page.requests('tool.query').length > queries);
+    controller.abort();
+    expect(await outcome).toMatchObject({ code: 'tool_call_cancelled' });
+    expect(page.requests('tool.call')).toEqual([]);
+  });
+
+  it('onProgress asks for progress and hears each report of its call', async () => {
+    const step = latch();
+    const counting = tool('demo.count', async (_args, context) => {
+      context.reportProgress(1, 3, 'one');
+      context.reportProgress(2, 3);
+      await step.wait;
+      context.reportProgress(3, 3, 'done');
+      return { counted: 3 };
+    });
+    const { page, session } = await setup({ tools: [echo, counting] });
+    const reports: unknown[] = [];
+    const result = session.call('demo.count', {}, { onProgress: (report) => reports.push(report) });
+    await until(() => reports.length === 2);
+    expect(page.requests('tool.call').at(-1).payload).toMatchObject({
+      toolId: 'demo.count',
+      progress: true,
+      timeoutMs: 60_000,
+    });
+    step.open();
+    expect((await result).result).toEqual({ counted: 3 });
+    expect(reports).toEqual([
+      { progress: 1, total: 3, message: 'one' },
+      { progress: 2, total: 3 },
+      { progress: 3, total: 3, message: 'done' },
+    ]);
+    // A call without a listener asks for none.
+    await session.call('demo.echo');
+    expect(page.requests('tool.call').at(-1).payload).not.toHaveProperty('progress');
+  });
+
+  it('a batch carries one deadline and one cancel for all its calls', async () => {
+    const seen = { started: latch() } as { reason?: unknown; started: ReturnType<typeof latch> };
+    const { page, session } = await setup({ tools: [echo, hanging('demo.hang', seen)] });
+    const controller = new AbortController();
+    const outcome = session
+      .batch([{ toolId: 'demo.echo' }, { toolId: 'demo.hang' }, { toolId: 'demo.echo' }], {
+        signal: controller.signal,
+        timeoutMs: 5000,
+      })
+      .catch((e) => e);
+    await seen.started.wait;
+    expect(page.requests('tool.batch')[0].payload).toMatchObject({ timeoutMs: 5000 });
+    controller.abort();
+    expect(await outcome).toMatchObject({ code: 'tool_call_cancelled' });
+    await until(() => seen.reason !== undefined);
+    expect(seen.reason).toMatchObject({ code: 'tool_call_cancelled' });
+    expect(page.requests('session.cancel')[0].payload).toEqual({
+      requestId: page.requests('tool.batch')[0].id,
+    });
   });
 });
 

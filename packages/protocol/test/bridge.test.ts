@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { latch } from '../../../test-support/wait.js';
 import { createAjvProvider } from '../src/ajv.js';
 import type { BridgeTool, Guard, GuardPreset } from '../src/index.js';
-import { createToolBridge, encodePayload, toolFailure } from '../src/index.js';
+import { createToolBridge, encodePayload, ToolProtocolError, toolFailure } from '../src/index.js';
 import { exchange, nested, request, tool } from './helpers.js';
 
 afterEach(() => {
@@ -479,6 +480,79 @@ describe('tool.call', () => {
       details: null,
     });
     expect(await payload('t.retry')).toMatchObject({ code: 'device_busy', retryable: true });
+  });
+
+  it('cancel(requestId): the running tool is aborted and the call answered tool_call_cancelled', async () => {
+    const started = latch();
+    let signal: AbortSignal | undefined;
+    const bridge = bridgeOf([
+      tool('t.hangs', (_args, context) => {
+        signal = context.signal;
+        started.open();
+        return new Promise(() => {});
+      }),
+    ]);
+    // Nothing pending: a cancel is a no-op that says so.
+    expect(bridge.cancel('nobody')).toBe(false);
+    const message = request('tool.call', { toolId: 't.hangs' });
+    const answer = exchange(bridge, message);
+    await started.wait;
+    // Another connection's scope does not reach it; its own (or none) does.
+    expect(bridge.cancel(message.id, {})).toBe(false);
+    expect(signal?.aborted).toBe(false);
+    expect(bridge.cancel(message.id, undefined, 'stop')).toBe(true);
+    expect(signal?.reason).toBeInstanceOf(ToolProtocolError);
+    expect((await answer).payload).toMatchObject({
+      code: 'tool_call_cancelled',
+      retryable: false,
+      message: `The caller cancelled request "${message.id}": stop`,
+    });
+    // Answered: no longer pending.
+    expect(bridge.cancel(message.id)).toBe(false);
+  });
+
+  it('a call cancelled before its tool runs never runs it', async () => {
+    const checking = latch();
+    const release = latch<true>();
+    const execute = vi.fn(() => ({}));
+    const bridge = bridgeOf([
+      tool('t.later', execute, {}, () => {
+        checking.open();
+        return release.wait;
+      }),
+    ]);
+    const message = request('tool.call', { toolId: 't.later' });
+    const answer = exchange(bridge, message);
+    await checking.wait;
+    expect(bridge.cancel(message.id)).toBe(true);
+    release.open(true);
+    expect((await answer).payload).toMatchObject({ code: 'tool_call_cancelled' });
+    expect(execute).not.toHaveBeenCalled();
+  });
+
+  it("a payload's timeoutMs ends the tool when it is smaller than callTimeoutMs, and not otherwise", async () => {
+    const hang = tool('t.hangs', () => new Promise(() => {}));
+    const bridge = bridgeOf([hang], 'read-only', { callTimeoutMs: 60_000 });
+    const short = await exchange(
+      bridge,
+      request('tool.call', { toolId: 't.hangs', timeoutMs: 30 }),
+    );
+    expect(short.payload).toMatchObject({
+      code: 'tool_execution_timeout',
+      details: { timeoutMs: 30 },
+    });
+    // Garbage is no deadline: the page's own limit applies.
+    const capped = bridgeOf([hang], 'read-only', { callTimeoutMs: 30 });
+    for (const timeoutMs of [-5, 0, 'soon', Number.MAX_VALUE * 2]) {
+      const response = await exchange(
+        capped,
+        request('tool.call', { toolId: 't.hangs', timeoutMs }),
+      );
+      expect(response.payload, String(timeoutMs)).toMatchObject({
+        code: 'tool_execution_timeout',
+        details: { timeoutMs: 30 },
+      });
+    }
   });
 
   it('a tool that hangs is abandoned after callTimeoutMs and its signal aborts', async () => {

@@ -7,11 +7,15 @@ import {
   isSessionPing,
   isSessionPong,
   readCatalogChanged,
+  readSessionCancel,
   readSessionOpen,
+  readSessionProgress,
   readWelcome,
+  sessionCancel,
   sessionOpen,
   sessionPing,
   sessionPong,
+  sessionProgress,
   sessionWelcome,
 } from '../src/index.js';
 
@@ -136,6 +140,32 @@ describe('golden fixtures: session messages', () => {
     expect(sessionPong(ping).replyTo).toBe(ping.id);
   });
 
+  it('session.cancel: the request the caller gave up on, and why', () => {
+    const payload = { requestId: 'call-3f2a9c-7', reason: 'the MCP client cancelled' };
+    const message = sessionCancel(payload, 'session-1');
+    golden('session-cancel', message);
+    expect(readSessionCancel(received(message))).toEqual(payload);
+    const bare = sessionCancel({ requestId: 'batch-3f2a9c-8' });
+    expect(readSessionCancel(received(bare))).toEqual({ requestId: 'batch-3f2a9c-8' });
+  });
+
+  it('session.progress: how far a request that asked has got', () => {
+    const payload = {
+      requestId: 'call-3f2a9c-7',
+      progress: 40,
+      total: 100,
+      message: 'page 2 of 5',
+    };
+    const message = sessionProgress(payload);
+    golden('session-progress', message);
+    expect(readSessionProgress(received(message))).toEqual(payload);
+    const bare = sessionProgress({ requestId: 'call-3f2a9c-7', progress: 0.5 });
+    expect(readSessionProgress(received(bare))).toEqual({
+      requestId: 'call-3f2a9c-7',
+      progress: 0.5,
+    });
+  });
+
   it('tool.catalog.changed: both revisions and the guard report, on the tool capability', () => {
     const payload = {
       revision: 'sha256:ecefd4c515eb0ac060d59ac1834731748a2b0c426f9c63432636d0b7fff285f6',
@@ -188,5 +218,38 @@ describe('session message readers refuse what is not one', () => {
     const pong = received(sessionPong({ id: 'p' })) as Record<string, any>;
     expect(isSessionPong(pong)).toBe(true);
     expect(isSessionPong({ ...pong, replyTo: null })).toBe(false);
+
+    const cancel = received(sessionCancel({ requestId: 'r', reason: 'x' })) as Record<string, any>;
+    expect(readSessionCancel(cancel)).toEqual({ requestId: 'r', reason: 'x' });
+    expect(readSessionCancel({ ...cancel, type: 'session.progress' })).toBeUndefined();
+    expect(readSessionCancel({ ...cancel, payload: { requestId: '' } })).toBeUndefined();
+    expect(readSessionCancel({ ...cancel, payload: { requestId: 7 } })).toBeUndefined();
+    // A reason of the wrong type is left out; a long one is clipped.
+    expect(readSessionCancel({ ...cancel, payload: { requestId: 'r', reason: 5 } })).toEqual({
+      requestId: 'r',
+    });
+    expect(
+      readSessionCancel({ ...cancel, payload: { requestId: 'r', reason: 'y'.repeat(5000) } })
+        ?.reason,
+    ).toHaveLength(2048);
+
+    const progress = received(sessionProgress({ requestId: 'r', progress: 1 })) as Record<
+      string,
+      any
+    >;
+    expect(readSessionProgress(progress)).toEqual({ requestId: 'r', progress: 1 });
+    expect(readSessionProgress({ ...progress, type: 'session.cancel' })).toBeUndefined();
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY, '1', null]) {
+      expect(
+        readSessionProgress({ ...progress, payload: { requestId: 'r', progress: bad } }),
+        String(bad),
+      ).toBeUndefined();
+    }
+    expect(
+      readSessionProgress({
+        ...progress,
+        payload: { requestId: 'r', progress: 2, total: 'ten', message: 'z'.repeat(5000) },
+      }),
+    ).toEqual({ requestId: 'r', progress: 2, message: 'z'.repeat(2048) });
   });
 });
