@@ -39,19 +39,30 @@ await toolManager.register({
   naturalLanguageProperties: { description: 'Waits thirty seconds.', annotations: readOnly },
   execute: (_input: unknown, context: Context) => waitFor('demo.stall', 30_000, context.signal),
 });
+/** `release()` lets a `demo.steps` call that holds (`hold: true`) answer. */
+let release: () => void = () => {};
+w.release = () => release();
 await toolManager.register({
   name: 'demo.steps',
   naturalLanguageProperties: {
-    description: 'Three steps, reported as progress, `every` ms apart (default 80).',
+    description:
+      'Three steps, reported as progress, `every` ms apart (default 80); with `hold`, answers once released.',
     annotations: readOnly,
-    inputSchema: { type: 'object', properties: { every: { type: 'number' } } },
+    inputSchema: {
+      type: 'object',
+      properties: { every: { type: 'number' }, hold: { type: 'boolean' } },
+    },
   },
-  execute: async (input: { every?: number }, context: Context) => {
+  execute: async (input: { every?: number; hold?: boolean }, context: Context) => {
     const every = input?.every ?? 80;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     for (const [step, message] of ['one', 'two', 'three'].entries()) {
       await new Promise((resolve) => setTimeout(resolve, every));
       context.reportProgress?.(step + 1, 3, message);
     }
+    if (input?.hold) await released;
     return 'stepped';
   },
 });

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BridgeTool } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { until } from '../../../test-support/wait.js';
+import { latch, until } from '../../../test-support/wait.js';
 import { hostInProcess, PAGE_TOKEN, tempDir } from './cli-helpers.js';
 import { FakePage, tool } from './helpers.js';
 import { Client, StdioClientTransport } from './mcp-client.js';
@@ -37,16 +37,20 @@ function waiting(id: string, stops: unknown[], ms: number, started: string[] = [
   );
 }
 
-/** The page: `slow.tool` (10 s), `stall.tool` (30 s), and `steps.tool`, which reports progress. */
+/**
+ * The page: `slow.tool` (10 s), `stall.tool` (30 s), and `steps.tool`, which reports progress
+ * (when asked) and answers only once the test calls `release()`.
+ */
 async function connectPage(url: string) {
   const stops: unknown[] = [];
   const started: string[] = [];
+  const released = latch();
   let page: FakePage | undefined;
   page = await FakePage.connect(url, {
     tools: [
       waiting('slow.tool', stops, 10_000, started),
       waiting('stall.tool', stops, 30_000, started),
-      tool('steps.tool', () => 'stepped'),
+      tool('steps.tool', () => released.wait.then(() => 'stepped')),
     ],
     intercept: (message) => {
       if (message.type !== 'tool.call' || message.payload?.toolId !== 'steps.tool') return;
@@ -69,7 +73,14 @@ async function connectPage(url: string) {
   cleanup.push(() => page?.socket.terminate());
   const calls = () => (page as FakePage).requests('tool.call');
   const cancels = () => (page as FakePage).requests('session.cancel');
-  return { page: page as FakePage, stops, started, calls, cancels };
+  return {
+    page: page as FakePage,
+    stops,
+    started,
+    calls,
+    cancels,
+    release: () => released.open(),
+  };
 }
 
 /** `toolwire mcp ARGS` spawned, the SDK's Client connected to it over stdio. */
@@ -143,11 +154,15 @@ describe.each(Object.keys(roads) as (keyof typeof roads)[])('toolwire mcp, %s', 
       (await mcp.client.listTools()).tools.some((one) => one.name === 'steps_tool'),
     );
     const heard: unknown[] = [];
-    const result = await mcp.client.callTool({ name: 'steps_tool', arguments: {} }, undefined, {
+    const result = mcp.client.callTool({ name: 'steps_tool', arguments: {} }, undefined, {
       onprogress: (report) => heard.push(report),
     });
-    expect(result).toMatchObject({ content: [{ type: 'text', text: 'stepped' }] });
+    // The reports reach the client while the call runs. (The SDK's client drops a report it
+    // reads together with the answer, typescript-sdk#2580: the tool answers only afterwards.)
+    await until(() => heard.length === 2);
     expect(page.calls()[0]?.payload.progress).toBe(true);
+    page.release();
+    expect(await result).toMatchObject({ content: [{ type: 'text', text: 'stepped' }] });
     expect(heard).toEqual([
       { progress: 1, total: 2, message: 'half' },
       { progress: 2, total: 2 },
