@@ -205,6 +205,31 @@ test('the page goes away: pending calls fail at once, the session ends', async (
   expect(h.sessions).toEqual([]);
 });
 
+test("a cancel and a deadline reach the page's tool; the host hears at once, or from the page", async ({
+  page,
+}) => {
+  const { session } = await open(page);
+  const slow = () => page.evaluate(() => (window as any).slow as number);
+  const aborted = () => page.evaluate(() => (window as any).aborted as string[]);
+  // Cancelled by the caller: rejected at once, and the page's tool is told to stop.
+  const controller = new AbortController();
+  const cancelled = session
+    .call('demo.slow', {}, { signal: controller.signal })
+    .catch((error) => error);
+  await expect.poll(slow).toBe(1);
+  expect(await aborted()).toEqual([]);
+  controller.abort();
+  expect(await cancelled).toMatchObject({ code: 'tool_call_cancelled', retryable: false });
+  await expect.poll(aborted).toEqual(['AbortError']);
+  // A deadline of its own: the page gives up at it and says so (the host's own give-up, 2 s
+  // later, would be tool_timeout).
+  const timedOut = await session.call('demo.slow', {}, { timeoutMs: 300 }).catch((error) => error);
+  expect(timedOut).toMatchObject({ code: 'tool_execution_timeout', retryable: true });
+  await expect.poll(aborted).toEqual(['AbortError', 'AbortError']);
+  expect(session.pendingCount).toBe(0);
+  expect(session.isOpen).toBe(true);
+});
+
 test('a page with only endpoint.iife.js pairs from the link pairingUrl makes', async ({ page }) => {
   host = await createHost({ origins: [ORIGIN] });
   const connected = host.waitForSession({ timeoutMs: 10_000 });

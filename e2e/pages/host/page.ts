@@ -31,10 +31,18 @@ await toolManager.register({
   naturalLanguageProperties: { description: 'About a mebibyte of text.', annotations: readOnly },
   execute: () => ({ text: 'lorem ipsum dolor sit amet '.repeat(40_000) }),
 });
+// Runs until it is given up on (its signal says when: `window.slow` counts the runs that
+// started and `window.aborted` the reasons their signals aborted with).
+w.slow = 0;
+w.aborted = [];
 await toolManager.register({
   name: 'demo.slow',
   naturalLanguageProperties: { description: 'Never finishes.', annotations: readOnly },
-  execute: () => new Promise(() => {}),
+  execute: (_input: unknown, context: { signal: AbortSignal }) => {
+    w.slow++;
+    context.signal.addEventListener('abort', () => w.aborted.push(context.signal.reason?.name));
+    return new Promise(() => {});
+  },
 });
 await toolManager.register({
   name: 'notes.add',
