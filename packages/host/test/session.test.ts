@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ToolPolicy } from '@toolwire/protocol';
 import { sessionPing } from '@toolwire/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Latch } from '../../../test-support/wait.js';
 import { latch, until } from '../../../test-support/wait.js';
 import type { Host, HostOptions, HostSession } from '../src/index.js';
 import { createHost } from '../src/index.js';
@@ -367,7 +368,7 @@ describe('calls', () => {
 
 describe('cancel and progress', () => {
   /** A tool that runs until its signal aborts, and says what aborted it. */
-  function hanging(id: string, seen: { reason?: unknown; started: ReturnType<typeof latch> }) {
+  function hanging(id: string, seen: { reason?: unknown; started: Latch }) {
     return tool(id, (_args, context) => {
       seen.started.open();
       return new Promise((_, reject) => {
@@ -380,7 +381,7 @@ describe('cancel and progress', () => {
   }
 
   it('an aborted signal rejects at once and cancels the call on the page', async () => {
-    const seen = { started: latch() } as { reason?: unknown; started: ReturnType<typeof latch> };
+    const seen = { started: latch() } as { reason?: unknown; started: Latch };
     const { page, session } = await setup({ tools: [echo, hanging('demo.hang', seen)] });
     // The honest path: a call with a signal nobody aborts is answered, and nothing is cancelled.
     const idle = new AbortController();
@@ -452,7 +453,7 @@ describe('cancel and progress', () => {
   });
 
   it('a batch carries one deadline and one cancel for all its calls', async () => {
-    const seen = { started: latch() } as { reason?: unknown; started: ReturnType<typeof latch> };
+    const seen = { started: latch() } as { reason?: unknown; started: Latch };
     const { page, session } = await setup({ tools: [echo, hanging('demo.hang', seen)] });
     const controller = new AbortController();
     const outcome = session

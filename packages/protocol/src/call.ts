@@ -219,12 +219,8 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
       returned = await deadlines.run(
         tool,
         args,
-        {
-          requestId: request.id,
-          sessionId: request.sessionId,
-          callId: typeof call.callId === 'string' ? call.callId : null,
-          toolId,
-        },
+        toolId,
+        typeof call.callId === 'string' ? call.callId : null,
         running,
       );
     } catch (error) {

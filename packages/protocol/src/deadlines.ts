@@ -17,7 +17,6 @@
 import type { BridgeTool, ReportProgress, ToolContext } from './catalog.js';
 import { noProgress } from './catalog.js';
 import { ToolProtocolError } from './errors.js';
-import { isPlainObject } from './messages.js';
 
 /** Where a handle()'s requests report to: one per connection, so a cancel reaches only its own. */
 export interface HandleScope {
@@ -25,12 +24,10 @@ export interface HandleScope {
   onProgress?: (requestId: string, progress: number, total?: number, message?: string) => void;
 }
 
-/** What a tool is told of its call, beside its signal and reporter. */
-export type CallInfo = Omit<ToolContext, 'signal' | 'reportProgress'>;
-
 /** One `tool.call` or `tool.batch` while the bridge runs it. */
 export class RunningRequest {
   readonly id: string;
+  readonly sessionId: string | null;
   readonly scope: HandleScope | undefined;
   /** The caller's deadline (epoch ms), Infinity without one; and the caller's `timeoutMs`. */
   readonly deadline: number;
@@ -47,8 +44,15 @@ export class RunningRequest {
   /** The limit that set toolDeadline, for the timeout's message. */
   toolTimeoutMs = 0;
 
-  constructor(id: string, scope: HandleScope | undefined, receivedAt: number, timeoutMs: number) {
+  constructor(
+    id: string,
+    sessionId: string | null,
+    scope: HandleScope | undefined,
+    receivedAt: number,
+    timeoutMs: number,
+  ) {
     this.id = id;
+    this.sessionId = sessionId;
     this.scope = scope;
     this.timeoutMs = timeoutMs;
     this.deadline = timeoutMs > 0 ? receivedAt + timeoutMs : Number.POSITIVE_INFINITY;
@@ -63,7 +67,7 @@ export class RunningRequest {
 export interface Deadlines {
   /** A call or batch starts (its payload read): its deadline, progress and cancel. */
   open(
-    id: string,
+    request: { id: string; sessionId: string | null },
     payload: unknown,
     scope: HandleScope | undefined,
     receivedAt: number,
@@ -72,18 +76,22 @@ export interface Deadlines {
   close(request: RunningRequest): void;
   /** Cancels request `id` (only one opened in `scope`, when given); false if none is pending. */
   cancel(id: string, scope?: HandleScope, reason?: string): boolean;
-  /** Runs `tool` for `request`: settles with the tool, or at once on its deadline or a cancel. */
+  /**
+   * Runs `tool` (`toolId`, the call's `callId`) for `request`: settles with the tool, or at once
+   * on its deadline or a cancel.
+   */
   run(
     tool: BridgeTool,
     args: Record<string, unknown>,
-    info: CallInfo,
+    toolId: string,
+    callId: string | null,
     request: RunningRequest,
   ): Promise<unknown>;
 }
 
 /** The caller's `timeoutMs` of a payload: a positive finite number, else none (0). */
 function callerTimeout(payload: unknown): number {
-  const value = isPlainObject(payload) ? payload.timeoutMs : undefined;
+  const value = (payload as { timeoutMs?: unknown } | null | undefined)?.timeoutMs;
   return typeof value === 'number' && value > 0 && Number.isFinite(value) ? value : 0;
 }
 
@@ -143,8 +151,8 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
   };
 
   return {
-    open(id, payload, scope, receivedAt) {
-      const request = new RunningRequest(id, scope, receivedAt, callerTimeout(payload));
+    open({ id, sessionId }, payload, scope, receivedAt) {
+      const request = new RunningRequest(id, sessionId, scope, receivedAt, callerTimeout(payload));
       const onProgress = scope?.onProgress;
       if (onProgress && (payload as { progress?: unknown } | undefined)?.progress === true) {
         request.reportProgress = (progress, total, message) => {
@@ -175,20 +183,22 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
       return true;
     },
 
-    run(tool, args, info, request) {
+    run(tool, args, toolId, callId, request) {
       if (request.cancelled) return Promise.reject(request.cancelled);
       const now = Date.now();
       if (request.expired(now)) return Promise.reject(timeoutError(request.timeoutMs));
       const controller = new AbortController();
       let execution: Promise<unknown>;
       try {
-        execution = Promise.resolve(
-          tool.execute(args, {
-            ...info,
-            signal: controller.signal,
-            reportProgress: request.reportProgress,
-          }),
-        );
+        const context: ToolContext = {
+          requestId: request.id,
+          sessionId: request.sessionId,
+          callId,
+          toolId,
+          signal: controller.signal,
+          reportProgress: request.reportProgress,
+        };
+        execution = Promise.resolve(tool.execute(args, context));
       } catch (error) {
         execution = Promise.reject(error);
       }

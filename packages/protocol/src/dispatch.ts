@@ -231,7 +231,7 @@ export function createDispatch(options: DispatchOptions): Handle {
       if (typeof message !== 'string') assertDepth(value, frameLimits.maxDepth);
       const payload = await decodeRequestPayload(value.payload, frameLimits, loadDeflate);
       if (value.type === 'tool.query') return await handleQuery(request, payload);
-      running = deadlines.open(id, payload, scope, receivedAt);
+      running = deadlines.open(request, payload, scope, receivedAt);
       return value.type === 'tool.call'
         ? await handleCall(request, payload, running)
         : await handleBatch(request, payload, running);

@@ -290,9 +290,10 @@ describe('createToolClient', () => {
     const reports: unknown[] = [];
     const call = client.call({ toolId: 'a' }, { onProgress: (report) => reports.push(report) });
     const plain = client.call({ toolId: 'b' });
-    const [listening, quiet] = (await until(
-      () => page.requests.length === 2 && page.requests,
-    )) as Record<string, any>[];
+    const [listening, quiet] = (await until(() => page.requests.length === 2 && page.requests)) as [
+      Record<string, any>,
+      Record<string, any>,
+    ];
     expect(client.progress(listening.id, { progress: 1, total: 4 })).toBe(true);
     expect(client.progress(listening.id, { progress: 1 })).toBe(false);
     expect(client.progress(listening.id, { progress: 0.5 })).toBe(false);

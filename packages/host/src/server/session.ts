@@ -319,7 +319,7 @@ export class HostSession extends Emitter<SessionEvents> {
     if (callId !== undefined) payload.callId = callId;
     if (after !== undefined) payload.after = after;
     try {
-      return (await this.#send('tool.call', payload, control, [toolId])) as ResultPayload;
+      return (await this.#send('tool.call', payload, control, toolId)) as ResultPayload;
     } catch (error) {
       if (!(error instanceof ToolProtocolError) || error.code !== 'tool_not_found') throw error;
       // The page lost the tool since our last catalog (a reload, a re-registration).
@@ -329,7 +329,7 @@ export class HostSession extends Emitter<SessionEvents> {
       );
       const refusal = this.#refusal(toolId);
       if (refusal) throw refusal.code === 'tool_not_found' ? error : refusal;
-      return (await this.#send('tool.call', payload, control, [toolId])) as ResultPayload;
+      return (await this.#send('tool.call', payload, control, toolId)) as ResultPayload;
     }
   }
 
@@ -377,31 +377,45 @@ export class HostSession extends Emitter<SessionEvents> {
     payload: unknown,
     options: RequestOptions = {},
   ): Promise<DecodedResponse> {
-    return this.#count(this.#core.request(type, payload, options));
+    this.stats.requests++;
+    const response = await this.#core.request(type, payload, options);
+    this.#count(response);
+    return response;
   }
 
-  /** A call or batch under its deadline, its signal and its progress; the page's error thrown. */
+  /**
+   * A call or batch under its deadline, its signal and its progress; the page's error thrown.
+   * `control` is the caller's options as this session's own copy (it gains `idempotent`).
+   */
   async #send(
     type: 'tool.call' | 'tool.batch',
     payload: CallPayload | BatchPayload,
-    control: ToolCallOptions,
-    toolIds: readonly string[],
+    control: ToolRequestOptions,
+    toolIds: string | readonly string[],
   ): Promise<unknown> {
-    const options: ToolRequestOptions = { ...control };
     // Sent twice, only a tool that reads does nothing twice (requirement 6).
-    if (!toolIds.every((id) => this.catalog.get(id)?.policy === 'read')) options.idempotent = false;
-    const response = await this.#count(
-      this.#core.send(type, payload as unknown as Record<string, unknown>, options),
+    if (!this.#allRead(toolIds)) control.idempotent = false;
+    this.stats.requests++;
+    const response = await this.#core.send(
+      type,
+      payload as unknown as Record<string, unknown>,
+      control,
     );
+    this.#count(response);
     if (response.type === 'tool.error') {
       throw ToolProtocolError.fromPayload(response.payload as ErrorPayload);
     }
     return response.payload;
   }
 
-  async #count(sent: Promise<DecodedResponse>): Promise<DecodedResponse> {
-    this.stats.requests++;
-    const response = await sent;
+  /** True when every tool named is listed with the `read` policy. */
+  #allRead(toolIds: string | readonly string[]): boolean {
+    if (typeof toolIds === 'string') return this.catalog.get(toolIds)?.policy === 'read';
+    for (const id of toolIds) if (this.catalog.get(id)?.policy !== 'read') return false;
+    return true;
+  }
+
+  #count(response: DecodedResponse): void {
     const stats = this.stats;
     stats.responses++;
     if (response.type === 'tool.error') stats.errors++;
@@ -410,7 +424,6 @@ export class HostSession extends Emitter<SessionEvents> {
       stats.originalBytes += response.encoding.originalByteCount ?? 0;
       stats.compressedBytes += response.encoding.compressedByteCount ?? 0;
     }
-    return response;
   }
 
   /** Ends the session: pending requests fail at once with `tool_transport_closed`. */
