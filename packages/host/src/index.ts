@@ -39,6 +39,7 @@ export type {
   SessionEvents,
   SessionInfo,
   SessionStats,
+  ToolCallOptions,
 } from './server/session.js';
 export { HostSession } from './server/session.js';
 // The codes the host raises itself (beside the protocol's).

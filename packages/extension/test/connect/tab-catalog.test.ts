@@ -1,4 +1,5 @@
 import type { ToolContext } from '@toolwire/protocol';
+import { noProgress } from '@toolwire/protocol';
 import { describe, expect, it } from 'vitest';
 import { readPairingAddress } from '../../app/connect/pairing-address.js';
 import { bridgeToolOf, tabCatalog } from '../../app/connect/tab-catalog.js';
@@ -10,6 +11,7 @@ const context = (): ToolContext => ({
   callId: null,
   toolId: 't',
   signal: new AbortController().signal,
+  reportProgress: noProgress,
 });
 
 describe('tabCatalog', () => {
