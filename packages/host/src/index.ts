@@ -16,6 +16,7 @@ export { publishControl } from './control/server.js';
 export type { McpBridge, McpBridgeOptions } from './mcp/bridge.js';
 export { createMcpBridge } from './mcp/bridge.js';
 export type {
+  McpCallOptions,
   McpSourceSession,
   McpSourceTool,
   McpTab,

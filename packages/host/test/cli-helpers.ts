@@ -31,11 +31,26 @@ export function captureIo(env: Env, stdin = new PassThrough()) {
     err += chunk;
   });
   let signal: () => void = () => {};
+  const interrupts = new Set<() => void>();
   return {
-    io: { stdin, stdout, stderr, env, onSignal: (handler: () => void) => (signal = handler) },
+    io: {
+      stdin,
+      stdout,
+      stderr,
+      env,
+      onSignal: (handler: () => void) => (signal = handler),
+      onInterrupt: (handler: () => void) => {
+        interrupts.add(handler);
+        return () => void interrupts.delete(handler);
+      },
+    },
     out: () => out,
     err: () => err,
     signal: () => signal(),
+    /** A Ctrl-C (SIGINT) as `call` and `batch` hear it. */
+    interrupt: () => {
+      for (const handler of [...interrupts]) handler();
+    },
   };
 }
 

@@ -12,7 +12,7 @@ describe('parseCommand', () => {
     const parsed = parseCommand(['host']);
     expect(parsed).toEqual({
       command: 'host',
-      options: { port: 45124, callTimeoutMs: 60_000, pollIntervalMs: 0 },
+      options: { port: 45124, pollIntervalMs: 0 },
       quiet: false,
     });
   });
@@ -45,6 +45,18 @@ describe('parseCommand', () => {
         maxToolPolicy: 'critical',
       },
     });
+  });
+
+  it("--timeout is a call's deadline: the host's default for host and mcp, each call's attached", () => {
+    expect(parseCommand(['host', '--timeout', '5000']).options.callTimeoutMs).toBe(5000);
+    expect(parseCommand(['mcp', '--timeout', '5000']).options.callTimeoutMs).toBe(5000);
+    // Not given: the host's own 60 s applies (and an attached bridge sends none).
+    expect(parseCommand(['mcp']).options.callTimeoutMs).toBeUndefined();
+    expect(parseCommand(['mcp', '--attach', '--timeout', '700']).attach?.timeoutMs).toBe(700);
+    expect(parseCommand(['call', 'x', '--timeout', '900']).client?.timeoutMs).toBe(900);
+    // It asks for no host of its own: mcp still attaches when a host runs.
+    expect(parseCommand(['mcp', '--timeout', '5000']).ownHost).toBeUndefined();
+    expect(() => parseCommand(['host', '--timeout', '0'])).toThrow(/whole number of milliseconds/);
   });
 
   it('--compress on|off|auto: whether pages gzip large results (absent: the host decides)', () => {

@@ -179,7 +179,7 @@ describe('the control client', () => {
       { url, token: target.token },
       '/v1/changes?after=1000000',
       undefined,
-      stop.signal,
+      { signal: stop.signal },
     );
     const reason = new Error('stopped by the test');
     await arrived.wait;

@@ -14,6 +14,7 @@ import { connect, createServer as createNetServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { until } from '../../../test-support/wait.js';
+import type { HostOptions } from '../src/index.js';
 import { createHost } from '../src/index.js';
 import {
   controlChannel,
@@ -32,8 +33,8 @@ afterEach(async () => {
 });
 
 /** A host with one echo page and its control API. */
-async function controlledHost() {
-  const host = await createHost({ origins: ['*'] });
+async function controlledHost(options: HostOptions = {}) {
+  const host = await createHost({ origins: ['*'], ...options });
   cleanup.push(() => host.close());
   const control = await startControlServer(host);
   cleanup.push(() => control.close());
@@ -273,38 +274,40 @@ describe('the control channel (mcp --attach)', () => {
   });
 
   it('a channel cut mid-call fails the call at once (tool_transport_closed), then reopens', async () => {
-    const { host, target } = await controlledHost();
+    const { host, target } = await controlledHost({ maxToolPolicy: 'write' });
     const slow = await FakePage.connect(host.url, {
-      tools: [tool('slow.tool')],
+      tools: [tool('slow.write', undefined, { policy: 'write' }), tool('slow.read')],
       intercept: (message) => (message.type === 'tool.call' ? 'hold' : undefined),
     });
     cleanup.push(() => slow.socket.terminate());
     const session = await host.waitForSession({
-      filter: (s) => s.catalog.get('slow.tool') !== undefined,
+      filter: (s) => s.catalog.get('slow.read') !== undefined,
     });
     const proxy = await countingProxy(target.url);
     const source = controlToolSource(proxy.target(target.token));
     cleanup.push(() => source.close?.());
     const entries = await source.tools(true);
-    const slowEntry = entries.find((entry) => entry.tool.id === 'slow.tool');
-    const echo = entries.find((entry) => entry.tool.id === 'demo.echo');
-    expect(slowEntry && echo).toBeTruthy();
+    const entry = (id: string) => entries.find((one) => one.tool.id === id) as McpSourceTool;
+    expect(entry('slow.write') && entry('slow.read') && entry('demo.echo')).toBeTruthy();
     expect(
-      await source.call(echo as McpSourceTool, { a: 1 }, new AbortController().signal),
+      await source.call(entry('demo.echo'), { a: 1 }, new AbortController().signal),
     ).toMatchObject({ result: { a: 1 } });
-    const outcome = source.call(slowEntry as McpSourceTool, {}, new AbortController().signal).then(
-      () => 'answered',
-      (error) => error,
-    );
-    await until(() => slow.received.some((frame) => frame.type === 'tool.call'));
+    const outcome = (id: string) =>
+      source.call(entry(id), {}, new AbortController().signal).then(
+        () => 'answered',
+        (error) => error,
+      );
+    const outcomes = [outcome('slow.write'), outcome('slow.read')];
+    await until(() => slow.received.filter((frame) => frame.type === 'tool.call').length === 2);
     expect(session.isOpen).toBe(true);
     proxy.cut();
-    // The page holds the call and the client sets no timer: only the cut can end it.
-    const error = await outcome;
-    expect(error).toMatchObject({ code: 'tool_transport_closed', retryable: false });
+    // The page holds the calls and the client sets no timer: only the cut can end them. Both
+    // may have run: only the read tool's call may be tried again.
+    expect(await outcomes[0]).toMatchObject({ code: 'tool_transport_closed', retryable: false });
+    expect(await outcomes[1]).toMatchObject({ code: 'tool_transport_closed', retryable: true });
     // The next request opens a new channel.
     expect(
-      await source.call(echo as McpSourceTool, { b: 2 }, new AbortController().signal),
+      await source.call(entry('demo.echo'), { b: 2 }, new AbortController().signal),
     ).toMatchObject({ result: { b: 2 } });
     expect(proxy.connections()).toBe(2);
   });

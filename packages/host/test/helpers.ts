@@ -24,7 +24,7 @@ import {
 import { createAjvProvider } from '@toolwire/protocol/ajv';
 import { WebSocket } from 'ws';
 import { until } from '../../../test-support/wait.js';
-import type { Host, McpBridge } from '../src/index.js';
+import type { Host, McpBridge, McpToolSource } from '../src/index.js';
 import { createMcpBridge } from '../src/index.js';
 
 export function tool(
@@ -223,11 +223,12 @@ export function errorResponse(request: any, code: string, message = code): objec
 }
 
 /**
- * An MCP client over in-memory stdio against `createMcpBridge(host)`: `rpc` sends a request and
- * resolves with its response, `notify` sends a notification, `messages` holds all the bridge
- * wrote (responses and notifications), `input` takes raw lines. The caller closes the bridge.
+ * An MCP client over in-memory stdio against `createMcpBridge(host)` (a Host, or any tool
+ * source): `rpc` sends a request and resolves with its response, `notify` sends a
+ * notification, `messages` holds all the bridge wrote (responses and notifications), `input`
+ * takes raw lines. The caller closes the bridge.
  */
-export async function mcpOverMemory(host: Host): Promise<{
+export async function mcpOverMemory(host: Host | McpToolSource): Promise<{
   bridge: McpBridge;
   input: PassThrough;
   messages: any[];

@@ -3,7 +3,7 @@
  * strict), and how the host commands and the client commands read theirs.
  */
 import type { ParseArgsConfig } from 'node:util';
-import { DEFAULT_CALL_TIMEOUT_MS, parsePolicy } from '@toolwire/protocol';
+import { parsePolicy } from '@toolwire/protocol';
 import { extensionOrigin } from '../server/extension-origin.js';
 import type { HostOptions } from '../server/host.js';
 import { normalizeOrigin } from '../server/upgrade.js';
@@ -11,6 +11,8 @@ import type { ClientArgs, Env, OptionValues } from './command.js';
 import { UsageError } from './command.js';
 
 export const DEFAULT_PORT = 45124;
+/** The longest deadline `--timeout` takes (what a timer can wait; the control API's bound). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
 
 /** Every option of every command; each command says which of them it takes. */
 export const OPTIONS = {
@@ -20,7 +22,7 @@ export const OPTIONS = {
   token: { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   'max-tool-policy': { type: 'string' },
-  // Hidden aliases (the names before issue 7's).
+  // Hidden aliases (the names the options had first).
   origin: { type: 'string', multiple: true },
   'max-policy': { type: 'string' },
   page: { type: 'string' },
@@ -76,6 +78,18 @@ function integer(value: string | undefined, name: string, fallback: number): num
   return number;
 }
 
+/** `--timeout`: a whole number of ms, at least 1; undefined when not given. */
+function deadline(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1 || number > MAX_TIMEOUT_MS) {
+    throw new UsageError(
+      `--timeout needs a whole number of milliseconds (1 or more), not "${value}".`,
+    );
+  }
+  return number;
+}
+
 function absoluteUrl(value: string, option: string, what: string): string {
   try {
     new URL(value);
@@ -94,10 +108,12 @@ export function readHostOptions(
   const list = (name: string) => (values[name] as string[] | undefined) ?? [];
   const options: HostOptions = {
     port: integer(text('port'), 'port', DEFAULT_PORT),
-    // A tool call's deadline (it travels to the page); catalog queries keep the host's 20 s.
-    callTimeoutMs: integer(text('timeout'), 'timeout', DEFAULT_CALL_TIMEOUT_MS),
     pollIntervalMs: integer(text('poll'), 'poll', 0),
   };
+  // A call's deadline when its caller names none (the host's default: 60 s), not every
+  // request's: catalog queries keep their 20 s.
+  const callTimeoutMs = deadline(text('timeout'));
+  if (callTimeoutMs !== undefined) options.callTimeoutMs = callTimeoutMs;
   if (text('hostname')) options.hostname = text('hostname') as string;
   if (text('path')) options.path = text('path') as string;
   const token = text('token') ?? env.TOOLWIRE_TOKEN;
@@ -157,6 +173,8 @@ export function readClientArgs(values: OptionValues): ClientArgs {
   }
   if (text('query') !== undefined) client.query = text('query') as string;
   if (text('args') !== undefined) client.args = text('args') as string;
+  const timeoutMs = deadline(text('timeout'));
+  if (timeoutMs !== undefined) client.timeoutMs = timeoutMs;
   if (values.after !== undefined) {
     client.after = (values.after as string[])
       .flatMap((value) => value.split(','))

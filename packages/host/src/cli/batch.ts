@@ -19,14 +19,19 @@ export const batch = clientCommand({
     'Run a batch of calls (a JSON array of {toolId, arguments}, or',
     '{calls: [...]}); FILE may be - for stdin.',
   ],
-  options: ['session', 'continue-on-error'],
+  options: ['session', 'continue-on-error', 'timeout'],
+  notes: [
+    '',
+    '--timeout covers the whole batch. Ctrl-C cancels the batch at the page and prints',
+    'the outcome (exit 130); a second Ctrl-C quits at once.',
+  ],
   examples: [
     'toolwire batch calls.json   # [{"toolId":"notes.add","arguments":{"text":"a"}}, ...]',
     'echo \'[{"toolId":"notes.tags"}]\' | toolwire batch -',
     'toolwire batch calls.json --continue-on-error --json',
   ],
   positional: { label: 'FILE', field: 'file' },
-  async run({ args, io, session, control, out, json }) {
+  async run({ args, io, session, callPage, out, json }) {
     const file = args.file as string;
     const text = file === '-' ? await readStdin(io.stdin) : readText(file);
     const batch = readJsonArgument(text, file === '-' ? 'stdin' : file) as Loose;
@@ -38,10 +43,11 @@ export const batch = clientCommand({
       );
     }
     const continueOnError = args.continueOnError ?? batch?.continueOnError === true;
-    const answer = await control('/v1/batch', {
+    const answer = await callPage('/v1/batch', {
       ...session,
       calls,
       ...(continueOnError ? { continueOnError: true } : {}),
+      ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
     });
     const result = answer.result;
     if (args.json) {

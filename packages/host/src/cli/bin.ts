@@ -16,6 +16,10 @@ try {
       process.once('SIGINT', handler);
       process.once('SIGTERM', handler);
     },
+    onInterrupt: (handler) => {
+      process.on('SIGINT', handler);
+      return () => void process.off('SIGINT', handler);
+    },
   });
 } catch (error) {
   process.stderr.write(`toolwire: ${escapeLine(String((error as Error)?.message ?? error))}\n`);

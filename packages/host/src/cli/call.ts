@@ -9,24 +9,32 @@ export const call = clientCommand({
   name: 'call',
   synopsis: 'call TOOL_ID',
   summary: ['Call a tool.'],
-  options: ['session', 'args', 'after'],
-  notes: ['', 'Prints the result (JSON, or text as it is); --json prints the whole answer.'],
+  options: ['session', 'args', 'after', 'timeout'],
+  notes: [
+    '',
+    'Prints the result (JSON, or text as it is); --json prints the whole answer.',
+    "A call still running after a second shows the page's progress on stderr",
+    '(progress 3/10 message). Ctrl-C cancels the call at the page and prints the',
+    'outcome (exit 130); a second Ctrl-C quits at once.',
+  ],
   examples: [
     'toolwire call notes.tags',
     'toolwire call notes.add --args \'{"text":"hello"}\'',
     'toolwire call notes.add --args @args.json --after visualTree --json',
+    'toolwire call report.build --timeout 120000   # the page may stop it sooner',
   ],
   positional: { label: 'TOOL_ID', field: 'toolId' },
-  async run({ args, session, control, out, json }) {
+  async run({ args, session, callPage, out, json }) {
     const callArgs = args.args === undefined ? {} : readJsonArgument(args.args, '--args');
     if (callArgs === null || typeof callArgs !== 'object' || Array.isArray(callArgs)) {
       throw new CliFailure(EXIT.usage, '--args must be a JSON object');
     }
-    const answer = await control('/v1/call', {
+    const answer = await callPage('/v1/call', {
       ...session,
       toolId: args.toolId,
       arguments: callArgs,
       ...(args.after?.length ? { after: { include: args.after } } : {}),
+      ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
     });
     if (args.json) {
       json(answer);

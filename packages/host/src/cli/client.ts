@@ -8,11 +8,23 @@
  * - 4 (outcomeUnknown): the connection broke after a call or batch was sent: the tool may have
  *   run, so saying "no host" would invite a blind retry;
  * - 2 (usage): a malformed request, or several sessions and no --session;
- * - 1 (failed): the tool or the protocol said no.
+ * - 1 (failed): the tool or the protocol said no;
+ * - 130 (cancelled): the call or batch was cancelled (`tool_call_cancelled`).
+ *
+ * A call or batch (`callPage`) can be stopped, and shows its progress:
+ *
+ * - The first Ctrl-C asks the host to cancel it (`POST /v1/cancel` with the cancel key the call
+ *   was sent with): the page's tool is stopped, and the host's answer, `tool_call_cancelled`
+ *   (or the result, if it came first), is printed as any outcome is. A host that cannot be
+ *   asked (one without the route, or gone) is left: the call's connection is closed, which a
+ *   host that cancels on a closed connection takes as the cancel, and the command ends 130.
+ * - A second Ctrl-C ends the command at once (130), closing the call's connection.
+ * - Progress: the call asks for it, and a call still running after a second shows a line on
+ *   stderr (progress.ts).
  */
 import { readFileSync } from 'node:fs';
 import type { ControlTarget } from '../control/client.js';
-import { actsOnPage, ControlFailure, sendControl } from '../control/client.js';
+import { actsOnPage, ControlFailure, newCancelKey, sendControl } from '../control/client.js';
 import { controlStatePaths, readControlState, StateFileError } from '../control/state-file.js';
 import { errnoText, grantHint } from '../shared/errors.js';
 import { stringifySafe } from '../shared/terminal-text.js';
@@ -21,6 +33,7 @@ import type { ClientArgs, Command, CommandIo, Env } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import type { Loose } from './format.js';
 import { printLine } from './format.js';
+import { progressLine } from './progress.js';
 
 /** An error with its exit code and the one line to print (escaped when printed). */
 export class CliFailure extends Error {
@@ -77,9 +90,10 @@ export async function control(
   target: ControlTarget,
   path: string,
   body?: object,
+  options: Parameters<typeof sendControl>[3] = {},
 ): Promise<Record<string, Loose>> {
   try {
-    return await sendControl(target, path, body);
+    return await sendControl(target, path, body, options);
   } catch (error) {
     if (!(error instanceof ControlFailure)) throw error;
     throw cliFailureOf(error, target, path);
@@ -128,8 +142,67 @@ function cliFailureOf(failure: ControlFailure, target: ControlTarget, path: stri
   const hint = grantHint(code, answer?.error?.details);
   const message = `${code}: ${answer?.error?.message ?? 'the host failed'}${hint ? ` (${hint})` : ''}`;
   if (code === 'session_not_connected') return new CliFailure(EXIT.noHost, message, answer);
+  if (code === 'tool_call_cancelled') return new CliFailure(EXIT.cancelled, message, answer);
   if (status === 400 || status === 409) return new CliFailure(EXIT.usage, message, answer);
   return new CliFailure(EXIT.failed, message, answer);
+}
+
+/**
+ * A call or batch whose Ctrl-C cancels it at the page, with its progress shown (the header).
+ * Resolves the `{ok: true}` answer; rejects as `control` does, or with 130 when cancelled.
+ */
+async function callPage(
+  target: ControlTarget,
+  io: CommandIo,
+  path: string,
+  body: object,
+): Promise<Record<string, Loose>> {
+  const cancelKey = newCancelKey();
+  const progress = progressLine(io.stderr);
+  const call = new AbortController();
+  const asking = new AbortController();
+  let interrupts = 0;
+  let quit: (failure: CliFailure) => void = () => {};
+  const quitting = new Promise<never>((_, reject) => {
+    quit = (failure) => {
+      call.abort(failure);
+      reject(failure);
+    };
+  });
+  const cancelled = (why: string) =>
+    new CliFailure(EXIT.cancelled, `tool_call_cancelled: ${why}`, {
+      ok: false,
+      error: { code: 'tool_call_cancelled', message: why, retryable: false, details: null },
+    });
+  const interrupt = () => {
+    interrupts++;
+    progress.end();
+    if (interrupts > 1) {
+      quit(cancelled('quit at once (a second Ctrl-C) without waiting for the host'));
+      return;
+    }
+    printLine(io.stderr, 'toolwire: cancelling the call (Ctrl-C again to quit at once)');
+    sendControl(target, '/v1/cancel', { cancelKey }, { signal: asking.signal }).catch(() => {
+      if (asking.signal.aborted) return;
+      quit(cancelled('the host could not be asked to stop the tool; its connection was closed'));
+    });
+  };
+  const stop = io.onInterrupt?.(interrupt);
+  try {
+    return await Promise.race([
+      control(
+        target,
+        path,
+        { ...body, cancelKey },
+        { signal: call.signal, onProgress: progress.report },
+      ),
+      quitting,
+    ]);
+  } finally {
+    stop?.();
+    progress.end();
+    asking.abort();
+  }
 }
 
 /** A file's text, or a usage failure naming it. */
@@ -161,6 +234,8 @@ interface ClientContext {
   session: { session?: string };
   /** Asks the control API (the target resolved once). */
   control(path: string, body?: object): Promise<Record<string, Loose>>;
+  /** A call or batch: Ctrl-C cancels it, its progress shows on stderr (the header). */
+  callPage(path: string, body: object): Promise<Record<string, Loose>>;
   out(text: string): void;
   /** --json output: still JSON, but C1 and bidi controls (left raw by JSON) as \uXXXX. */
   json(value: unknown): void;
@@ -192,7 +267,9 @@ export function clientCommand(spec: ClientCommandSpec): Command {
     help: {
       // Its own options, then the shared ones (--token is the control API's secret here).
       options: [
-        ...(spec.options ?? []).map((name) => (name === 'page' ? 'pair-page' : name)),
+        ...(spec.options ?? []).map((name) =>
+          name === 'page' ? 'pair-page' : name === 'timeout' ? 'call-timeout' : name,
+        ),
         ...CLIENT_FLAGS.map((name) => (name === 'token' ? 'control-token' : name)),
       ],
       examples: spec.examples,
@@ -220,6 +297,7 @@ export function clientCommand(spec: ClientCommandSpec): Command {
           io,
           session: args.session === undefined ? {} : { session: args.session },
           control: (path, body) => control(target, path, body),
+          callPage: (path, body) => callPage(target, io, path, body),
           out: (text) => io.stdout.write(text),
           json,
         });

@@ -7,9 +7,17 @@ import type { HostOptions } from '../server/host.js';
 
 /**
  * Exit codes of every command. `outcomeUnknown`: the connection to the host broke after a call
- * or batch was sent (the host died mid-call): the tool may or may not have run.
+ * or batch was sent (the host died mid-call): the tool may or may not have run. `cancelled`:
+ * the call or batch was cancelled (`tool_call_cancelled`; Ctrl-C), 128 + SIGINT as shells do.
  */
-export const EXIT = { ok: 0, failed: 1, usage: 2, noHost: 3, outcomeUnknown: 4 } as const;
+export const EXIT = {
+  ok: 0,
+  failed: 1,
+  usage: 2,
+  noHost: 3,
+  outcomeUnknown: 4,
+  cancelled: 130,
+} as const;
 
 export type Env = Record<string, string | undefined>;
 
@@ -18,8 +26,13 @@ export interface CommandIo {
   stdout: Writable;
   stderr: Writable;
   env: Env;
-  /** Registers what to do on SIGINT/SIGTERM. */
+  /** Registers what to do on SIGINT/SIGTERM (once). */
   onSignal?: (handler: () => void) => void;
+  /**
+   * Calls `handler` on every SIGINT (Ctrl-C) until the returned function is called: `call` and
+   * `batch` cancel on the first and quit on the second. Without it, Ctrl-C ends the process.
+   */
+  onInterrupt?: (handler: () => void) => () => void;
 }
 
 /**
@@ -50,6 +63,8 @@ export interface ClientArgs {
   /** The raw --args value (JSON, or @file). */
   args?: string;
   after?: string[];
+  /** call, batch, mcp --attach: the call's deadline (--timeout), in ms. */
+  timeoutMs?: number;
   file?: string;
   continueOnError?: boolean;
   /** pair: the page the link is for. */

@@ -40,7 +40,17 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
     'a pairing address for the toolwire browser extension (its id, or',
     'chrome-extension://ID, as its side panel shows it), to paste there',
   ],
-  timeout: ['--timeout <ms>', "a tool call's deadline, told to the page (default 60000)"],
+  timeout: [
+    '--timeout <ms>',
+    "a tool call's deadline when its caller names none (default 60000;",
+    "mcp --attach: each call's, default the running host's); sent to the",
+    'page, which stops the tool then. Catalog queries wait 20 s',
+  ],
+  'call-timeout': [
+    '--timeout <ms>',
+    "the call's deadline, sent to the page, which stops the tool then",
+    "(default: the host's, 60000 unless it was started with --timeout)",
+  ],
   poll: ['--poll <ms>', 'also poll page catalogs this often (default 0: pages push changes)'],
   compress: [
     '--compress <mode>',
@@ -77,7 +87,7 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
 const CLIENT_EXIT = [
   '0 success, 1 the tool or protocol reported an error, 2 usage (or several sessions',
   'and no --session), 3 no host or session, 4 the host went away mid-call: the outcome is',
-  'unknown (the tool may have run).',
+  'unknown (the tool may have run), 130 the call was cancelled (Ctrl-C).',
 ];
 
 function column(left: string, lines: readonly string[], indent = 2): string {
@@ -127,6 +137,7 @@ const CLIENT_OPTIONS = [
   'query',
   'args',
   'after',
+  'call-timeout',
   'continue-on-error',
   'json',
   'host-url',

@@ -16,6 +16,9 @@
  * 4. Pairing does not depend on reading stderr: the bridge offers `toolwire_pair`
  *    (mcp/pair-tool.ts), which answers a page's pairing link inside the MCP client.
  * 5. It ends on SIGINT / SIGTERM, or when stdin ends: the MCP client owns it.
+ * 6. `--timeout` is each call's deadline in both modes: a host of its own applies it (default
+ *    60 s); attached, each call carries it (default: the running host's own). It asks for no
+ *    host of its own.
  */
 import type { ControlTarget } from '../control/client.js';
 import { sendControl } from '../control/client.js';
@@ -30,12 +33,13 @@ import { EXIT } from './command.js';
 import { printLine } from './format.js';
 import { noArguments, startHost, untilStopped } from './host.js';
 
-const ATTACH_FLAGS = ['attach', 'host-url', 'token', 'quiet'];
+const ATTACH_FLAGS = ['attach', 'host-url', 'token', 'timeout', 'quiet'];
 /**
- * Options that say only where a host of its own would listen, or how much to print: they do
- * not ask for one (so `--port N`, the way out of a port in use, still attaches when it can).
+ * Options that say only where a host of its own would listen, how much to print, or each
+ * call's deadline (requirement 6): they do not ask for one (so `--port N`, the way out of a
+ * port in use, still attaches when it can).
  */
-const WHERE_FLAGS = ['port', 'control-port', 'quiet'];
+const WHERE_FLAGS = ['port', 'control-port', 'timeout', 'quiet'];
 /** How long a running host's control API gets to answer before mcp runs a host of its own. */
 const ATTACH_PROBE_MS = 2000;
 
@@ -43,7 +47,9 @@ const ATTACH_PROBE_MS = 2000;
 async function runningHost(io: CommandIo): Promise<ControlTarget | undefined> {
   try {
     const target = resolveTarget({ json: false }, io.env);
-    await sendControl(target, '/v1/sessions', undefined, AbortSignal.timeout(ATTACH_PROBE_MS));
+    await sendControl(target, '/v1/sessions', undefined, {
+      signal: AbortSignal.timeout(ATTACH_PROBE_MS),
+    });
     return target;
   } catch {
     return undefined; // no state file, an untrusted one, or nothing answers: a host of our own
@@ -88,7 +94,13 @@ async function runAttached(
   const print = (line: string) => printLine(io.stderr, line);
   const log = parsed.quiet ? undefined : (line: string) => print(`toolwire: ${redactUrl(line)}`);
   print(`toolwire mcp ${VERSION}: attached to the host at ${target.url}`);
-  await serve(io, controlToolSource(target, log ? { log } : {}), log);
+  // Requirement 6: the deadline each call carries; none given, the host's own applies.
+  const callTimeoutMs = parsed.options.callTimeoutMs ?? parsed.attach?.timeoutMs;
+  const source = controlToolSource(target, {
+    ...(log ? { log } : {}),
+    ...(callTimeoutMs === undefined ? {} : { callTimeoutMs }),
+  });
+  await serve(io, source, log);
   return EXIT.ok;
 }
 
@@ -112,11 +124,17 @@ export const mcp: Command = {
       'usually hidden). To pair a page, ask the client to call the toolwire_pair tool',
       "with the page's URL and open the link it answers; or run toolwire pair --page URL",
       'in a terminal. With --attach, --token is the control API secret.',
+      '',
+      "A call's deadline is --timeout (default 60000 ms; attached, the running host's),",
+      "sent to the page, which stops the tool then. MCP's notifications/cancelled",
+      "cancels the call at the page; a call with a progressToken gets the page's",
+      'progress as notifications/progress.',
     ],
     examples: [
       'toolwire mcp                                     # the running host, else its own',
       'toolwire mcp --allow-origin http://localhost:5173 --max-tool-policy write',
       'toolwire mcp --attach                            # only a running toolwire host',
+      'toolwire mcp --timeout 30000                     # calls stop after 30 s',
     ],
     exitCodes: [
       '0 the client closed stdin (or SIGINT, SIGTERM), 1 could not start a host (e.g.',

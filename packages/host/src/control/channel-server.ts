@@ -1,6 +1,6 @@
 /**
  * The control API's channel: `GET /v1/channel` upgraded to a WebSocket that carries the API's
- * requests and answers, many in flight on one connection (issue 16 part 1). A kept-alive HTTP
+ * requests and answers, many in flight on one connection. A kept-alive HTTP
  * request still costs its own headers, parser objects and write per call, and only one request
  * at a time per socket; the channel costs one small frame each way.
  *
@@ -13,6 +13,11 @@
  * 3. A message that is not such a request closes the channel (1008): the client is not ours.
  * 4. `close(graceMs)` lets in-flight answers out, closes each channel once it has none, and
  *    cuts the rest after `graceMs` (server.ts requirement 3).
+ * 5. A channel that closes with requests in flight aborts each one's signal: their calls are
+ *    cancelled at the page (routes.ts requirement 5).
+ * 6. A call or batch that asked for progress (`progress: true`) gets `{id, progress: {progress,
+ *    total?, message?}}` for each report, before its answer. Nothing else is sent unasked, so a
+ *    client that never asks reads only answers.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -49,7 +54,13 @@ export function serveChannels(
 
   const serve = (socket: WebSocket) => {
     inFlight.set(socket, 0);
-    socket.on('close', () => inFlight.delete(socket));
+    /** Each request in flight's signal (requirement 5). */
+    const askers = new Set<AbortController>();
+    socket.on('close', () => {
+      inFlight.delete(socket);
+      for (const asker of askers) asker.abort();
+      askers.clear();
+    });
     socket.on('error', () => socket.terminate());
     socket.on('message', (data, isBinary) => {
       let message: unknown;
@@ -78,7 +89,13 @@ export function serveChannels(
         }
         return body;
       };
-      options.handle(method, url, json).then(
+      const asker = new AbortController();
+      askers.add(asker);
+      const progress = (report: object) => {
+        if (socket.readyState === socket.OPEN)
+          socket.send(JSON.stringify({ id, progress: report }));
+      };
+      options.handle(method, url, json, { signal: asker.signal, progress }).then(
         ([status, answer]) => reply(status, answer),
         (error: unknown) =>
           reply(error instanceof ControlError ? error.status : 500, {
@@ -87,6 +104,7 @@ export function serveChannels(
           }),
       );
       function reply(status: number, answer: object) {
+        askers.delete(asker);
         inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1);
         if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ id, status, answer }));
         settle(socket);

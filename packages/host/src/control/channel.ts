@@ -1,7 +1,7 @@
 /**
  * The client end of the control API's channel (channel-server.ts): what `toolwire mcp --attach`
- * asks through, many requests in flight on one WebSocket (issue 16 part 1). The one-shot CLI
- * commands keep plain requests (client.ts): for one request a channel costs an upgrade more.
+ * asks through, many requests in flight on one WebSocket. The one-shot CLI commands keep plain
+ * requests (client.ts): for one request a channel costs an upgrade more.
  *
  * 1. Opened on the first request, with the control secret; reopened on the next request after
  *    it closes.
@@ -12,24 +12,31 @@
  *    Nothing is resent.
  * 4. A host that answers the upgrade with anything but a channel (one older than the channel, a
  *    refusal) is asked over plain requests from then on, which say why it refused.
+ * 5. Aborting a call or batch in flight (`signal`) rejects it at once and asks the host to cancel
+ *    it at the page: the call carries a cancel key, and `POST /v1/cancel` names it over the
+ *    channel. A host that does not know the route answers 404, which changes nothing.
+ * 6. `onProgress` asks for a call's progress; the `{id, progress}` messages for it go there.
  */
 import { WebSocket } from 'ws';
 import { errnoText } from '../shared/errors.js';
-import type { ControlAnswer, ControlTarget } from './client.js';
-import { ControlFailure, readAnswer, sendControl } from './client.js';
+import { increasing } from '../shared/progress.js';
+import type { ControlAnswer, ControlRequestOptions, ControlTarget } from './client.js';
+import { actsOnPage, ControlFailure, newCancelKey, readAnswer, sendControl } from './client.js';
 
 /** Far above the API's own 16 MiB request limit: answers (a batch's results) may be larger. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
 export interface ControlChannel {
   /** As sendControl: the `{ok: true}` answer, or a ControlFailure, or the abort reason. */
-  request(path: string, body?: object, signal?: AbortSignal): Promise<ControlAnswer>;
+  request(path: string, body?: object, options?: ControlRequestOptions): Promise<ControlAnswer>;
   close(): void;
 }
 
 interface Pending {
   resolve(answer: ControlAnswer): void;
   reject(error: unknown): void;
+  /** Its progress reports (requirement 6), read as untrusted. */
+  progress: ((value: unknown) => void) | undefined;
 }
 
 export function controlChannel(target: ControlTarget): ControlChannel {
@@ -69,12 +76,17 @@ export function controlChannel(target: ControlTarget): ControlChannel {
           }
         });
         socket.on('message', (data) => {
-          let message: { id?: unknown; status?: unknown; answer?: unknown } = {};
+          let message: { id?: unknown; status?: unknown; answer?: unknown; progress?: unknown } =
+            {};
           try {
             message = JSON.parse(data.toString());
           } catch {}
           const waiting = pending.get(message.id as number);
           if (!waiting) return;
+          if (message.progress !== undefined && message.answer === undefined) {
+            waiting.progress?.(message.progress); // requirement 6
+            return;
+          }
           pending.delete(message.id as number);
           try {
             waiting.resolve(readAnswer(target, Number(message.status), message.answer));
@@ -105,17 +117,35 @@ export function controlChannel(target: ControlTarget): ControlChannel {
   };
 
   return {
-    async request(path, body, signal) {
+    async request(path, body, options = {}) {
+      const { signal, onProgress } = options;
       if (signal?.aborted) throw signal.reason;
       if (closed) throw new ControlFailure('unreachable', 'the control channel is closed');
       channel ??= open();
       const open_ = await channel;
-      if (open_ === null) return sendControl(target, path, body, signal);
+      if (open_ === null) return sendControl(target, path, body, options);
       const { socket, pending } = open_;
       const id = ++nextId;
+      // Requirement 5: a call that can be aborted carries the key that cancels it.
+      const cancelKey = signal && body && actsOnPage(path) ? newCancelKey() : undefined;
+      const sent = {
+        ...body,
+        ...(cancelKey ? { cancelKey } : {}),
+        ...(onProgress && body ? { progress: true } : {}),
+      };
       return new Promise<ControlAnswer>((resolve, reject) => {
         const abort = () => {
           pending.delete(id); // the answer, if it comes, is dropped
+          if (cancelKey && socket.readyState === socket.OPEN) {
+            socket.send(
+              JSON.stringify({
+                id: ++nextId,
+                method: 'POST',
+                path: '/v1/cancel',
+                body: { cancelKey },
+              }),
+            );
+          }
           reject(signal?.reason);
         };
         signal?.addEventListener('abort', abort, { once: true });
@@ -129,12 +159,13 @@ export function controlChannel(target: ControlTarget): ControlChannel {
             settle();
             reject(error);
           },
+          progress: onProgress ? increasing(onProgress) : undefined,
         });
         const message = JSON.stringify({
           id,
           method: body === undefined ? 'GET' : 'POST',
           path,
-          ...(body === undefined ? {} : { body }),
+          ...(body === undefined ? {} : { body: sent }),
         });
         socket.send(message, (error) => {
           if (!error || !pending.has(id)) return;

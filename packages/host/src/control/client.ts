@@ -1,9 +1,9 @@
 /**
  * The one client of the control API (server.ts), shared by the CLI's commands and by
- * `toolwire mcp --attach` (issue 13 part 9).
+ * `toolwire mcp --attach`.
  *
  * 1. Requests share kept-alive connections (one pool per process: KEEP_ALIVE below), so a call
- *    from `mcp --attach` costs a request on an open socket, not a TCP handshake (issue 16 part 1).
+ *    from `mcp --attach` costs a request on an open socket, not a TCP handshake.
  *    The server checks the secret on every request all the same (server.ts, requirement 2).
  *    Node never resends a request by itself; this client resends one only when it acts on no
  *    page and its reused socket broke before any answer (the host closed an idle connection as
@@ -14,12 +14,22 @@
  *    that is not the control API's JSON), or `refused` (the API's own `{ok: false, error}`).
  * 3. Callers read a failure their own way: the CLI as exit codes (cli/client.ts: 3 no host,
  *    4 outcome unknown), the MCP bridge as ToolProtocolErrors (`controlRequest` below).
+ * 4. `onProgress` asks for a call's progress (`progress: true` in the body) and receives each
+ *    report of the streamed answer (server.ts requirement 8), read as untrusted
+ *    (shared/progress.ts). An answer that is not streamed is read as ever.
+ * 5. Aborting `signal` drops the connection of a request in flight: the host cancels the call
+ *    it made at the page. To learn the outcome instead, send the call with a `cancelKey`
+ *    (`newCancelKey()`) and `POST /v1/cancel {cancelKey}`: the call then answers
+ *    `tool_call_cancelled` (the CLI's Ctrl-C).
  */
+import { randomBytes } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { JsonValue } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import { errnoText } from '../shared/errors.js';
+import type { ProgressListener } from '../shared/progress.js';
+import { increasing } from '../shared/progress.js';
 
 export interface ControlTarget {
   /** `http://127.0.0.1:PORT` */
@@ -90,6 +100,22 @@ export function actsOnPage(path: string): boolean {
   return path === '/v1/call' || path === '/v1/batch';
 }
 
+/** What a request may carry beside its body. */
+export interface ControlRequestOptions {
+  /** Aborts the request; a call in flight is cancelled at the page (header 5). */
+  signal?: AbortSignal;
+  /** Asks for the call's progress and receives each report (header 4). */
+  onProgress?: ProgressListener;
+}
+
+/** A key for `POST /v1/cancel`: 128 random bits (header 5). */
+export function newCancelKey(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** The streamed answer's content type (server.ts requirement 8). */
+const STREAMED = 'application/x-ndjson';
+
 /**
  * One request to the control API: `body` makes it a POST. Resolves the `{ok: true}` answer;
  * rejects with a ControlFailure, or with the abort reason when `signal` aborts it.
@@ -98,14 +124,15 @@ export async function sendControl(
   target: ControlTarget,
   path: string,
   body?: object,
-  signal?: AbortSignal,
+  options: ControlRequestOptions = {},
 ): Promise<ControlAnswer> {
+  const asked = options.onProgress && body ? { ...body, progress: true } : body;
   try {
-    return await exchange(target, path, body, signal);
+    return await exchange(target, path, asked, options);
   } catch (error) {
     // Header 1: a kept-alive socket the host had just closed; once, on a fresh one.
     if (!(error instanceof StaleSocket)) throw error;
-    return exchange(target, path, body, signal, false);
+    return exchange(target, path, asked, options, false);
   }
 }
 
@@ -116,9 +143,10 @@ function exchange(
   target: ControlTarget,
   path: string,
   body: object | undefined,
-  signal: AbortSignal | undefined,
+  options: ControlRequestOptions,
   reuse = true,
 ): Promise<ControlAnswer> {
+  const { signal } = options;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);
@@ -185,10 +213,18 @@ function exchange(
         (response) => {
           answering = true;
           const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () =>
-            answered(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')),
-          );
+          const type = String(response.headers['content-type'] ?? '');
+          if (type.startsWith(STREAMED)) {
+            // Header 4: progress lines, then the answer as the last line.
+            const lines = streamedLines(options.onProgress);
+            response.on('data', (chunk: Buffer) => lines.push(chunk));
+            response.on('end', () => answered(response.statusCode ?? 0, lines.last()));
+          } else {
+            response.on('data', (chunk: Buffer) => chunks.push(chunk));
+            response.on('end', () =>
+              answered(response.statusCode ?? 0, Buffer.concat(chunks).toString('utf8')),
+            );
+          }
           response.on('error', broken);
           response.on('close', () => {
             if (!response.complete) broken(new Error('the answer was cut short'));
@@ -213,6 +249,40 @@ function exchange(
   });
 }
 
+/**
+ * A streamed answer read line by line (header 4): each `{progress}` line goes to `onProgress`
+ * as it comes; `last()` is the line after the last progress report, the answer.
+ */
+function streamedLines(onProgress: ProgressListener | undefined) {
+  const report = onProgress ? increasing(onProgress) : () => {};
+  let rest = '';
+  let answer = '';
+  const line = (text: string) => {
+    if (text.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      answer = text; // not JSON: read as the answer, which then fails as not-a-host
+      return;
+    }
+    if (isPlainObject(value) && 'progress' in value && !('ok' in value)) report(value.progress);
+    else answer = text;
+  };
+  return {
+    push(chunk: Buffer) {
+      const lines = (rest + chunk.toString('utf8')).split('\n');
+      rest = lines.pop() ?? '';
+      for (const text of lines) line(text);
+    },
+    last() {
+      line(rest);
+      rest = '';
+      return answer;
+    },
+  };
+}
+
 /** The control API's JSON answer as resolved, or the ControlFailure it stands for (header 2). */
 export function readAnswer(target: ControlTarget, status: number, answer: unknown): ControlAnswer {
   if (!isPlainObject(answer)) {
@@ -234,18 +304,26 @@ export async function controlRequest(
   target: ControlTarget,
   path: string,
   body?: object,
-  signal?: AbortSignal,
+  options: ControlRequestOptions = {},
 ): Promise<ControlAnswer> {
   try {
-    return await sendControl(target, path, body, signal);
+    return await sendControl(target, path, body, options);
   } catch (error) {
     if (!(error instanceof ControlFailure)) throw error;
     throw controlToolError(error, path);
   }
 }
 
-/** A ControlFailure as the ToolProtocolError the MCP bridge reports (controlRequest). */
-export function controlToolError(failure: ControlFailure, path: string): ToolProtocolError {
+/**
+ * A ControlFailure as the ToolProtocolError the MCP bridge reports (controlRequest). A call cut
+ * mid-way is retryable only for a tool of `read` policy (`policy`, when the caller knows it):
+ * it may have run.
+ */
+export function controlToolError(
+  failure: ControlFailure,
+  path: string,
+  policy?: string,
+): ToolProtocolError {
   if (failure.kind === 'refused') {
     const { code, message, retryable, details } = failure.error;
     return new ToolProtocolError(code, message, { retryable, details });
@@ -261,7 +339,7 @@ export function controlToolError(failure: ControlFailure, path: string): ToolPro
     return new ToolProtocolError(
       'tool_transport_closed',
       'The connection to the toolwire host failed during the call; its outcome is unknown (the tool may have run).',
-      { retryable: false, cause: failure },
+      { retryable: policy === 'read', cause: failure },
     );
   }
   if (failure.kind === 'cut') {

@@ -1,22 +1,33 @@
 /**
- * What each control API route answers, once server.ts has checked who asks (issue 7; issue 13
- * parts 5 and 9).
+ * What each control API route answers, once server.ts has checked who asks.
  *
  * 1. `GET /v1/sessions`, `POST /v1/tools {session?, detail?, query?}`,
- *    `POST /v1/call {session?, toolId, arguments?, after?}`,
- *    `POST /v1/batch {session?, calls, continueOnError?}`, `POST /v1/pair {page?, extension?, ttlMs?}`,
+ *    `POST /v1/call {session?, toolId, arguments?, after?, timeoutMs?, progress?, cancelKey?}`,
+ *    `POST /v1/batch {session?, calls, continueOnError?, timeoutMs?, progress?, cancelKey?}`,
+ *    `POST /v1/cancel {cancelKey}`, `POST /v1/pair {page?, extension?, ttlMs?}`,
  *    `POST /v1/revoke {session}`, and `GET /v1/changes?after=N`: a long poll (up to 20 s) for a
  *    change counter that moves when a session opens or closes, its page names its tab
  *    (`session.open`) or a catalog changes (`toolwire mcp --attach` follows it).
  * 2. Answers are `{ok: true, ...}` or `{ok: false, error: {code, message, retryable, details}}`:
  *    HTTP 200 when the tool or the page said no, 404 `session_not_connected` when there is no
  *    such session, 409 `session_ambiguous` when the request does not say which of several,
- *    400 for a malformed request.
+ *    400 for a malformed request. A call's failure carries the code and `retryable` the
+ *    session gave it, unchanged.
  * 3. No `session` is fine while exactly one is open. With several, the request is refused: the
  *    newest connection is not necessarily the page the user means, and any page of an allowed
  *    origin could otherwise receive the next call's arguments. An id prefix is enough when unique.
  * 4. `GET /v1/sessions` waits for first catalogs at most SESSIONS_WAIT_MS: a silent page shows
  *    `tools: null` (loading) instead of stalling the listing.
+ * 5. A call or batch is cancelled at the page (`tool_call_cancelled`) when its asker goes away
+ *    (the transport aborts `context.signal`: an HTTP request whose connection closed, a channel
+ *    that dropped), or when `POST /v1/cancel` names the `cancelKey` it was sent with. A cancel
+ *    that comes before its call (they travel on two connections) is remembered for
+ *    CANCELLED_KEY_MS, and that call is answered `tool_call_cancelled` without running.
+ * 6. Deadlines: `timeoutMs` (ms, 1..MAX_TIMEOUT_MS) travels to the page with the call; without
+ *    it, the host's own (`callTimeoutMs`, 60 s unless `toolwire host --timeout` says).
+ * 7. Progress: a call or batch with `progress: true` asks the page for progress reports, and
+ *    each goes to `context.progress` (server.ts streams them, the channel sends them as
+ *    messages) before the answer. Without it, or without a `context.progress`, nothing is asked.
  */
 import type { IncomingMessage } from 'node:http';
 import type { CallPayload, JsonValue } from '@toolwire/protocol';
@@ -24,10 +35,19 @@ import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import { matchesSearch, searchTerms } from '../catalog/search.js';
 import type { Host } from '../server/host.js';
 import type { HostSession } from '../server/session.js';
+import type { ProgressListener } from '../shared/progress.js';
 import { within } from '../shared/within.js';
 import { summarizeSession, summarizeTool, watchReady } from './views.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** The longest deadline a call may name (about 24.8 days: what a timer can wait). */
+const MAX_TIMEOUT_MS = 2_147_483_647;
+/** How long a cancel for a call not yet seen is remembered (requirement 5). */
+const CANCELLED_KEY_MS = 60_000;
+/** How many such cancels are remembered at most (the oldest goes first). */
+const MAX_CANCELLED_KEYS = 1024;
+/** A cancel key's length bounds. */
+const CANCEL_KEY_LENGTH = { min: 8, max: 128 };
 /** How long `GET /v1/sessions` waits for first catalogs, in all. */
 const SESSIONS_WAIT_MS = 1000;
 /** How long a `GET /v1/changes` long poll waits for a change. */
@@ -195,6 +215,14 @@ async function fresh(session: HostSession): Promise<void> {
   await within(2000, session.refresh());
 }
 
+/** What the transport knows of one request beside its body (requirements 5 and 7). */
+interface RequestContext {
+  /** Aborted when the asker went away (its connection or channel closed). */
+  signal?: AbortSignal;
+  /** Sends a call's progress report to the asker before the answer; absent: none is asked. */
+  progress?: ProgressListener;
+}
+
 export interface ControlRoutes {
   /**
    * The answer to a request that passed server.ts's checks; a refusal throws ControlError.
@@ -204,12 +232,96 @@ export interface ControlRoutes {
     method: string,
     url: URL,
     body: () => Promise<Record<string, unknown>>,
+    context?: RequestContext,
   ): Promise<[number, object]>;
   /** Stops following the host and ends every waiting long poll. */
   close(): void;
 }
 
+/** `timeoutMs` of a call or batch: undefined, or a whole number of ms in range (requirement 6). */
+function readTimeout(value: unknown): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (
+    typeof value !== 'number' ||
+    !Number.isInteger(value) ||
+    value < 1 ||
+    value > MAX_TIMEOUT_MS
+  ) {
+    throw new ControlError(
+      400,
+      'bad_request',
+      `timeoutMs is a whole number of milliseconds, 1 to ${MAX_TIMEOUT_MS}.`,
+    );
+  }
+  return value;
+}
+
+function readCancelKey(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (
+    typeof value !== 'string' ||
+    value.length < CANCEL_KEY_LENGTH.min ||
+    value.length > CANCEL_KEY_LENGTH.max
+  ) {
+    throw new ControlError(
+      400,
+      'bad_request',
+      `cancelKey is a string of ${CANCEL_KEY_LENGTH.min} to ${CANCEL_KEY_LENGTH.max} characters.`,
+    );
+  }
+  return value;
+}
+
+function cancelledError(message: string): ToolProtocolError {
+  return new ToolProtocolError('tool_call_cancelled', message, { retryable: false });
+}
+
+/** Calls in flight by cancel key, and cancels that came before their call (requirement 5). */
+function cancelKeys() {
+  const inFlight = new Map<string, AbortController>();
+  /** Key -> when its cancel came; insertion order is age order. */
+  const early = new Map<string, number>();
+  const forget = (now: number) => {
+    for (const [key, at] of early) {
+      if (now - at < CANCELLED_KEY_MS && early.size <= MAX_CANCELLED_KEYS) break;
+      early.delete(key);
+    }
+  };
+  return {
+    /** A call's controller, aborted by a cancel naming `key` (or already, by an early one). */
+    enter(key: string): AbortController {
+      if (inFlight.has(key)) {
+        throw new ControlError(400, 'bad_request', 'cancelKey names a call already in flight.');
+      }
+      const controller = new AbortController();
+      forget(Date.now());
+      if (early.delete(key)) {
+        controller.abort(cancelledError('The call was cancelled before it reached the host.'));
+      }
+      inFlight.set(key, controller);
+      return controller;
+    },
+    leave(key: string, controller: AbortController): void {
+      if (inFlight.get(key) === controller) inFlight.delete(key);
+    },
+    /** True when a call in flight had `key`; otherwise the cancel waits for its call. */
+    cancel(key: string): boolean {
+      const controller = inFlight.get(key);
+      if (controller) {
+        controller.abort(cancelledError('The call was cancelled by its caller.'));
+        return true;
+      }
+      const now = Date.now();
+      early.delete(key);
+      early.set(key, now);
+      forget(now);
+      return false;
+    },
+  };
+}
+
 export function controlRoutes(host: Host): ControlRoutes {
+  const cancels = cancelKeys();
   let changes = 0;
   const waiting = new Set<() => void>();
   const changed = () => {
@@ -244,6 +356,7 @@ export function controlRoutes(host: Host): ControlRoutes {
     method: string,
     url: URL,
     readJson: () => Promise<Record<string, unknown>>,
+    context: RequestContext = {},
   ): Promise<[number, object]> => {
     const route = `${method} ${url.pathname}`;
     if (route === 'GET /v1/sessions') {
@@ -260,6 +373,11 @@ export function controlRoutes(host: Host): ControlRoutes {
     if (route === 'POST /v1/pair') {
       const body = await readJson();
       return [200, { ok: true, ...pairing(host, body) }];
+    }
+    if (route === 'POST /v1/cancel') {
+      const key = readCancelKey((await readJson()).cancelKey);
+      if (key === undefined) throw new ControlError(400, 'bad_request', 'cancelKey is required.');
+      return [200, { ok: true, cancelled: cancels.cancel(key) }];
     }
     if (!['POST /v1/tools', 'POST /v1/call', 'POST /v1/batch', 'POST /v1/revoke'].includes(route)) {
       throw new ControlError(404, 'not_found', `No ${route}.`);
@@ -296,32 +414,55 @@ export function controlRoutes(host: Host): ControlRoutes {
         .map((tool) => summarizeTool(tool, session, detail));
       return [200, { ok: true, session: summarizeSession(session), tools }];
     }
-    await session.ready;
+    if (route === 'POST /v1/call') {
+      if (typeof body.toolId !== 'string' || body.toolId === '') {
+        throw new ControlError(400, 'bad_request', 'toolId is required.');
+      }
+      if (body.arguments !== undefined && !isPlainObject(body.arguments)) {
+        throw new ControlError(400, 'bad_request', 'arguments must be an object.');
+      }
+    } else if (!Array.isArray(body.calls)) {
+      throw new ControlError(400, 'bad_request', 'calls is required.');
+    }
+    // Requirements 5 to 7: the deadline, who may cancel it, and whether progress is asked for.
+    const timeoutMs = readTimeout(body.timeoutMs);
+    const key = readCancelKey(body.cancelKey);
+    const cancel = key === undefined ? undefined : cancels.enter(key);
+    const signals = [context.signal, cancel?.signal].filter((one) => one !== undefined);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const request = {
+      ...(signal ? { signal } : {}),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(body.progress === true && context.progress ? { onProgress: context.progress } : {}),
+    };
     try {
+      await session.ready;
+      if (signal?.aborted) {
+        throw signal.reason instanceof ToolProtocolError
+          ? signal.reason
+          : cancelledError('The call was cancelled: its caller went away.');
+      }
       if (route === 'POST /v1/call') {
-        if (typeof body.toolId !== 'string' || body.toolId === '') {
-          throw new ControlError(400, 'bad_request', 'toolId is required.');
-        }
-        if (body.arguments !== undefined && !isPlainObject(body.arguments)) {
-          throw new ControlError(400, 'bad_request', 'arguments must be an object.');
-        }
         const result = await session.call(
-          body.toolId,
+          body.toolId as string,
           body.arguments as Record<string, unknown> | undefined,
-          isPlainObject(body.after) ? { after: body.after as CallPayload['after'] } : {},
+          {
+            ...request,
+            ...(isPlainObject(body.after) ? { after: body.after as CallPayload['after'] } : {}),
+          },
         );
         return [200, { ok: true, session: session.id, result }];
       }
-      if (!Array.isArray(body.calls))
-        throw new ControlError(400, 'bad_request', 'calls is required.');
-      const result = await session.batch(
-        body.calls as CallPayload[],
-        body.continueOnError === true ? { continueOnError: true } : {},
-      );
+      const result = await session.batch(body.calls as CallPayload[], {
+        ...request,
+        ...(body.continueOnError === true ? { continueOnError: true } : {}),
+      });
       return [200, { ok: true, session: session.id, result }];
     } catch (error) {
       if (error instanceof ControlError) throw error;
       return [200, { ok: false, session: session.id, error: errorBody(error) }];
+    } finally {
+      if (key !== undefined && cancel) cancels.leave(key, cancel);
     }
   };
 

@@ -1,7 +1,7 @@
 /**
  * The control API's HTTP server: how `toolwire sessions|tools|call|batch` (and `toolwire mcp`
- * attaching to a running host) reach a running `toolwire host` (issue 7; issue 13 parts 5, 7
- * and 9). routes.ts says what each route answers; client.ts is the one client.
+ * attaching to a running host) reach a running `toolwire host`. routes.ts says what each route
+ * answers; client.ts is the one client.
  *
  * 1. Plain HTTP + JSON on 127.0.0.1 only, whatever interface the page socket binds.
  * 2. A secret of its own is required (`Authorization: Bearer SECRET` or `?token=`), compared in
@@ -15,12 +15,19 @@
  *    CLOSE_GRACE_MS.
  * 4. Connections are kept alive between requests (KEEP_ALIVE_MS, announced in `Keep-Alive`, so
  *    the client drops an idle socket before this side does): `mcp --attach` pays a request per
- *    call, not a connection (issue 16 part 1).
+ *    call, not a connection.
  * 5. `GET /v1/channel` upgrades to a WebSocket that carries requests and answers as JSON
  *    messages, many in flight on one connection (channel-server.ts): what `mcp --attach` uses.
  *    The upgrade passes the same checks as a request.
  * 6. `publishControl` also announces the API in the state file (state-file.ts) the CLI reads,
  *    and removes it on close.
+ * 7. A request whose connection closes before its answer is written aborts its signal: the
+ *    call it made is cancelled at the page (routes.ts requirement 5).
+ * 8. A call or batch that asked for progress (`progress: true`) is answered as it always is
+ *    until the page reports progress; from the first report the answer is a stream of JSON
+ *    lines (`application/x-ndjson`): `{"progress": {progress, total?, message?}}` for each
+ *    report, then the answer object as one last line. A client that does not ask gets one JSON
+ *    body, as ever.
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -37,6 +44,8 @@ const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const CLOSE_GRACE_MS = 2000;
 /** How long an idle kept-alive connection stays open (requirement 4; Node's default is 5 s). */
 const KEEP_ALIVE_MS = 30_000;
+/** The content type of a streamed answer (requirement 8). */
+const STREAM_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 export interface ControlServer {
   readonly url: string;
@@ -118,15 +127,42 @@ export async function startControlServer(
   let closing = false;
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    // Requirement 7: the asker went away before its answer.
+    const gone = new AbortController();
+    response.once('close', () => {
+      if (!response.writableEnded) gone.abort();
+    });
+    /** Requirement 8: set once the first progress report has started the stream. */
+    let streaming = false;
+    const progress = (report: object) => {
+      if (response.writableEnded || gone.signal.aborted) return;
+      if (!streaming) {
+        streaming = true;
+        response.writeHead(200, {
+          'Content-Type': STREAM_CONTENT_TYPE,
+          'Cache-Control': 'no-store',
+        });
+      }
+      response.write(`${JSON.stringify({ progress: report })}\n`);
+    };
     const reply = (status: number, body: object) => {
       // Closing: this answer is the connection's last, so close() need not wait for an idle one.
       // Refused: whoever sent it gets no connection to keep (requirement 2).
+      if (streaming) {
+        response.end(`${JSON.stringify(body)}\n`);
+        return;
+      }
       if (closing || status === 401 || status === 403) response.setHeader('Connection', 'close');
       send(response, status, body);
     };
     new Promise<[number, object]>((resolve) => {
       check(request, url);
-      resolve(routes.handle(request.method ?? 'GET', url, () => readBody(request)));
+      resolve(
+        routes.handle(request.method ?? 'GET', url, () => readBody(request), {
+          signal: gone.signal,
+          progress,
+        }),
+      );
     }).then(
       ([status, body]) => reply(status, body),
       (error: unknown) =>

@@ -1,7 +1,7 @@
 /**
  * The MCP stdio bridge: the host's page tools, served to an MCP client (Claude, an IDE...) as
  * an MCP server over stdio, on `@modelcontextprotocol/sdk`'s low-level `Server` and
- * `StdioServerTransport` (issue 7).
+ * `StdioServerTransport`.
  *
  * 1. The SDK negotiates `initialize` (the client's version when it speaks it, else its newest);
  *    the server declares `tools: {listChanged: true}` and nothing else.
@@ -16,22 +16,30 @@
  *    text; an unknown name is JSON-RPC error -32602, as MCP says, unless it names a withheld
  *    tool (naming.ts 6), which answers why. Images and Blobs that the tool
  *    declares become image and resource content (content.ts).
- * 8. Annotations: `readOnlyHint`/`destructiveHint` from the policy, `idempotentHint` and
- *    `openWorldHint` as the page set them, `title` from the wire's `name` (the page's title).
- * 4. `notifications/cancelled` stops waiting for the call (the wire has no cancel yet, so the
- *    page finishes it and its answer is dropped); as MCP says, nothing answers it then.
+ * 4. `notifications/cancelled` aborts the call's signal (the SDK's `extra.signal`): the source
+ *    cancels it at the page (`session.cancel`), and the call ends as `tool_call_cancelled`. As
+ *    MCP says, nothing answers a cancelled request then (the SDK drops the answer), and no
+ *    progress follows. The client going away (stdin closed) aborts every call in flight too.
  * 5. `notifications/tools/list_changed` follows every change of the listed set, once the client
  *    has sent `notifications/initialized`.
  * 6. Nothing but JSON-RPC is written to `output`; diagnostics go to `log`.
  * 7. When the source can pair, `toolwire_pair` (pair-tool.ts) is listed first and its name is
- *    reserved: a client's user pairs a page without reading stderr (issue 15). The server's
+ *    reserved: a client's user pairs a page without reading stderr. The server's
  *    `instructions` say so. `toolwire_sessions` and `toolwire_call` (fallback-tools.ts) follow,
  *    always: for clients that ignore `list_changed`, they list the tabs and call any tab's tool.
- * 8. `tools/list` is one page, never `nextCursor`, however many tools the pages list (issue 16
- *    part 7): MCP clients that do not follow cursors still see every tool, and stdio has no
- *    frame limit to page around. A request with a cursor gets -32602, as MCP says of a cursor
- *    the server did not make.
- * 9. A source that cannot list (`mcp --attach` whose host stopped) never makes `tools/list` a
+ * 8. `tools/list` is one page, never `nextCursor`, however many tools the pages list: MCP
+ *    clients that do not follow cursors still see every tool, and stdio has no frame limit to
+ *    page around. A request with a cursor gets -32602, as MCP says of a cursor the server did
+ *    not make.
+ * 9. Annotations: `readOnlyHint`/`destructiveHint` from the policy, `idempotentHint` and
+ *    `openWorldHint` as the page set them, `title` from the wire's `name` (the page's title).
+ * 10. Progress: a `tools/call` whose `_meta` holds a `progressToken` asks the page for progress,
+ *    and each report goes out as `notifications/progress {progressToken, progress, total?,
+ *    message?}` while the call runs: only rising progress, the message clipped
+ *    (shared/progress.ts), nothing after the answer. Without a token nothing is asked.
+ * 11. Deadlines: the source's: a host's own `callTimeoutMs` (60 s unless `toolwire mcp
+ *    --timeout` says), or what an attached source sends (control-source.ts).
+ * 12. A source that cannot list (`mcp --attach` whose host stopped) never makes `tools/list` a
  *    JSON-RPC error: it lists toolwire's own tools, with the failure's code, `retryable` and
  *    message in `_meta` (`toolwire/code`, `toolwire/retryable`, `toolwire/note`), and tells
  *    the client the list changed. A call then answers that code as a tool error.
@@ -41,6 +49,7 @@ import type { JsonValue } from '@toolwire/protocol';
 import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import { Host } from '../server/host.js';
 import { grantHint } from '../shared/errors.js';
+import { increasing } from '../shared/progress.js';
 import { VERSION } from '../shared/version.js';
 import { resultContent } from './content.js';
 import {
@@ -79,6 +88,16 @@ export interface McpBridgeOptions {
   serverName?: string;
   serverVersion?: string;
   log?: (line: string) => void;
+}
+
+/** What a `tools/call` handler gets from the SDK that the bridge uses (requirements 4, 10). */
+interface CallExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: unknown } | undefined;
+  sendNotification(notification: {
+    method: 'notifications/progress';
+    params: Record<string, unknown>;
+  }): Promise<void>;
 }
 
 export interface McpBridge {
@@ -216,28 +235,57 @@ export function createMcpBridge(
     }
   };
 
-  /** One page tool's call, answered as MCP content (requirement 3). */
+  /** One page tool's call, answered as MCP content (requirements 3, 4 and 10). */
   const callTool = async (
     target: McpSourceTool,
     args: Record<string, unknown>,
-    signal: AbortSignal,
+    extra: CallExtra,
   ): Promise<Record<string, unknown>> => {
+    const token = extra._meta?.progressToken;
+    let running = true;
+    /** The notifications sent so far, in order: all written before the answer. */
+    let sent: Promise<void> = Promise.resolve();
+    const onProgress =
+      typeof token === 'string' || typeof token === 'number'
+        ? increasing(({ progress, total, message }) => {
+            if (!running || extra.signal.aborted) return;
+            const params = {
+              progressToken: token,
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message }),
+            };
+            sent = sent
+              .then(() => extra.sendNotification({ method: 'notifications/progress', params }))
+              .catch((error: Error) => log(`mcp: ${error.message}`));
+          })
+        : undefined;
+    let answer: Record<string, unknown>;
     try {
-      const result = await source.call(target, args, signal);
-      return resultContent(result, target.tool.resultSchema, {
+      const result = await source.call(
+        target,
+        args,
+        extra.signal,
+        onProgress ? { onProgress } : {},
+      );
+      answer = resultContent(result, target.tool.resultSchema, {
         sessionId: target.sessionId,
         toolId: target.tool.id,
       });
     } catch (error) {
-      return errorContent(error);
+      answer = errorContent(error);
     }
+    running = false;
+    // The SDK writes a notification and the answer on separate paths: the answer goes last.
+    await sent;
+    return answer;
   };
 
   /** `toolwire_sessions` and `toolwire_call` (fallback-tools.ts), on a fresh listing. */
   const fallback = async (
     name: string,
     args: unknown,
-    signal: AbortSignal,
+    extra: CallExtra,
   ): Promise<Record<string, unknown>> => {
     const call = name === CALL_TOOL_NAME ? callTarget(args) : undefined;
     if (call instanceof ToolProtocolError) return errorContent(call);
@@ -252,7 +300,7 @@ export function createMcpBridge(
     if (!call) return sessionsResult(sessions, listed, withheld);
     const target = resolveCall(call, sessions, listed, withheld, given);
     if (target instanceof ToolProtocolError) return errorContent(target);
-    return callTool(target, call.arguments, signal);
+    return callTool(target, call.arguments, extra);
   };
 
   const start = async () => {
@@ -290,7 +338,7 @@ export function createMcpBridge(
       const { name } = request.params;
       if (pairs && name === PAIR_TOOL_NAME) return pair(request.params.arguments);
       if (name === SESSIONS_TOOL_NAME || name === CALL_TOOL_NAME) {
-        return fallback(name, request.params.arguments, extra.signal);
+        return fallback(name, request.params.arguments, extra as CallExtra);
       }
       // A client may call without listing first, or after the page reloaded: look again then.
       let target = names.get(name);
@@ -312,7 +360,7 @@ export function createMcpBridge(
       if (args !== undefined && args !== null && !isPlainObject(args)) {
         throw new McpError(ErrorCode.InvalidParams, 'Tool arguments must be an object.');
       }
-      return callTool(target, args ?? {}, extra.signal);
+      return callTool(target, args ?? {}, extra as CallExtra);
     });
     if (!closed) await server.connect(new StdioServerTransport(options.input, options.output));
     return server;

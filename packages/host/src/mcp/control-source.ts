@@ -2,22 +2,29 @@
  * `toolwire mcp --attach`: the MCP bridge's tools from a running `toolwire host`, through its
  * control API instead of a host of its own: over the API's channel (control/channel.ts), one
  * WebSocket for every request in flight, so a call costs about what it costs the host's own
- * bridge (issue 16 part 1).
+ * bridge.
  *
  * - The listing asks `GET /v1/sessions`, then `POST /v1/tools {detail: "full"}` per session;
  *   tools above the grant are not offered (as with a host in this process).
- * - A call is `POST /v1/call`; a tool or page refusal comes back as a ToolProtocolError.
+ * - A call is `POST /v1/call`; a tool or page refusal comes back as a ToolProtocolError, with
+ *   the code and `retryable` the host's session gave it. It carries `timeoutMs` when the source
+ *   was given one (`toolwire mcp --timeout`; else the host's own deadline applies) and asks for
+ *   progress when the MCP client did.
+ * - Cancelled (the MCP client's `notifications/cancelled`, or the client going away): the call
+ *   fails at once with `tool_call_cancelled`, and the channel asks the host to cancel it at the
+ *   page (control/channel.ts requirement 5).
  * - Changes are followed with the `GET /v1/changes` long poll; a failed poll waits a second.
  *   The first failure, and the first answer after failures, count as a change: the bridge
  *   lists again (toolwire's own tools alone while the host does not answer).
- * - A call whose connection to the host breaks fails with `tool_transport_closed`, not
- *   retryable: the host may have run it (issue 13 part 9).
+ * - A call whose connection to the host breaks fails with `tool_transport_closed`, retryable
+ *   only for a `read` tool: the host may have run it.
  * - Log lines quote the host's error messages (a page's words): escaped (shared/terminal-text.ts).
  */
 import type { ResultPayload } from '@toolwire/protocol';
+import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
 import { controlChannel } from '../control/channel.js';
-import type { ControlAnswer, ControlTarget } from '../control/client.js';
+import type { ControlAnswer, ControlRequestOptions, ControlTarget } from '../control/client.js';
 import { ControlFailure, controlToolError } from '../control/client.js';
 import { escapeLine } from '../shared/terminal-text.js';
 import type {
@@ -50,20 +57,34 @@ function sessionOf(session: {
   };
 }
 
+export interface ControlToolSourceOptions {
+  log?: (line: string) => void;
+  /** A call's deadline (ms), sent as `timeoutMs`. Default: the host's own. */
+  callTimeoutMs?: number;
+}
+
 export function controlToolSource(
   target: ControlTarget,
-  options: { log?: (line: string) => void } = {},
+  options: ControlToolSourceOptions = {},
 ): McpToolSource {
   const listeners = new Set<() => void>();
   const stop = new AbortController();
   const channel = controlChannel(target);
-  /** One request over the channel, its failures as ToolProtocolErrors (as controlRequest). */
-  const ask = async (path: string, body?: object, signal?: AbortSignal): Promise<ControlAnswer> => {
+  /**
+   * One request over the channel, its failures as ToolProtocolErrors (as controlRequest);
+   * `policy` is the called tool's, when it is a call.
+   */
+  const ask = async (
+    path: string,
+    body?: object,
+    request: ControlRequestOptions = {},
+    policy?: string,
+  ): Promise<ControlAnswer> => {
     try {
-      return await channel.request(path, body, signal);
+      return await channel.request(path, body, request);
     } catch (error) {
       if (!(error instanceof ControlFailure)) throw error;
-      throw controlToolError(error, path);
+      throw controlToolError(error, path, policy);
     }
   };
   let following = false;
@@ -73,7 +94,7 @@ export function controlToolSource(
     let failing = false;
     while (!stop.signal.aborted) {
       try {
-        const answer = await ask(`/v1/changes?after=${after}`, undefined, stop.signal);
+        const answer = await ask(`/v1/changes?after=${after}`, undefined, { signal: stop.signal });
         const changes = Number(answer.changes);
         if ((changes !== after && after !== -1) || failing)
           for (const listener of listeners) listener();
@@ -167,13 +188,32 @@ export function controlToolSource(
       withheld = held;
       return entries;
     },
-    async call(entry, args, signal) {
-      const answer = await ask(
-        '/v1/call',
-        { session: entry.sessionId, toolId: entry.tool.id, arguments: args },
-        signal,
-      );
-      return answer.result as ResultPayload;
+    async call(entry, args, signal, callOptions = {}) {
+      const body = {
+        session: entry.sessionId,
+        toolId: entry.tool.id,
+        arguments: args,
+        ...(options.callTimeoutMs === undefined ? {} : { timeoutMs: options.callTimeoutMs }),
+      };
+      try {
+        const answer = await ask(
+          '/v1/call',
+          body,
+          { signal, ...(callOptions.onProgress ? { onProgress: callOptions.onProgress } : {}) },
+          entry.tool.policy,
+        );
+        return answer.result as ResultPayload;
+      } catch (error) {
+        if (!signal.aborted || error instanceof ToolProtocolError) throw error;
+        throw new ToolProtocolError(
+          'tool_call_cancelled',
+          'The call was cancelled by its caller.',
+          {
+            retryable: false,
+            cause: error,
+          },
+        );
+      }
     },
     async pair(target) {
       const answer = await ask('/v1/pair', target);

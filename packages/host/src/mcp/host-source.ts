@@ -13,7 +13,7 @@ import { withheldTools } from './source.js';
 
 const LIST_REFRESH_BOUND_MS = 2000;
 
-/** The tools of a host in this process. */
+/** The tools of a host in this process (calls under its deadline, `callTimeoutMs`). */
 export function hostToolSource(host: Host): McpToolSource {
   let withheld: McpWithheldTool[] = [];
   let open: McpSourceSession[] = [];
@@ -73,12 +73,18 @@ export function hostToolSource(host: Host): McpToolSource {
       open = listed;
       return entries;
     },
-    async call(entry, args, signal) {
+    async call(entry, args, signal, callOptions = {}) {
       const session = host.session(entry.sessionId);
       if (!session?.isOpen) {
-        throw new ToolProtocolError('tool_transport_closed', 'The page has disconnected.');
+        // Never sent: another try may find the page again.
+        throw new ToolProtocolError('tool_transport_closed', 'The page has disconnected.', {
+          retryable: true,
+        });
       }
-      return session.call(entry.tool.id, args, { signal });
+      return session.call(entry.tool.id, args, {
+        signal,
+        ...(callOptions.onProgress ? { onProgress: callOptions.onProgress } : {}),
+      });
     },
     async pair(target) {
       const link =

@@ -4,11 +4,12 @@
  *
  * A source also names the page tools it does not offer, and why: the page's own guard keeps
  * them off the wire, or their policy is above the host's grant. A call to such a name explains
- * that instead of "Unknown tool" (issue 13).
+ * that instead of "Unknown tool".
  */
 import type { ResultPayload } from '@toolwire/protocol';
 import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
+import type { ProgressListener } from '../shared/progress.js';
 
 /**
  * The tab a session speaks for, as its page said in `session.open`: the page's word, a label for
@@ -71,6 +72,12 @@ export interface McpPairing {
   expiresAt: string;
 }
 
+/** What a call may ask for beside its signal. */
+export interface McpCallOptions {
+  /** Asks the page for progress reports and receives each one. */
+  onProgress?: ProgressListener;
+}
+
 /** Where the bridge finds tools: the host in this process, or a running one's control API. */
 export interface McpToolSource {
   /** The granted tools of every open session; `refresh` brings catalogs up to date first. */
@@ -82,10 +89,15 @@ export interface McpToolSource {
    * only the sessions that offer tools, and not their tabs.
    */
   sessions?(): McpSourceSession[];
+  /**
+   * Calls `entry`. Aborting `signal` (the MCP client's `notifications/cancelled`) cancels the
+   * call at the page; the deadline is the source's own.
+   */
   call(
     entry: McpSourceTool,
     args: Record<string, unknown>,
     signal: AbortSignal,
+    options?: McpCallOptions,
   ): Promise<ResultPayload>;
   /** A single-use pairing link for a page (an absolute http(s) URL) or the extension. */
   pair?(target: McpPairTarget): Promise<McpPairing>;
