@@ -89,6 +89,7 @@ export default defineConfig({
         'playwright-helper.e2e.ts',
         'playwright-readme.e2e.ts',
         'frames-native.e2e.ts',
+        'contract-roads.e2e.ts',
       ],
       use: {
         launchOptions: {

@@ -1,0 +1,374 @@
+import { expect, type Page, test } from '@playwright/test';
+import { WebMCPError, webmcp } from '../packages/playwright/src/index.js';
+import { sessionWelcome } from '../packages/protocol/src/index.js';
+import { E2E_PORT } from '../playwright.config.js';
+import { HostProcess, toolwire } from './support/cli.js';
+import type { ExtensionBrowser } from './support/extension.js';
+import { launchWithExtension } from './support/extension.js';
+import { launchMcp, type McpProcess } from './support/mcp.js';
+import { clickConnect } from './support/pairing.js';
+import { TestHost } from './support/ws-host.js';
+
+// One contract on every road: the same set of failing tools (e2e/pages/roads/page.ts, written
+// for `document.modelContext`) called through every road a call can take, each answering the
+// same code and the same `retryable` (docs/wire.md "Failures and their codes"). The roads: the
+// page's own endpoint over the wire (a plain WebSocket host speaking the wire), the extension's
+// Connect, `toolwire call`, `toolwire mcp` with its own host and attached to a running one, and
+// `webmcp(page)` from @toolwire/playwright. This file runs in both projects: `chromium`
+// (toolwire's polyfill) and `chromium-native` (the browser's own WebMCP, the polyfill layered on
+// it, and `webmcp(page)` on its native path).
+//
+// Every road first proves it works (`contract.ok` answers), so no row can pass because nothing
+// was called. The guard and the grant are the same on every road that has them: the page's guard
+// is read-write (it hides the destructive tool) and the host grants read (it refuses the write
+// tool). `webmcp(page)` calls the page's tools directly, where neither exists: those two rows do
+// not apply to it, and the table says so.
+
+const ORIGIN = `http://localhost:${E2E_PORT}`;
+const PAGE = `${ORIGIN}/e2e/pages/roads/page.html`;
+/** The deadline the timeout row asks for, on every road that takes one per call. */
+const DEADLINE_MS = 1500;
+
+type Outcome =
+  | { ok: true; result: unknown }
+  | { ok: false; code: string; retryable: boolean | undefined };
+
+interface Row {
+  failure: string;
+  tool: string;
+  args: Record<string, unknown>;
+  code: string;
+  retryable: boolean;
+  /** Rows about the guard or the grant: only roads with a host have them. */
+  hostOnly?: boolean;
+  timeout?: boolean;
+}
+
+const ROWS: Row[] = [
+  {
+    failure: 'arguments fail the schema',
+    tool: 'contract.schema',
+    args: { n: 'x' },
+    code: 'tool_arguments_schema_invalid',
+    retryable: false,
+  },
+  {
+    failure: 'the result cannot be lowered to JSON',
+    tool: 'contract.lowering',
+    args: {},
+    code: 'tool_result_unserializable',
+    retryable: false,
+  },
+  {
+    failure: 'the tool throws',
+    tool: 'contract.throw',
+    args: {},
+    code: 'tool_execution_exception',
+    retryable: false,
+  },
+  {
+    failure: 'the tool rejects with an AbortError of its own',
+    tool: 'contract.abort',
+    args: {},
+    code: 'tool_execution_exception',
+    retryable: false,
+  },
+  {
+    failure: 'the deadline passes (a read tool: a retry cannot run it twice)',
+    tool: 'contract.hang',
+    args: {},
+    code: 'tool_execution_timeout',
+    retryable: true,
+    timeout: true,
+  },
+  {
+    failure: 'no tool has the name',
+    tool: 'contract.nope',
+    args: {},
+    code: 'tool_not_found',
+    retryable: false,
+  },
+  {
+    failure: "hidden by the page's guard",
+    tool: 'contract.wipe',
+    args: {},
+    code: 'tool_execution_denied',
+    retryable: false,
+    hostOnly: true,
+  },
+  {
+    failure: "above the host's grant",
+    tool: 'contract.write',
+    args: {},
+    code: 'tool_execution_denied',
+    retryable: false,
+    hostOnly: true,
+  },
+];
+
+interface Road {
+  call(tool: string, args: Record<string, unknown>, timeout: boolean): Promise<Outcome>;
+  /** What ran in the page, in order. */
+  runs(): Promise<string[]>;
+}
+
+/** Runs the whole table through `road`, the honest call first, and returns what each row got. */
+async function runTable(road: Road, withHost: boolean) {
+  const honest = await road.call('contract.ok', { n: 7 }, false);
+  expect(honest, 'the honest call goes through first').toEqual({ ok: true, result: { n: 7 } });
+  const got: Record<string, { code: string; retryable: boolean | undefined } | 'answered'> = {};
+  const want: typeof got = {};
+  for (const row of ROWS) {
+    if (row.hostOnly && !withHost) continue;
+    const outcome = await road.call(row.tool, row.args, row.timeout === true);
+    got[row.failure] = outcome.ok
+      ? 'answered'
+      : { code: outcome.code, retryable: outcome.retryable };
+    want[row.failure] = { code: row.code, retryable: row.retryable };
+  }
+  expect(got).toEqual(want);
+  // Refused before they ran: the schema row, the unknown name, the guard and the grant.
+  const ran = await road.runs();
+  expect(ran).not.toContain('contract.schema');
+  expect(ran).not.toContain('contract.write');
+  expect(ran).not.toContain('contract.wipe');
+  expect(ran).toEqual(
+    expect.arrayContaining(['contract.ok', 'contract.throw', 'contract.abort', 'contract.hang']),
+  );
+}
+
+async function openRoadsPage(page: Page, url = PAGE): Promise<void> {
+  await page.goto(url);
+  await expect(page.locator('#status')).toHaveText('ready');
+}
+
+const pageRuns = (page: Page) => () =>
+  page.evaluate(() => (window as unknown as { runs: string[] }).runs);
+
+/** A `toolwire ... --json` outcome. */
+function cliOutcome(run: { code: number; out: string; err: string }): Outcome {
+  let parsed: any;
+  try {
+    parsed = JSON.parse(run.out);
+  } catch {
+    throw new Error(`toolwire printed no JSON (exit ${run.code}): ${run.err}`);
+  }
+  if (run.code === 0) return { ok: true, result: parsed.result?.result };
+  return { ok: false, code: parsed.error?.code, retryable: parsed.error?.retryable };
+}
+
+/** `toolwire call` against the host in `env`. */
+function cliRoad(env: Record<string, string>, page: Page): Road {
+  return {
+    async call(tool, args, timeout) {
+      const run = await toolwire(
+        [
+          'call',
+          tool,
+          '--args',
+          JSON.stringify(args),
+          '--json',
+          ...(timeout ? ['--timeout', String(DEADLINE_MS)] : []),
+        ],
+        env,
+      );
+      return cliOutcome(run);
+    },
+    runs: pageRuns(page),
+  };
+}
+
+/** An MCP client's outcome: `_meta` carries the code; an unknown name is JSON-RPC's -32602. */
+function mcpRoad(mcp: McpProcess, page: Page): Road {
+  return {
+    async call(tool, args) {
+      try {
+        const answer: any = await mcp.client.callTool({
+          name: tool.replace(/\./g, '_'),
+          arguments: args,
+        });
+        if (!answer.isError) {
+          return {
+            ok: true,
+            result: answer.structuredContent ?? JSON.parse(answer.content[0].text),
+          };
+        }
+        return {
+          ok: false,
+          code: answer._meta?.['toolwire/code'],
+          retryable: answer._meta?.['toolwire/retryable'],
+        };
+      } catch (error: any) {
+        // MCP answers an unknown name with a protocol error; toolwire puts its code in `data`.
+        return {
+          ok: false,
+          code: error?.data?.['toolwire/code'] ?? `mcp ${error?.code}: ${error?.message}`,
+          retryable: error?.data?.['toolwire/retryable'],
+        };
+      }
+    },
+    runs: pageRuns(page),
+  };
+}
+
+let cleanups: (() => Promise<unknown>)[] = [];
+test.afterEach(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  cleanups = [];
+});
+
+test.describe('one contract on every road', () => {
+  // Whole-test bounds, not waits: each road starts processes, and the timeout row waits its
+  // deadline.
+  test.describe.configure({ timeout: 120_000 });
+
+  test("the page's endpoint, over the wire", async ({ page }) => {
+    const host = await new TestHost().start();
+    cleanups.push(() => host.stop());
+    const next = host.nextConnection();
+    await page.goto(`${PAGE}#toolwire=${encodeURIComponent(`${host.url}?pair=abc`)}`);
+    await clickConnect(page);
+    const connection = await next;
+    // The host's grant, as toolwire's host would send it: read.
+    connection.socket.send(
+      JSON.stringify(
+        sessionWelcome({
+          sessionId: 's-1',
+          hostRun: 'contract',
+          maxToolPolicy: 'read',
+          heartbeatIntervalMs: 0,
+        }),
+      ),
+    );
+    await expect(page.locator('#status')).toHaveText('ready');
+    const road: Road = {
+      async call(toolId, args, timeout) {
+        const response = await connection.client.request('tool.call', {
+          toolId,
+          arguments: args,
+          ...(timeout ? { timeoutMs: DEADLINE_MS } : {}),
+        });
+        const payload = response.payload as any;
+        return response.type === 'tool.result'
+          ? { ok: true, result: payload.result }
+          : { ok: false, code: payload.code, retryable: payload.retryable };
+      },
+      runs: pageRuns(page),
+    };
+    await runTable(road, true);
+  });
+
+  test('toolwire call, to a page with the script tag', async ({ page }) => {
+    const host = new HostProcess([
+      '--allow-origin',
+      ORIGIN,
+      '--max-tool-policy',
+      'read',
+      '--page',
+      PAGE,
+    ]);
+    cleanups.push(() => host.stop());
+    await page.goto(await host.pairingLink());
+    await clickConnect(page);
+    await expect(page.locator('#status')).toHaveText('ready');
+    await expect
+      .poll(async () => (await toolwire(['tools', '--json'], host.env)).out)
+      .toContain('contract.ok');
+    await runTable(cliRoad(host.env, page), true);
+  });
+
+  test('toolwire mcp with its own host', async ({ page }) => {
+    const mcp = await launchMcp(
+      [
+        '--port',
+        '0',
+        '--allow-origin',
+        ORIGIN,
+        '--max-tool-policy',
+        'read',
+        '--timeout',
+        String(DEADLINE_MS),
+      ],
+      { TOOLWIRE_STATE: `/tmp/toolwire-contract-${process.pid}-${Date.now()}.json` },
+    );
+    cleanups.push(() => mcp.close());
+    const paired: any = await mcp.client.callTool({
+      name: 'toolwire_pair',
+      arguments: { page: PAGE },
+    });
+    await page.goto(paired.structuredContent.link);
+    await clickConnect(page);
+    await expect(page.locator('#status')).toHaveText('ready');
+    await expect
+      .poll(async () => (await mcp.client.listTools()).tools.map((tool) => tool.name))
+      .toContain('contract_ok');
+    await runTable(mcpRoad(mcp, page), true);
+  });
+
+  test('toolwire mcp --attach, to a running host', async ({ page }) => {
+    const host = new HostProcess([
+      '--allow-origin',
+      ORIGIN,
+      '--max-tool-policy',
+      'read',
+      '--page',
+      PAGE,
+    ]);
+    cleanups.push(() => host.stop());
+    await page.goto(await host.pairingLink());
+    await clickConnect(page);
+    await expect(page.locator('#status')).toHaveText('ready');
+    const mcp = await launchMcp(['--attach', '--timeout', String(DEADLINE_MS)], host.env);
+    cleanups.push(() => mcp.close());
+    await expect
+      .poll(async () => (await mcp.client.listTools()).tools.map((tool) => tool.name))
+      .toContain('contract_ok');
+    await runTable(mcpRoad(mcp, page), true);
+  });
+
+  test("the extension's Connect", async ({ browserName: _ }, info) => {
+    const browser: ExtensionBrowser = await launchWithExtension({
+      native: info.project.name === 'chromium-native',
+    });
+    cleanups.push(() => browser.close());
+    const host = new HostProcess(['--max-tool-policy', 'read']);
+    cleanups.push(() => host.stop());
+    await host.url();
+    const page = await browser.context.newPage();
+    await openRoadsPage(page);
+    const panel = await browser.openPanel(await browser.tabIdOf(page));
+    const paired = await toolwire(['pair', '--extension', browser.extensionId], host.env);
+    expect(paired.code, paired.err).toBe(0);
+    await panel.locator('#connect-pairing').fill(paired.out.trim());
+    await panel.locator('#connect-guard').selectOption('read-write');
+    await panel.locator('#connect-button').click();
+    await expect(panel.locator('.connect-status')).toHaveText(/^Connected to ws:\/\/127\.0\.0\.1:/);
+    await expect
+      .poll(async () => (await toolwire(['tools', '--json'], host.env)).out)
+      .toContain('contract.ok');
+    await runTable(cliRoad(host.env, page), true);
+  });
+
+  test('webmcp(page), on the path the browser allows', async ({ page }, info) => {
+    await openRoadsPage(page);
+    const tools = webmcp(page);
+    expect(await tools.via()).toBe(info.project.name === 'chromium-native' ? 'native' : 'polyfill');
+    const road: Road = {
+      async call(tool, args, timeout) {
+        try {
+          const result = await tools.callTool(
+            tool,
+            args,
+            timeout ? { timeout: DEADLINE_MS } : undefined,
+          );
+          return { ok: true, result };
+        } catch (error) {
+          if (!(error instanceof WebMCPError)) throw error;
+          return { ok: false, code: error.code, retryable: (error as any).retryable };
+        }
+      },
+      runs: pageRuns(page),
+    };
+    await runTable(road, false);
+  });
+});
