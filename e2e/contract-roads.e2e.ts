@@ -11,7 +11,7 @@ import { TestHost } from './support/ws-host.js';
 
 // One contract on every road: the same set of failing tools (e2e/pages/roads/page.ts, written
 // for `document.modelContext`) called through every road a call can take, each answering the
-// same code and the same `retryable` (docs/wire.md "Failures and their codes"). The roads: the
+// same code and the same `retryable` (docs/wire.md "Error codes"). The roads: the
 // page's own endpoint over the wire (a plain WebSocket host speaking the wire), the extension's
 // Connect, `toolwire call`, `toolwire mcp` with its own host and attached to a running one, and
 // `webmcp(page)` from @toolwire/playwright. This file runs in both projects: `chromium`

@@ -185,7 +185,8 @@ function pageBridgeTool(
         [WIRE_RESULT]: true,
       } as CallToolOptions;
       // Only for a call that asked: the others hand the polyfill no listener.
-      if (context.reportProgress !== noProgress) call.onProgress = progressTo(context.reportProgress);
+      if (context.reportProgress !== noProgress)
+        call.onProgress = progressTo(context.reportProgress);
       return options.tools.callTool(handle, args, call);
     },
     options.expandSchema,

@@ -2,7 +2,7 @@ import type { JsonSchema } from '@toolwire/polyfill';
 import { install } from '@toolwire/polyfill';
 import { wireInfo } from '@toolwire/polyfill/wire';
 import type { BridgeTool, ValidatorProvider } from '@toolwire/protocol';
-import { createToolBridge, decodePayload, ToolProtocolError } from '@toolwire/protocol';
+import { createToolBridge, decodePayload, noProgress, ToolProtocolError } from '@toolwire/protocol';
 import { Window } from 'happy-dom';
 import { describe, expect, it } from 'vitest';
 import { readPageTools } from '../src/page-tools.js';
@@ -297,7 +297,14 @@ describe("one meaning for a failure, the page's tools and the bridge's own", () 
     const controller = new AbortController();
     const outcome = tool?.execute(
       {},
-      { requestId: 'r', sessionId: null, callId: null, toolId: 'waits', signal: controller.signal },
+      {
+        requestId: 'r',
+        sessionId: null,
+        callId: null,
+        toolId: 'waits',
+        signal: controller.signal,
+        reportProgress: noProgress,
+      },
     ) as Promise<unknown>;
     await running;
     controller.abort(new ToolProtocolError('tool_call_cancelled', 'The host cancelled the call.'));

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { TOOL_ERROR_CODES, ToolProtocolError, toolFailure } from '@toolwire/protocol';
+import { noProgress, TOOL_ERROR_CODES, ToolProtocolError, toolFailure } from '@toolwire/protocol';
 import { describe, expect, it } from 'vitest';
 import { deserializeError, serializeError } from '../src/frames/errors.js';
 import type { JsonSchema, ToolPolicy } from '../src/index.js';
@@ -451,6 +451,7 @@ describe('toBridgeTool: a page tool as its wire entry', () => {
     callId: null,
     toolId: 'notes.add',
     signal,
+    reportProgress: noProgress,
   });
   const entry = {
     id: 'notes.add@widget.example',
