@@ -105,6 +105,13 @@ describe('ToolReader', () => {
       ['data.look', 'read', undefined],
       ['own.helper', 'write', false],
     ]);
+    // A tool the polyfill only lists for the browser (its own registerTool, not a form) is the
+    // browser's: the bridge checks its arguments, as the page's own endpoint does.
+    expect(listed.map((t) => [t.name, t.source])).toEqual([
+      ['data.wipe', 'toolwire'],
+      ['data.look', 'toolwire'],
+      ['own.helper', 'native'],
+    ]);
     // A sourceOf that throws or lies about the policy falls back to the rule.
     Object.assign(tools, { sourceOf: () => ({ entry: { policy: 'root' } }) });
     expect((await new ToolReader(win).list())[0]?.policy).toBe('write');

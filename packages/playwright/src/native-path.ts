@@ -15,6 +15,7 @@
 import type { Frame, Page } from '@playwright/test';
 import { policyFromAnnotations, type ToolPolicy } from '@toolwire/polyfill/wire';
 import { bounded } from './bounded.js';
+import { checkArguments } from './check-arguments.js';
 import {
   evaluateFailed,
   firstLine,
@@ -77,6 +78,13 @@ export function nativeCall(
         name,
       );
     policy = policyFromAnnotations({ readOnlyHint: tool.annotations?.readOnly === true });
+    // The browser's executeTool runs a tool whatever its arguments (Chromium 156); every other
+    // road checks them against inputSchema first, so the helper does too, as the page's own
+    // endpoint checks the browser's tools (docs/browser-api.md "Differences from native").
+    if (tool.inputSchema !== undefined) {
+      const refused = await checkArguments(name, tool.inputSchema, input);
+      if (refused) throw refused;
+    }
     const outcome = await target.evaluate(callInPage, ['native', name, input] as [
       'native',
       string,

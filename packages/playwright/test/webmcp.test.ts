@@ -146,6 +146,31 @@ describe('webmcp(page).callTool: native', () => {
     });
   });
 
+  it('checks the arguments against inputSchema before the browser runs the tool, as the wire does', async () => {
+    const schema = {
+      type: 'object',
+      properties: { n: { type: 'integer' } },
+      required: ['n'],
+    };
+    const { page, calls } = fakePage({
+      nativeTools: async () => [{ name: 'count', description: 'Counts.', inputSchema: schema }],
+      call: async ([, , input]) => ({ ok: true, value: input }),
+    });
+    const helper = webmcp(page);
+    // Honest path first: arguments that fit reach the browser.
+    expect(await helper.callTool('count', { n: 2 })).toEqual({ n: 2 });
+    const refused = await helper.callTool('count', { n: 'x' }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      retryable: false,
+      via: 'native',
+      toolName: 'count',
+      details: [expect.objectContaining({ path: '$.n', keyword: 'type' })],
+    });
+    // The refused call never reached the page.
+    expect(calls).toEqual([['native', 'count', { n: 2 }]]);
+  });
+
   it.each([
     ['UnknownError', 'tool_execution_exception'],
     ['NotAllowedError', 'tool_execution_denied'],

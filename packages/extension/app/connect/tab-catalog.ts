@@ -71,7 +71,9 @@ export function bridgeToolOf(client: TabToolsClient, tool: TabTool): BridgeTool 
       annotations: tool.annotations,
       origin: tool.origin,
       policy: policyOf(tool),
-      validates: tool.source === 'toolwire',
+      // The polyfill checks its own tools, and a form decides what a call may fill (as through
+      // executeTool): only the browser's other tools are checked by the bridge.
+      validates: tool.source !== 'native',
     },
     // The host's cancel and deadline abort `signal`, which cancels the call in the tab; the
     // tool's progress goes back as the host's (only when the host asked for it). A client that

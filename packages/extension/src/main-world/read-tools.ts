@@ -4,8 +4,8 @@
  * `document.modelContext` (a browser's own WebMCP, or another polyfill). Everything read here is
  * the page's word; the relay checks its shape, not its truth.
  */
-import type { WireFailureContext } from '@toolwire/polyfill/wire';
-import { wireFailure } from '@toolwire/polyfill/wire';
+import type { ToolSources, WireFailureContext } from '@toolwire/polyfill/wire';
+import { wireFailure, wireInfo } from '@toolwire/polyfill/wire';
 import type { TabCallOutcome, TabTool, TabToolPolicy, TabToolSource } from '../types.js';
 
 interface PageTool {
@@ -64,6 +64,18 @@ function declaredPolicy(tools: ToolwireTools, tool: PageTool): TabToolPolicy | u
   }
 }
 
+/** Whether toolwire's polyfill checks `tool`'s input and output itself (wireInfo's word). */
+function checkedByPolyfill(tools: ToolwireTools, tool: PageTool): boolean {
+  try {
+    return (
+      typeof tools.sourceOf !== 'function' ||
+      wireInfo(tools as unknown as ToolSources, tool as never)?.validates !== false
+    );
+  } catch {
+    return true;
+  }
+}
+
 function policyOf(annotations: Record<string, unknown> | undefined): TabToolPolicy {
   if (annotations?.destructiveHint === true) return 'critical';
   if (annotations?.readOnlyHint === true) return 'read';
@@ -99,7 +111,14 @@ export class ToolReader {
     for (const tool of listed) {
       const origin = typeof tool.origin === 'string' ? tool.origin : this.#win.location.origin;
       const form = isFormTool(this.#win, tool.name, origin);
-      const kind: TabToolSource = form ? 'declarative' : toolwire ? 'toolwire' : 'native';
+      // A tool toolwire's polyfill runs (and checks) is `toolwire`; one it only lists for the
+      // browser (a page's own registerTool on a browser with WebMCP) is the browser's, which the
+      // bridge checks, as the page's own endpoint does (wireInfo's `validates`).
+      const kind: TabToolSource = form
+        ? 'declarative'
+        : toolwire && checkedByPolyfill(source as ToolwireTools, tool)
+          ? 'toolwire'
+          : 'native';
       // A name several frames use: the first keeps it, the others are named with their origin.
       const name = handles.has(tool.name) ? `${tool.name}@${origin}` : tool.name;
       if (handles.has(name)) continue;
