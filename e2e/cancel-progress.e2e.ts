@@ -23,6 +23,19 @@ const DEADLINE_MS = 3000;
 const stops = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).stops);
 const started = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).started);
 
+/**
+ * How long after the client's cancel (`cancelledAt`, this process's clock) the page's tool saw
+ * its signal fire (the page's clock: the same machine's). Recorded on the test, not asserted:
+ * the figure is what docs/performance.md quotes.
+ */
+async function noteCancelLatency(page: Page, road: string, cancelledAt: number): Promise<void> {
+  const firedAt: number = await page.evaluate(() => (window as any).stoppedAt['demo.wait']);
+  test.info().annotations.push({
+    type: 'cancel latency',
+    description: `${road}: the page's signal fired ${firedAt - cancelledAt} ms after the client's cancel`,
+  });
+}
+
 async function openPage(page: Page, url: string): Promise<void> {
   await page.goto(`${ORIGIN}${PAGE}#toolwire=${encodeURIComponent(url)}`);
   await expect(page.locator('#status')).toHaveText('open');
@@ -35,7 +48,7 @@ async function listed(mcp: McpProcess, name: string): Promise<void> {
 }
 
 /** (a) cancel, (b) the deadline, (c) progress, through one MCP server. */
-async function mcpRoad(mcp: McpProcess, page: Page): Promise<void> {
+async function mcpRoad(mcp: McpProcess, page: Page, road: string): Promise<void> {
   const { client } = mcp;
   await listed(mcp, 'demo_wait');
 
@@ -48,9 +61,11 @@ async function mcpRoad(mcp: McpProcess, page: Page): Promise<void> {
       (error: Error) => error,
     );
   await expect.poll(() => started(page)).toContain('demo.wait');
+  const cancelledAt = Date.now();
   abort.abort('the user pressed stop');
   expect(await outcome).toBeInstanceOf(Error);
   await expect.poll(() => stops(page)).toEqual(['demo.wait']);
+  await noteCancelLatency(page, road, cancelledAt);
   expect(await client.ping()).toEqual({});
 
   // (b) A 30 s tool, past --timeout: the page stops it and answers tool_execution_timeout.
@@ -95,7 +110,7 @@ test('toolwire mcp, its own host: cancel, progress and --timeout reach the page'
   );
   try {
     await openPage(page, await mcp.hostUrl());
-    await mcpRoad(mcp, page);
+    await mcpRoad(mcp, page, 'toolwire mcp (own host)');
   } finally {
     await mcp.close();
   }
@@ -106,7 +121,7 @@ test('toolwire mcp --attach: cancel, progress and --timeout reach the page', asy
   await openPage(page, await host.url());
   const mcp = await launchMcp(['--attach', '--timeout', `${DEADLINE_MS}`], host.env);
   try {
-    await mcpRoad(mcp, page);
+    await mcpRoad(mcp, page, 'toolwire mcp --attach');
   } finally {
     await mcp.close();
   }
@@ -126,10 +141,12 @@ test("Ctrl-C to toolwire call cancels the page's tool (exit 130); a slow call sh
   });
   const exited = new Promise<number | null>((resolve) => call.once('close', resolve));
   await expect.poll(() => started(page)).toContain('demo.wait');
+  const cancelledAt = Date.now();
   call.kill('SIGINT');
   expect(await exited).toBe(130);
   expect(err).toMatch(/toolwire: tool_call_cancelled: /);
   await expect.poll(() => stops(page)).toEqual(['demo.wait']);
+  await noteCancelLatency(page, 'Ctrl-C on toolwire call', cancelledAt);
 
   // Three steps 600 ms apart: past the first second, the page's progress shows on stderr.
   const slow = spawn(process.execPath, [CLI, 'call', 'demo.steps', '--args', '{"every":600}'], {
@@ -164,6 +181,8 @@ test("a control API client that goes away mid-call cancels the page's tool", asy
   request.on('error', () => {});
   request.end(body);
   await expect.poll(() => started(page)).toContain('demo.wait');
+  const cancelledAt = Date.now();
   request.destroy();
   await expect.poll(() => stops(page)).toEqual(['demo.wait']);
+  await noteCancelLatency(page, 'a control API client that goes away', cancelledAt);
 });

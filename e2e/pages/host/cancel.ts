@@ -9,6 +9,8 @@ const { toolManager } = install();
 const w = window as any;
 w.started = [];
 w.stops = [];
+/** When each tool's signal fired (Date.now(), the machine's clock the test reads too). */
+w.stoppedAt = {};
 
 interface Context {
   signal: AbortSignal;
@@ -23,6 +25,7 @@ function waitFor(name: string, ms: number, signal: AbortSignal): Promise<unknown
     signal.addEventListener('abort', () => {
       clearTimeout(timer);
       w.stops.push(name);
+      w.stoppedAt[name] = Date.now();
       reject(signal.reason);
     });
   });
