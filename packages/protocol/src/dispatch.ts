@@ -275,12 +275,13 @@ function noInflate(): string {
   throw new Error('no gunzip for this payload');
 }
 
-/** A batch item that never ran: the batch's deadline passed before it. */
+/** A batch item that never ran: the batch's deadline passed before it (so a retry is safe). */
 function timedOut(running: RunningRequest): ErrorPayload {
   return errorPayload(
     'tool_execution_timeout',
     `The batch did not finish within ${running.timeoutMs} ms.`,
     { timeoutMs: running.timeoutMs },
+    true,
   );
 }
 

@@ -555,6 +555,58 @@ describe('tool.call', () => {
     }
   });
 
+  it('a batch stopped between two items: the next one fails without running, stoppedEarly', async () => {
+    const ran: string[] = [];
+    const step = (id: string) =>
+      tool(id, () => {
+        ran.push(id);
+        return {};
+      });
+    const bridge = bridgeOf([step('b.one'), step('b.two')]);
+    await bridge.snapshot();
+    vi.useFakeTimers();
+    // The first item waits 50 ms after its tool (its evidence delay): the window in between.
+    const calls = [
+      { toolId: 'b.one', callId: 'first', after: { include: [], delayMilliseconds: 50 } },
+      { toolId: 'b.two', callId: 'second' },
+    ];
+    const results = async (extra: object, between: (id: string) => void) => {
+      ran.length = 0;
+      const message = request('tool.batch', { calls, continueOnError: true, ...extra });
+      const answer = exchange(bridge, message);
+      await vi.advanceTimersByTimeAsync(10);
+      expect(ran).toEqual(['b.one']);
+      between(message.id);
+      await vi.advanceTimersByTimeAsync(100);
+      return (await answer).payload;
+    };
+    // The honest batch: both run.
+    expect(await results({}, () => {})).toMatchObject({ success: true, completed: 2 });
+    // Cancelled in the window: the second never runs.
+    const cancelled = await results({}, (id) => expect(bridge.cancel(id)).toBe(true));
+    expect(ran).toEqual(['b.one']);
+    expect(cancelled).toMatchObject({
+      success: false,
+      completed: 1,
+      stoppedEarly: true,
+      results: [
+        { index: 0, callId: 'first', success: true },
+        { index: 1, callId: 'second', toolId: 'b.two', error: { code: 'tool_call_cancelled' } },
+      ],
+    });
+    // The batch's deadline passes in the window: the same, and retrying is safe.
+    const late = await results({ timeoutMs: 30 }, () => {});
+    expect(ran).toEqual(['b.one']);
+    expect(late).toMatchObject({
+      completed: 1,
+      stoppedEarly: true,
+      results: [
+        { index: 0, success: true },
+        { index: 1, error: { code: 'tool_execution_timeout', retryable: true } },
+      ],
+    });
+  });
+
   it('a tool that hangs is abandoned after callTimeoutMs and its signal aborts', async () => {
     let signal: AbortSignal | undefined;
     const bridge = bridgeOf(
