@@ -121,7 +121,10 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
   });
   const hidden = await toolwire(['call', 'cart.add'], env);
   expect(hidden.code).toBe(1);
-  expect(hidden.err).toContain('tool_hidden_by_page_guard');
+  expect(hidden.err).toMatch(
+    /^toolwire: tool_execution_denied: .*hidden by the page's guard \(read-only\)/,
+  );
+  expect(hidden.err).not.toContain('--max-tool-policy');
   expect(await page.evaluate(() => (window as any).calls)).toEqual(['shop.search']);
 
   // An MCP client through `toolwire mcp` (attached to the running host).
@@ -159,7 +162,9 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
   expect(added.code, added.err).toBe(0);
   const reset = await toolwire(['call', 'shop.reset'], env);
   expect(reset.code).toBe(1);
-  expect(reset.err).toContain('tool_hidden_by_page_guard');
+  expect(reset.err).toMatch(
+    /^toolwire: tool_execution_denied: .*hidden by the page's guard \(read-write\)/,
+  );
   const internal = await toolwire(['call', 'shop.internal'], env);
   expect(internal.code).toBe(1);
   expect(internal.err).toContain('tool_not_found');

@@ -108,10 +108,15 @@ test('toolwire host + a real page: sessions, tools, call, batch as processes', a
   // Exit 1: the host (the grant) or the page refuses.
   const denied = await toolwire(['call', 'notes.delete'], env);
   expect(denied).toMatchObject({ code: 1, out: '' });
-  expect(denied.err).toMatch(/^toolwire: tool_policy_not_granted: .*\n$/);
+  expect(denied.err).toMatch(
+    /^toolwire: tool_execution_denied: .*\(restart the host with --max-tool-policy critical to allow it\)\n$/,
+  );
   const deniedJson = await toolwire(['call', 'notes.delete', '--json'], env);
   expect(deniedJson.code).toBe(1);
-  expect(JSON.parse(deniedJson.out).error.code).toBe('tool_policy_not_granted');
+  expect(JSON.parse(deniedJson.out).error).toMatchObject({
+    code: 'tool_execution_denied',
+    details: { deniedBy: 'host-grant', policy: 'critical' },
+  });
   const unknown = await toolwire(['call', 'no.such.tool'], env);
   expect(unknown.code).toBe(1);
   expect(unknown.err).toMatch(/^toolwire: tool_not_found: /);

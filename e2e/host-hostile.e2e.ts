@@ -285,10 +285,20 @@ test.describe('what a link cannot carry', () => {
         { id: 'notes.delete', policy: 'critical' },
       ]),
     });
+    // The host refuses them before sending, and the page refuses a request that skips that
+    // check: the same code, the same `deniedBy`, on both.
     for (const id of ['notes.add', 'notes.delete']) {
-      await expect(session.call(id)).rejects.toMatchObject({ code: 'tool_hidden_by_page_guard' });
+      await expect(session.call(id)).rejects.toMatchObject({
+        code: 'tool_execution_denied',
+        retryable: false,
+        details: { deniedBy: 'page-guard', toolId: id, guard: 'read-only' },
+      });
       const raw = await session.request('tool.call', { toolId: id });
-      expect(raw.payload).toMatchObject({ code: 'tool_execution_denied' });
+      expect(raw.payload).toMatchObject({
+        code: 'tool_execution_denied',
+        retryable: false,
+        details: { deniedBy: 'page-guard', maxPolicy: 'read' },
+      });
     }
     expect(await ran(page)).toEqual(['notes.list']);
   });
@@ -613,13 +623,18 @@ test.describe("the host's grant is enforced in the page", () => {
       ['notes.delete', 'critical'],
     ] as const) {
       // The host's own check refuses first...
-      await expect(session.call(id)).rejects.toMatchObject({ code: 'tool_policy_not_granted' });
-      // ...and a request that skips it is refused by the page.
+      await expect(session.call(id)).rejects.toMatchObject({
+        code: 'tool_execution_denied',
+        retryable: false,
+        details: { deniedBy: 'host-grant', policy, maxToolPolicy: 'read' },
+      });
+      // ...and a request that skips it is refused by the page, with the same code and details.
       const response = await session.request('tool.call', { toolId: id });
       expect(response.type).toBe('tool.error');
       expect(response.payload).toMatchObject({
         code: 'tool_execution_denied',
-        details: { policy, maxToolPolicy: 'read' },
+        retryable: false,
+        details: { deniedBy: 'host-grant', policy, maxToolPolicy: 'read' },
       });
     }
     expect(await page.evaluate(() => (window as any).calls)).toEqual(['demo.echo']);
@@ -701,11 +716,19 @@ test.describe("the host's grant is enforced in the page", () => {
         expect(await page.evaluate(() => (window as any).armed ?? false)).toBe(false);
         // Before the call, the page knows the new policy and its grant check refuses it. As the
         // call arrives, the page's handle to the old tool is stale (not found), so the host reads
-        // the catalog again and refuses the new policy itself.
+        // the catalog again and refuses the new policy itself. Either way the same answer.
         expect(error).toMatchObject({
-          code: when === 'before the call' ? 'tool_execution_denied' : 'tool_policy_not_granted',
-          details: { policy: how === 'toolManager' ? 'critical' : 'write', maxToolPolicy: 'read' },
+          code: 'tool_execution_denied',
+          retryable: false,
+          details: {
+            deniedBy: 'host-grant',
+            policy: how === 'toolManager' ? 'critical' : 'write',
+            maxToolPolicy: 'read',
+          },
         });
+        // Who said it: the host's own refusal names the session, the page's does not.
+        if (when === 'before the call') expect(error.details).not.toHaveProperty('sessionId');
+        else expect(error.details).toMatchObject({ sessionId: session.id });
       });
     }
   }
@@ -754,13 +777,15 @@ test.describe('the grant through a child frame', () => {
       // As the call arrives, the page's handle to the old tool is stale: not found, so the host
       // reads the catalog again and refuses the critical tool itself. Before the call, the top
       // usually knows the new policy and refuses it; it may still be learning it from the child.
+      // Whichever refuses, the answer is the same.
       expect(error).toMatchObject({
-        code:
-          when === 'as the call arrives'
-            ? 'tool_policy_not_granted'
-            : expect.stringMatching(/^(tool_execution_denied|tool_policy_not_granted)$/),
-        details: { policy: 'critical', maxToolPolicy: 'read' },
+        code: 'tool_execution_denied',
+        retryable: false,
+        details: { deniedBy: 'host-grant', policy: 'critical', maxToolPolicy: 'read' },
       });
+      if (when === 'as the call arrives') {
+        expect(error.details).toMatchObject({ sessionId: session.id });
+      }
     });
   }
 });
@@ -932,9 +957,9 @@ test.describe("the page's guard reaches the host", () => {
     expect(session.pageGuard).toEqual(session.info?.guard);
     expect((await session.call('notes.list')).result).toEqual({ ran: 'notes.list' });
     await expect(session.call('notes.add')).rejects.toMatchObject({
-      code: 'tool_hidden_by_page_guard',
+      code: 'tool_execution_denied',
       message: expect.stringContaining("hidden by the page's guard (read-only)"),
-      details: { toolId: 'notes.add', policy: 'write', guard: 'read-only' },
+      details: { deniedBy: 'page-guard', toolId: 'notes.add', policy: 'write', guard: 'read-only' },
     });
     // A tool that is nowhere is still not found.
     await expect(session.call('notes.nowhere')).rejects.toMatchObject({ code: 'tool_not_found' });
@@ -944,7 +969,8 @@ test.describe("the page's guard reaches the host", () => {
       .poll(() => session.pageGuard?.hidden.map((entry) => entry.id))
       .toEqual(['notes.add', 'notes.delete', 'notes.edit', 'ui.perform_action']);
     await expect(session.call('notes.edit')).rejects.toMatchObject({
-      code: 'tool_hidden_by_page_guard',
+      code: 'tool_execution_denied',
+      details: { deniedBy: 'page-guard' },
     });
     expect(ids(session)).not.toContain('notes.edit');
     expect(await ran(page)).toEqual(['notes.list']);

@@ -74,7 +74,11 @@ test('calls: results, the grant refusing before the page is asked, 1 MiB as it i
   const echo = await session.call('demo.echo', { text: 'hi' });
   expect(echo).toMatchObject({ toolId: 'demo.echo', success: true, result: { text: 'hi' } });
   for (const id of ['notes.add', 'notes.delete']) {
-    await expect(session.call(id)).rejects.toMatchObject({ code: 'tool_policy_not_granted' });
+    await expect(session.call(id)).rejects.toMatchObject({
+      code: 'tool_execution_denied',
+      retryable: false,
+      details: { deniedBy: 'host-grant', maxToolPolicy: 'read' },
+    });
   }
   expect(await page.evaluate(() => (window as any).calls)).toEqual(['demo.echo']);
   expect((await requests(page)).filter((r) => r.startsWith('tool.call'))).toEqual([
@@ -102,17 +106,19 @@ test('a write grant calls write tools; the page guard still wins over a critical
   const { session } = await open(page, { maxToolPolicy: 'write' });
   expect((await session.call('notes.add')).result).toEqual({ added: true });
   await expect(session.call('notes.delete')).rejects.toMatchObject({
-    code: 'tool_policy_not_granted',
+    code: 'tool_execution_denied',
+    details: { deniedBy: 'host-grant', policy: 'critical', maxToolPolicy: 'write' },
   });
   await host?.close();
   host = undefined;
   const second = await context.newPage();
   const guarded = await open(second, { maxToolPolicy: 'critical' }, '?guard=read-only');
   expect(ids(guarded.session)).not.toContain('notes.add');
-  // Not "not found": the page lists it, its own guard keeps it off the wire (issue 13).
+  // Not "not found": the page lists it, its own guard keeps it off the wire.
   await expect(guarded.session.call('notes.add')).rejects.toMatchObject({
-    code: 'tool_hidden_by_page_guard',
+    code: 'tool_execution_denied',
     message: expect.stringContaining("hidden by the page's guard (read-only)"),
+    details: { deniedBy: 'page-guard', policy: 'write', guard: 'read-only' },
   });
   expect(await second.evaluate(() => (window as any).calls)).toEqual([]);
 });

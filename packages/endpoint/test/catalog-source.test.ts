@@ -89,7 +89,10 @@ describe('connect({source})', () => {
       payload: { toolId: 'tab.write', arguments: {} },
     });
     await until(() => socket.frames('tool.error').length === 1);
-    expect(socket.frames('tool.error')[0].payload.code).toBe('tool_execution_denied');
+    expect(socket.frames('tool.error')[0].payload).toMatchObject({
+      code: 'tool_execution_denied',
+      details: { deniedBy: 'page-guard', maxPolicy: 'read' },
+    });
 
     fake.change([tool('tab.read'), tool('tab.more')]);
     await until(() => ids(session.catalogTools).join() === 'tab.more,tab.read');

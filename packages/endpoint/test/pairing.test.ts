@@ -257,8 +257,16 @@ describe("connect(): the host's grant and the frame limit", () => {
     expect(
       socket.frames('tool.error').map((e) => [e.replyTo, e.payload.code, e.payload.details]),
     ).toEqual([
-      ['call-a.write', 'tool_execution_denied', { policy: 'write', maxToolPolicy: 'read' }],
-      ['call-a.crit', 'tool_execution_denied', { policy: 'critical', maxToolPolicy: 'read' }],
+      [
+        'call-a.write',
+        'tool_execution_denied',
+        { deniedBy: 'host-grant', policy: 'write', maxToolPolicy: 'read' },
+      ],
+      [
+        'call-a.crit',
+        'tool_execution_denied',
+        { deniedBy: 'host-grant', policy: 'critical', maxToolPolicy: 'read' },
+      ],
     ]);
     expect(ran).toEqual(['a.read']);
     // A critical grant lets the page's full-access guard decide.
@@ -471,7 +479,10 @@ describe('pairFromLink: the fragment, the guard and the prompt', () => {
       payload: { toolId: 'a.write' },
     });
     await until(() => socket.frames('tool.error').length === 1);
-    expect(socket.frames('tool.error')[0].payload.code).toBe('tool_execution_denied');
+    expect(socket.frames('tool.error')[0].payload).toMatchObject({
+      code: 'tool_execution_denied',
+      details: { deniedBy: 'page-guard', policy: 'write', maxPolicy: 'read' },
+    });
     expect(ran).toEqual([]);
     // The prompt names the page's guard.
     await t.run();

@@ -47,7 +47,10 @@ describe('HostSession.call, the fast path', () => {
     const granted = session.call('notes.add');
     expect(session.pendingCount).toBe(0);
     await expect(missingId).rejects.toMatchObject({ code: 'tool_call_missing_id' });
-    await expect(granted).rejects.toMatchObject({ code: 'tool_policy_not_granted' });
+    await expect(granted).rejects.toMatchObject({
+      code: 'tool_execution_denied',
+      details: { deniedBy: 'host-grant' },
+    });
     // An unknown id refreshes the catalog once (a tool.query), then is refused.
     await expect(session.call('nope')).rejects.toMatchObject({ code: 'tool_not_found' });
     expect(session.stats.requests).toBe(before + 1);

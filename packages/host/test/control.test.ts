@@ -302,7 +302,11 @@ describe('client commands', () => {
     expect(failed.err).toMatch(/^toolwire: tool_execution_exception: .*\n$/);
     const denied = await cli(['call', 'notes.delete', '--json'], env);
     expect(denied.code).toBe(1);
-    expect(JSON.parse(denied.out).error.code).toBe('tool_policy_not_granted');
+    expect(JSON.parse(denied.out).error).toMatchObject({
+      code: 'tool_execution_denied',
+      retryable: false,
+      details: { deniedBy: 'host-grant', policy: 'critical' },
+    });
     expect(denied.err.split('\n')).toHaveLength(2);
     const missing = await cli(['call', 'no.such.tool'], env);
     expect(missing).toMatchObject({

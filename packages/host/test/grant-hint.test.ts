@@ -4,9 +4,9 @@ import { until } from '../../../test-support/wait.js';
 import { cli, hostInProcess, mcpInProcess, tempDir } from './cli-helpers.js';
 import { FakePage, tool } from './helpers.js';
 
-// Issue 15 item 4: a call refused by the host's grant says how to allow it (--max-tool-policy),
-// whether the host refuses it (tool_policy_not_granted: the catalog's policy is above the grant)
-// or the page does (tool_execution_denied: the tool's policy rose after the host read it).
+// A call refused by the host's grant says how to allow it (--max-tool-policy), whether the host
+// refuses it (the catalog's policy is above the grant) or the page does (the tool's policy rose
+// after the host read it): both are tool_execution_denied with details.deniedBy "host-grant".
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -40,8 +40,14 @@ describe('a call refused by the grant names --max-tool-policy', () => {
     const host = await cli(['call', 'cart.add'], env);
     expect(host.code).toBe(1);
     expect(host.err).toBe(
-      'toolwire: tool_policy_not_granted: Tool "cart.add" has policy "write"; this host is granted up to "read". (restart the host with --max-tool-policy write to allow it)\n',
+      'toolwire: tool_execution_denied: Tool "cart.add" has policy "write"; this host is granted up to "read". (restart the host with --max-tool-policy write to allow it)\n',
     );
+    const hostJson = JSON.parse((await cli(['call', 'cart.add', '--json'], env)).out);
+    expect(hostJson.error.details).toMatchObject({
+      deniedBy: 'host-grant',
+      policy: 'write',
+      maxToolPolicy: 'read',
+    });
     // `toolwire tools` says the same of the tools it marks as not granted.
     const listed = await cli(['tools'], env);
     expect(listed.out).toContain(
@@ -52,6 +58,12 @@ describe('a call refused by the grant names --max-tool-policy', () => {
     expect(denied.code).toBe(1);
     expect(denied.err).toMatch(/^toolwire: tool_execution_denied: .*grant "read"\./);
     expect(denied.err).toContain('(restart the host with --max-tool-policy write to allow it)\n');
+    const deniedJson = JSON.parse((await cli(['call', 'notes.read', '--json'], env)).out);
+    expect(deniedJson.error.details).toMatchObject({
+      deniedBy: 'host-grant',
+      policy: 'write',
+      maxToolPolicy: 'read',
+    });
     // Other failures get no such hint.
     const missing = await cli(['call', 'no.such'], env);
     expect(missing.err).not.toContain('--max-tool-policy');
@@ -115,10 +127,16 @@ describe('over MCP, with a host of its own', () => {
     const above = (await client.rpc('tools/call', { name: 'cart_add', arguments: {} })).result;
     expect(above).toMatchObject({
       isError: true,
-      _meta: { 'toolwire/code': 'tool_policy_not_granted' },
+      _meta: { 'toolwire/code': 'tool_execution_denied', 'toolwire/retryable': false },
     });
     expect(above.content[0].text).toContain('--max-tool-policy write');
+    // Said once: the message leaves the way out to the hint.
+    expect(above.content[0].text.match(/--max-tool-policy/g)).toHaveLength(1);
     const unknown = await client.rpc('tools/call', { name: 'no_such', arguments: {} });
-    expect(unknown.error.message).toContain('Unknown tool');
+    expect(unknown.error).toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool'),
+      data: { 'toolwire/code': 'tool_not_found', 'toolwire/retryable': false },
+    });
   });
 });

@@ -190,12 +190,12 @@ describe.each([
     const unknown = await call({ session: 'no-such-session', tool: 'demo.echo' });
     expect(unknown.result.isError).toBe(true);
     expect(code(unknown)).toBe('session_not_connected');
-    expect(code(await call({ session: inbox.id, tool: 'notes.add', arguments: {} }))).toBe(
-      'tool_policy_not_granted',
-    );
-    expect(code(await call({ session: drafts.id, tool: 'notes.delete' }))).toBe(
-      'tool_hidden_by_page_guard',
-    );
+    const aboveGrant = await call({ session: inbox.id, tool: 'notes.add', arguments: {} });
+    expect(code(aboveGrant)).toBe('tool_execution_denied');
+    expect(text(aboveGrant)).toContain('"deniedBy":"host-grant"');
+    const hiddenByGuard = await call({ session: drafts.id, tool: 'notes.delete' });
+    expect(code(hiddenByGuard)).toBe('tool_execution_denied');
+    expect(text(hiddenByGuard)).toContain('"deniedBy":"page-guard"');
     expect(code(await call({ session: inbox.id, tool: 'nope' }))).toBe('tool_not_found');
     // Another tab's tool is not this tab's, whatever its name.
     expect(code(await call({ session: inbox.id, tool: drafts.tools[0].name }))).toBe(
@@ -250,7 +250,12 @@ describe.each([
       const answer = await direct(name);
       expect(answer.result?.isError).toBe(true);
       const details = JSON.parse(text(answer).split('\n')[1] ?? 'null');
-      return { code: code(answer), toolId: details?.toolId, session: details?.sessionId };
+      return {
+        code: code(answer),
+        deniedBy: details?.deniedBy,
+        toolId: details?.toolId,
+        session: details?.sessionId,
+      };
     };
 
     // The honest path: each tab's listed tool, under its plain and its labelled name.
@@ -258,35 +263,39 @@ describe.each([
     expect(text(await direct(`demo_echo__${second.label}`))).toBe('second');
     // A withheld tool, under its plain name: the first tab's.
     expect(await refusal('notes_add')).toEqual({
-      code: 'tool_policy_not_granted',
+      code: 'tool_execution_denied',
+      deniedBy: 'host-grant',
       toolId: 'notes.add',
       session: first.id,
     });
     // Under the second tab's labelled name: the second tab's, for its own reason.
     expect(await refusal(`notes_add__${second.label}`)).toEqual({
-      code: 'tool_hidden_by_page_guard',
+      code: 'tool_execution_denied',
+      deniedBy: 'page-guard',
       toolId: 'notes.add',
       session: second.id,
     });
     // Hidden by the second tab's guard: plain and labelled alike.
     for (const name of ['notes_delete', `notes_delete__${second.label}`]) {
       expect(await refusal(name)).toEqual({
-        code: 'tool_hidden_by_page_guard',
+        code: 'tool_execution_denied',
+        deniedBy: 'page-guard',
         toolId: 'notes.delete',
         session: second.id,
       });
     }
     // toolwire_call takes that name too, for its own tab only.
     const call = (args: object) => rpc('tools/call', { name: 'toolwire_call', arguments: args });
-    expect(code(await call({ session: second.id, tool: `notes_add__${second.label}` }))).toBe(
-      'tool_hidden_by_page_guard',
-    );
-    expect(code(await call({ session: first.id, tool: 'notes_add' }))).toBe(
-      'tool_policy_not_granted',
-    );
-    expect(code(await call({ session: second.id, tool: 'notes_delete' }))).toBe(
-      'tool_hidden_by_page_guard',
-    );
+    const deniedBy = (answer: unknown) => /"deniedBy":"([a-z-]+)"/.exec(text(answer))?.[1];
+    for (const [session, name, by] of [
+      [second.id, `notes_add__${second.label}`, 'page-guard'],
+      [first.id, 'notes_add', 'host-grant'],
+      [second.id, 'notes_delete', 'page-guard'],
+    ]) {
+      const answer = await call({ session, tool: name });
+      expect(code(answer)).toBe('tool_execution_denied');
+      expect(deniedBy(answer)).toBe(by);
+    }
 
     // Hostile: a label no tab has, or a tab that has no such tool, is still unknown.
     for (const name of [
@@ -295,7 +304,11 @@ describe.each([
       `demo_echo__${second.label}x`,
     ]) {
       const unknown = await direct(name);
-      expect(unknown.error?.message).toContain('Unknown tool');
+      expect(unknown.error).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown tool'),
+        data: { 'toolwire/code': 'tool_not_found', 'toolwire/retryable': false },
+      });
     }
     expect(code(await call({ session: first.id, tool: `notes_delete__${second.label}` }))).toBe(
       'tool_not_found',

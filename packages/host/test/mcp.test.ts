@@ -163,7 +163,11 @@ describe('the MCP bridge', () => {
     expect(failed.result.content[0].text).toMatch(/^tool_execution_exception: /);
     expect(failed.result._meta['toolwire/code']).toBe('tool_execution_exception');
     const unknown = await rpc('tools/call', { name: 'nope' });
-    expect(unknown.error).toMatchObject({ code: -32602 });
+    expect(unknown.error).toEqual({
+      code: -32602,
+      message: 'MCP error -32602: Unknown tool: nope',
+      data: { 'toolwire/code': 'tool_not_found', 'toolwire/retryable': false },
+    });
     // The SDK refuses arguments that are not an object before our handler runs.
     const badArgs = await rpc('tools/call', { name: 'demo_echo', arguments: [1] });
     expect(badArgs.error.code).toBeLessThan(0);

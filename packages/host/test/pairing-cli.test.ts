@@ -131,7 +131,7 @@ describe('toolwire pair and toolwire revoke', () => {
 describe("tools the page's own guard hides", () => {
   const cart = tool('cart.add', () => ({ added: true }), { policy: 'write' });
 
-  it('toolwire tools counts them; toolwire call says hidden, not "not found"', async () => {
+  it('toolwire tools counts them; toolwire call says denied by the guard, not "not found"', async () => {
     const { env, host } = await setup(['--max-tool-policy', 'write']);
     // The honest path: with a read-write guard the same tool is listed and runs.
     const open = await connectPage(host.url, {
@@ -166,9 +166,17 @@ describe("tools the page's own guard hides", () => {
     const called = await cli(['call', 'cart.add'], env);
     expect(called.code).toBe(1);
     expect(called.err).toContain(
-      'tool_hidden_by_page_guard: Tool "cart.add" (policy write) is hidden by the page\'s guard (read-only)',
+      'tool_execution_denied: Tool "cart.add" (policy write) is hidden by the page\'s guard (read-only)',
     );
     expect(called.err).not.toContain('tool_not_found');
+    // Not the grant: no --max-tool-policy would let it through.
+    expect(called.err).not.toContain('--max-tool-policy');
+    const calledJson = JSON.parse((await cli(['call', 'cart.add', '--json'], env)).out);
+    expect(calledJson.error).toMatchObject({
+      code: 'tool_execution_denied',
+      retryable: false,
+      details: { deniedBy: 'page-guard', toolId: 'cart.add', policy: 'write', guard: 'read-only' },
+    });
   });
 
   it('MCP (attached) explains a hidden tool, and one above the grant, instead of "Unknown tool"', async () => {
@@ -214,16 +222,23 @@ describe("tools the page's own guard hides", () => {
       const hidden = (await rpc('tools/call', { name: 'notes_delete', arguments: {} })).result;
       expect(hidden).toMatchObject({
         isError: true,
-        _meta: { 'toolwire/code': 'tool_hidden_by_page_guard' },
+        _meta: { 'toolwire/code': 'tool_execution_denied', 'toolwire/retryable': false },
       });
+      expect(hidden.content[0].text).toContain('"deniedBy":"page-guard"');
+      expect(hidden.content[0].text).not.toContain('--max-tool-policy');
       const grant = (await rpc('tools/call', { name: 'cart_add', arguments: {} })).result;
       expect(grant).toMatchObject({
         isError: true,
-        _meta: { 'toolwire/code': 'tool_policy_not_granted' },
+        _meta: { 'toolwire/code': 'tool_execution_denied', 'toolwire/retryable': false },
       });
+      expect(grant.content[0].text).toContain('"deniedBy":"host-grant"');
       expect(grant.content[0].text).toContain('--max-tool-policy write');
       const unknown = await rpc('tools/call', { name: 'no_such_tool', arguments: {} });
-      expect(unknown.error.message).toContain('Unknown tool');
+      expect(unknown.error).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('Unknown tool'),
+        data: { 'toolwire/code': 'tool_not_found', 'toolwire/retryable': false },
+      });
       const echo = (await rpc('tools/call', { name: 'demo_echo', arguments: { a: 1 } })).result;
       expect(echo.isError).toBe(false);
     } finally {

@@ -190,21 +190,30 @@ describe('calls', () => {
     expect((await session.call('late.tool')).result).toBe('late');
   });
 
-  it('above the grant are refused with tool_policy_not_granted and never sent', async () => {
+  it('above the grant are refused with tool_execution_denied (host-grant) and never sent', async () => {
     const { page, session } = await setup({ tools: [echo, write, remove] });
     expect(session.grant).toBe('read');
+    // The honest path: a read tool goes through.
+    await expect(session.call('demo.echo')).resolves.toMatchObject({ toolId: 'demo.echo' });
     for (const [id, policy] of [
       ['notes.add', 'write'],
       ['notes.delete', 'critical'],
     ] as const) {
       const error = await session.call(id).catch((e) => e);
       expect(error).toMatchObject({
-        code: 'tool_policy_not_granted',
+        code: 'tool_execution_denied',
         retryable: false,
-        details: { toolId: id, policy, maxToolPolicy: 'read' },
+        message: `Tool "${id}" has policy "${policy}"; this host is granted up to "read".`,
+        details: {
+          deniedBy: 'host-grant',
+          toolId: id,
+          policy,
+          maxToolPolicy: 'read',
+          sessionId: session.id,
+        },
       });
     }
-    expect(page.requests('tool.call')).toEqual([]);
+    expect(page.requests('tool.call').map((m) => m.payload.toolId)).toEqual(['demo.echo']);
   });
 
   it.each([
@@ -217,7 +226,10 @@ describe('calls', () => {
     );
     for (const id of allowed) await expect(session.call(id)).resolves.toMatchObject({ toolId: id });
     for (const id of refused) {
-      await expect(session.call(id)).rejects.toMatchObject({ code: 'tool_policy_not_granted' });
+      await expect(session.call(id)).rejects.toMatchObject({
+        code: 'tool_execution_denied',
+        details: { deniedBy: 'host-grant' },
+      });
     }
   });
 
@@ -228,6 +240,31 @@ describe('calls', () => {
     );
     expect(session.tools().map((t) => t.id)).toEqual(['demo.echo']);
     await expect(session.call('notes.add')).rejects.toMatchObject({ code: 'tool_not_found' });
+  });
+
+  it("hidden by the page's guard it reports are refused with tool_execution_denied (page-guard)", async () => {
+    const { page, session } = await setup(
+      { tools: [echo, write], guard: 'read-only', reportGuard: true },
+      { maxToolPolicy: 'critical' },
+    );
+    await expect(session.call('demo.echo')).resolves.toMatchObject({ toolId: 'demo.echo' });
+    const error = await session.call('notes.add').catch((e) => e);
+    expect(error).toMatchObject({
+      code: 'tool_execution_denied',
+      retryable: false,
+      message: expect.stringContaining(
+        `Tool "notes.add" (policy write) is hidden by the page's guard (read-only); the page's author sets the guard`,
+      ),
+      details: {
+        deniedBy: 'page-guard',
+        toolId: 'notes.add',
+        policy: 'write',
+        guard: 'read-only',
+        sessionId: session.id,
+      },
+    });
+    expect(error.details).not.toHaveProperty('maxToolPolicy');
+    expect(page.requests('tool.call').map((m) => m.payload.toolId)).toEqual(['demo.echo']);
   });
 
   it('on tool_not_found: refresh without ifRevision, then retry once with a new id', async () => {
@@ -481,8 +518,8 @@ describe('batches', () => {
       .batch([{ toolId: 'demo.echo' }, { toolId: 'notes.add' }])
       .catch((e) => e);
     expect(error).toMatchObject({
-      code: 'tool_policy_not_granted',
-      details: { index: 1, toolId: 'notes.add' },
+      code: 'tool_execution_denied',
+      details: { index: 1, deniedBy: 'host-grant', toolId: 'notes.add' },
     });
     expect(page.requests('tool.batch')).toEqual([]);
   });

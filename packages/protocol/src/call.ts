@@ -4,7 +4,8 @@
  *
  * 1. the payload is not an object `tool_call_payload_invalid`; no toolId `tool_call_missing_id`;
  * 2. unknown id `tool_not_found`;
- * 3. the page's guard, then the host's grant, refuse `tool_execution_denied`;
+ * 3. the page's guard, then the host's grant, refuse `tool_execution_denied` (`details.deniedBy`
+ *    `page-guard` or `host-grant`);
  * 4. availability, evaluated again now: its `code` (default `tool_unavailable`);
  * 5. arguments not an object `tool_arguments_invalid`; failing argumentsSchema
  *    `tool_arguments_schema_invalid` (unless the tool validates its own);
@@ -19,6 +20,7 @@
 import type { CatalogState } from './catalog.js';
 import { normalizeRuntime, runtimeFromFailure } from './catalog.js';
 import type { Deadlines, RunningRequest } from './deadlines.js';
+import type { ToolDeniedBy } from './errors.js';
 import { errorPayload, ToolProtocolError } from './errors.js';
 import type { RequestInfo } from './frame.js';
 import { describe } from './frame.js';
@@ -157,11 +159,16 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
         : 'execution is disabled on this page';
       return failure(
         toolId,
-        errorPayload('tool_execution_denied', `Tool "${toolId}" is denied: ${reason}.`),
+        errorPayload('tool_execution_denied', `Tool "${toolId}" is denied: ${reason}.`, {
+          deniedBy: 'page-guard' satisfies ToolDeniedBy,
+          policy: definition.policy,
+          maxPolicy: state.guard.maxPolicy,
+          executionEnabled: state.guard.executionEnabled,
+        }),
       );
     }
     // The grant is read now: a policy that changed after the host read the catalog is judged
-    // as it is, not as the host last saw it (issue 13).
+    // as it is, not as the host last saw it.
     const grant = readGrant?.();
     if (grant !== undefined && POLICY_RANK[definition.policy] > POLICY_RANK[grant]) {
       return failure(
@@ -169,7 +176,11 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
         errorPayload(
           'tool_execution_denied',
           `Tool "${toolId}" is denied: its policy "${definition.policy}" exceeds the host's grant "${grant}".`,
-          { policy: definition.policy, maxToolPolicy: grant },
+          {
+            deniedBy: 'host-grant' satisfies ToolDeniedBy,
+            policy: definition.policy,
+            maxToolPolicy: grant,
+          },
         ),
       );
     }

@@ -18,6 +18,8 @@ export const TOOL_ERROR_CODES = {
   tool_call_payload_invalid: { retryable: false, local: false },
   tool_call_missing_id: { retryable: false, local: false },
   tool_not_found: { retryable: false, local: false },
+  // The page's guard or the host's grant refuses the call, whether the page or the host refuses
+  // it: `details.deniedBy` says which (`page-guard` or `host-grant`).
   tool_execution_denied: { retryable: false, local: false },
   tool_unavailable: { retryable: false, local: false },
   tool_arguments_invalid: { retryable: false, local: false },
@@ -61,10 +63,6 @@ export const TOOL_ERROR_CODES = {
   // type that does not answer the request, a bad `$ansightEncoding` wrapper, no payload
   // object). The request fails at once; `details.reason` says why.
   tool_protocol_invalid_response: { retryable: false, local: true },
-  // `@toolwire/host`: the tool's policy is above the host's grant (the reference host's code).
-  tool_policy_not_granted: { retryable: false, local: true },
-  // `@toolwire/host`: the page lists the tool in-page, but its own guard keeps it off the wire.
-  tool_hidden_by_page_guard: { retryable: false, local: true },
   // `@toolwire/host`: no open page session serves the request.
   session_not_connected: { retryable: true, local: true },
   // `@toolwire/playwright`: the page has no WebMCP the helper can reach.
@@ -74,6 +72,12 @@ export const TOOL_ERROR_CODES = {
 } as const satisfies Record<string, { retryable: boolean; local: boolean }>;
 
 export type ToolErrorCode = keyof typeof TOOL_ERROR_CODES;
+
+/**
+ * Who refused a call with `tool_execution_denied` (its `details.deniedBy`): the page's guard, or
+ * the host's grant (`details.maxToolPolicy` names it). The page and the host say the same.
+ */
+export type ToolDeniedBy = 'page-guard' | 'host-grant';
 
 function isKnownErrorCode(code: string): code is ToolErrorCode {
   return Object.hasOwn(TOOL_ERROR_CODES, code);

@@ -43,7 +43,7 @@ export {
 export { MAX_CURSOR_LENGTH } from './cursor.js';
 export type { DeflateModule } from './deflate-load.js';
 export { importDeflate } from './deflate-load.js';
-export type { ToolErrorCode } from './errors.js';
+export type { ToolDeniedBy, ToolErrorCode } from './errors.js';
 export { defaultRetryable, errorPayload, TOOL_ERROR_CODES, ToolProtocolError } from './errors.js';
 export type { BridgeResponse } from './frame.js';
 export type { Guard, GuardPreset } from './guard.js';

@@ -54,7 +54,8 @@ describe('the grant option', () => {
       expect(response.payload).toMatchObject({
         code: 'tool_execution_denied',
         message: `Tool "${id}" is denied: its policy "${policy}" exceeds the host's grant "read".`,
-        details: { policy, maxToolPolicy: 'read' },
+        retryable: false,
+        details: { deniedBy: 'host-grant', policy, maxToolPolicy: 'read' },
       });
     }
     expect(ran).toEqual(['a.read']);
@@ -105,6 +106,8 @@ describe('the grant option', () => {
     expect(denied.payload).toMatchObject({
       code: 'tool_execution_denied',
       message: expect.stringContaining(`exceeds the page's maximum "read"`),
+      retryable: false,
+      details: { deniedBy: 'page-guard', policy: 'write', maxPolicy: 'read' },
     });
     expect(ran).toEqual(['a.read']);
   });
@@ -139,7 +142,7 @@ describe('the grant option', () => {
     const swapped = await exchange(bridge, request('tool.call', { toolId: 'swap.tool' }));
     expect(swapped.payload).toMatchObject({
       code: 'tool_execution_denied',
-      details: { policy: 'critical', maxToolPolicy: 'read' },
+      details: { deniedBy: 'host-grant', policy: 'critical', maxToolPolicy: 'read' },
     });
     expect(ran).toEqual(['swap.tool']);
   });

@@ -437,7 +437,11 @@ describe('tool.call', () => {
     const listing = (await exchange(bridge, request('tool.query', { detail: 'index' }))).payload;
     expect(listing.tools[0]).toMatchObject({ id: 'demo.ping', executable: false });
     const call = await exchange(bridge, request('tool.call', { toolId: 'demo.ping' }));
-    expect(call.payload.code).toBe('tool_execution_denied');
+    expect(call.payload).toMatchObject({
+      code: 'tool_execution_denied',
+      message: 'Tool "demo.ping" is denied: execution is disabled on this page.',
+      details: { deniedBy: 'page-guard', policy: 'read', executionEnabled: false },
+    });
   });
 
   it('evaluates availability again right before executing', async () => {

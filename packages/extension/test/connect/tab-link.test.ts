@@ -127,7 +127,8 @@ describe('a tab connected through the extension', () => {
       message: expect.stringContaining('out of stock'),
     });
     await expect(session.call('cart.add', {})).rejects.toMatchObject({
-      code: 'tool_hidden_by_page_guard',
+      code: 'tool_execution_denied',
+      details: { deniedBy: 'page-guard', guard: 'read-only' },
     });
     expect(client.calls.some((call) => call.name === 'cart.add')).toBe(false);
   });
@@ -193,7 +194,8 @@ describe('a tab connected through the extension', () => {
     const limited = await readOnlyHost.waitForSession();
     await until(() => ids(limited).includes('cart.read'));
     await expect(limited.call('cart.add', {})).rejects.toMatchObject({
-      code: 'tool_policy_not_granted',
+      code: 'tool_execution_denied',
+      details: { deniedBy: 'host-grant', policy: 'write', maxToolPolicy: 'read' },
     });
     expect(other.calls.some((call) => call.name === 'cart.add')).toBe(false);
   });

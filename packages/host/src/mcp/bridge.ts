@@ -13,8 +13,10 @@
  *    `_meta` name the tab it belongs to.
  * 3. `tools/call` runs through HostSession.call (grant, catalog check, one retry on
  *    `tool_not_found`). Tool failures are results with `isError: true` and the wire code in the
- *    text; an unknown name is JSON-RPC error -32602, as MCP says, unless it names a withheld
- *    tool (naming.ts 6), which answers why. Images and Blobs that the tool
+ *    text; an unknown name is JSON-RPC error -32602, as MCP says, with `data` carrying the code
+ *    (`toolwire/code: tool_not_found`, `toolwire/retryable: false`, the keys of a failed result's
+ *    `_meta`), unless it names a withheld tool (naming.ts 6), which answers why
+ *    (`tool_execution_denied`, `details.deniedBy`). Images and Blobs that the tool
  *    declares become image and resource content (content.ts).
  * 4. `notifications/cancelled` aborts the call's signal (the SDK's `extra.signal`): the source
  *    cancels it at the page (`session.cancel`), and the call ends as `tool_call_cancelled`. As
@@ -46,7 +48,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue } from '@toolwire/protocol';
-import { isPlainObject, ToolProtocolError } from '@toolwire/protocol';
+import { defaultRetryable, isPlainObject, ToolProtocolError } from '@toolwire/protocol';
 import { Host } from '../server/host.js';
 import { grantHint } from '../shared/errors.js';
 import { increasing } from '../shared/progress.js';
@@ -107,6 +109,12 @@ export interface McpBridge {
   readonly ready: Promise<void>;
   close(): Promise<void>;
 }
+
+/** The `data` of the -32602 error an unknown tool name answers: the keys of a result's `_meta`. */
+const UNKNOWN_TOOL_DATA = Object.freeze({
+  'toolwire/code': 'tool_not_found',
+  'toolwire/retryable': defaultRetryable('tool_not_found'),
+});
 
 /** A failure as a coded error: the source's own, else `tool_protocol_bridge_failed`. */
 function codedError(error: unknown): ToolProtocolError {
@@ -354,7 +362,8 @@ export function createMcpBridge(
         // has: the one it was listed under, its plain one, or its tab's labelled one.
         const held = withheldNamed(name, source.withheld?.() ?? [], given);
         if (held) return errorContent(withheldError(held));
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+        // JSON-RPC's -32602, as MCP says, with the code every other road answers in `data`.
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`, UNKNOWN_TOOL_DATA);
       }
       const args = request.params.arguments;
       if (args !== undefined && args !== null && !isPlainObject(args)) {

@@ -4,11 +4,11 @@
  *
  * A source also names the page tools it does not offer, and why: the page's own guard keeps
  * them off the wire, or their policy is above the host's grant. A call to such a name explains
- * that instead of "Unknown tool".
+ * that instead of "Unknown tool": `tool_execution_denied`, with `details.deniedBy`.
  */
-import type { ResultPayload } from '@toolwire/protocol';
-import { ToolProtocolError } from '@toolwire/protocol';
+import type { ResultPayload, ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
+import { deniedError } from '../shared/errors.js';
 import type { ProgressListener } from '../shared/progress.js';
 
 /**
@@ -170,19 +170,13 @@ export function withheldSummary(withheld: readonly McpWithheldTool[]): string {
   return parts.join('; ');
 }
 
-/** What a call to a withheld tool answers. */
+/** What a call to a withheld tool answers: `tool_execution_denied`, as a direct call's refusal. */
 export function withheldError(tool: McpWithheldTool): ToolProtocolError {
-  const details = { toolId: tool.id, policy: tool.policy, sessionId: tool.sessionId };
-  if (tool.reason === 'page_guard') {
-    return new ToolProtocolError(
-      'tool_hidden_by_page_guard',
-      `Tool "${tool.id}" (policy ${tool.policy}) is hidden by the page's guard (${tool.limit}); the page's author sets the guard (data-toolwire-guard on its script tag, or connect({ guard })).`,
-      { details: { ...details, guard: tool.limit } },
-    );
-  }
-  return new ToolProtocolError(
-    'tool_policy_not_granted',
-    `Tool "${tool.id}" has policy "${tool.policy}"; this host is granted up to "${tool.limit}". Restart it with --max-tool-policy ${tool.policy} to allow it.`,
-    { details: { ...details, maxToolPolicy: tool.limit } },
+  return deniedError(
+    tool.reason === 'page_guard' ? 'page-guard' : 'host-grant',
+    tool.id,
+    tool.policy,
+    tool.limit,
+    { sessionId: tool.sessionId },
   );
 }

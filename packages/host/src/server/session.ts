@@ -9,7 +9,8 @@
  * 2. A new session fetches its catalog at once (`tool.query {detail:"index"}`, then definitions);
  *    `tool.catalog.changed` pushes and the optional poll refresh it with both revisions.
  * 3. `call` refuses an id the last catalog did not list (after one conditional refresh, in case
- *    the page just added it) and an id whose policy exceeds the grant (`tool_policy_not_granted`).
+ *    the page just added it) and an id whose policy exceeds the grant (`tool_execution_denied`,
+ *    `details.deniedBy: "host-grant"`, as the page answers).
  * 4. On `tool_not_found` from the page: refresh the catalog (index without ifRevision) and
  *    retry **once**, with a new request id, if the tool is listed and granted after all.
  * 5. Responses are decoded before correlation (createToolClient); the byte counts of
@@ -19,7 +20,8 @@
  *    `tool_transport_closed` of a call is retryable only for a `read` tool (or a request that
  *    never left); queries stay retryable. An aborted signal cancels the call on the page.
  * 7. The page's guard report (`session.open`, `tool.catalog.changed`) names the tools its guard
- *    hides: a call to one is refused as hidden by the page's guard, not as unknown.
+ *    hides: a call to one is refused as hidden by the page's guard (`tool_execution_denied`,
+ *    `details.deniedBy: "page-guard"`), not as unknown.
  */
 import type {
   BatchPayload,
@@ -52,7 +54,7 @@ import {
 import type { CatalogChange, HostTool } from '../catalog/cache.js';
 import { CatalogCache } from '../catalog/cache.js';
 import { Emitter } from '../shared/emitter.js';
-import { hostError } from '../shared/errors.js';
+import { deniedError } from '../shared/errors.js';
 import { nodeInflateText } from './inflate.js';
 
 /** What the page said about itself in `session.open` (clipped: it is the page's word only). */
@@ -467,12 +469,9 @@ export class HostSession extends Emitter<SessionEvents> {
     const tool = this.catalog.get(toolId);
     const hidden = tool ? undefined : this.#guard?.hidden.find((entry) => entry.id === toolId);
     if (hidden && this.#guard) {
-      const guard = this.#guard;
-      return hostError(
-        'tool_hidden_by_page_guard',
-        `Tool "${toolId}" (policy ${hidden.policy}) is hidden by the page's guard (${guardName(guard)}); the page's author sets the guard (data-toolwire-guard on its script tag, or connect({ guard })).`,
-        { toolId, policy: hidden.policy, guard: guardName(guard), sessionId: this.id },
-      );
+      return deniedError('page-guard', toolId, hidden.policy, guardName(this.#guard), {
+        sessionId: this.id,
+      });
     }
     if (!tool) {
       return new ToolProtocolError(
@@ -482,11 +481,7 @@ export class HostSession extends Emitter<SessionEvents> {
       );
     }
     if (!this.grants(tool.policy)) {
-      return hostError(
-        'tool_policy_not_granted',
-        `Tool "${toolId}" has policy "${tool.policy}"; this host is granted up to "${this.grant}".`,
-        { toolId, policy: tool.policy, maxToolPolicy: this.grant },
-      );
+      return deniedError('host-grant', toolId, tool.policy, this.grant, { sessionId: this.id });
     }
     return undefined;
   }
