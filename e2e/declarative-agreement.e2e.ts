@@ -200,7 +200,7 @@ const ROWS: Row[] = [
 ];
 
 /** The wire's code for a refusal: the polyfill's form says why; Chromium's rejects with no detail. */
-const REFUSED = { polyfill: 'tool_arguments_schema_invalid', native: 'tool_execution_failed' };
+const REFUSED = { polyfill: 'tool_arguments_schema_invalid', native: 'tool_execution_exception' };
 
 type Outcome =
   | { ok: true; result: any }

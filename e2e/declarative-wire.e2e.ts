@@ -77,7 +77,7 @@ test('a form with only HTML attributes: listed by toolwire tools, called by tool
   const refused = await toolwire(['call', 'subscribe', '--args', '{"every":"month"}'], env);
   expect(refused.code).toBe(1);
   expect(refused.err).toMatch(
-    native ? /^toolwire: tool_execution_failed: / : /^toolwire: tool_arguments_schema_invalid: /,
+    native ? /^toolwire: tool_execution_exception: / : /^toolwire: tool_arguments_schema_invalid: /,
   );
   expect(refused.err.trim().split('\n')).toHaveLength(1);
   expect(
