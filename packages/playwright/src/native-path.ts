@@ -80,7 +80,8 @@ export function nativeCall(
     policy = policyFromAnnotations({ readOnlyHint: tool.annotations?.readOnly === true });
     // The browser's executeTool runs a tool whatever its arguments (Chromium 156); every other
     // road checks them against inputSchema first, so the helper does too, as the page's own
-    // endpoint checks the browser's tools (docs/browser-api.md "Differences from native").
+    // endpoint checks the browser's tools (docs/browser-api.md "Installing": a call through
+    // toolwire on a browser with its own WebMCP).
     if (tool.inputSchema !== undefined) {
       const refused = await checkArguments(name, tool.inputSchema, input);
       if (refused) throw refused;
