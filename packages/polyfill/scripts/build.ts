@@ -30,12 +30,20 @@ await build({
 });
 
 // 2. Lazy chunks, self-contained (their dependencies bundled in), each minified on its own.
+// The cfworker validator, the one a page's first check fetches, is built alone: one file with
+// @cfworker/json-schema and the helpers it shares with ajv's chunk inside, rather than three
+// (the chunk, its library and a shared chunk), which gzip as one about 400 B smaller.
+await buildLazyChunks(
+  quiet,
+  dist,
+  { 'polyfill-validator-cfworker': `${root}src/validation/cfworker.ts` },
+  'polyfill-shared-[hash].js',
+);
 await buildLazyChunks(
   quiet,
   dist,
   {
     'polyfill-validator-ajv': `${root}src/validation/ajv.ts`,
-    'polyfill-validator-cfworker': `${root}src/validation/cfworker.ts`,
     'polyfill-native': `${root}src/native.ts`,
     'polyfill-frames': `${root}src/frames/node.ts`,
     'polyfill-declarative': `${root}src/declarative/forms.ts`,

@@ -15,13 +15,9 @@ export type { FromSchema, JsonSchemaLike } from './from-schema.js';
 export type { Installation, InstallOptions } from './install.js';
 export { install } from './install.js';
 export { loadLowering } from './lib/lowering.js';
-export type {
-  DocumentModelContext,
-  ModelContextTool,
-  ModelContextToolAnnotations,
-  RegisteredTool,
-} from './model-context.js';
+export type { DocumentModelContext, ModelContextTool } from './model-context.js';
 export { ModelContext } from './model-context.js';
+export type { ModelContextToolAnnotations, RegisteredTool } from './registered-tool.js';
 export { ToolRegistry } from './registry.js';
 export { Tool } from './tool.js';
 export { ToolManager } from './tool-manager.js';

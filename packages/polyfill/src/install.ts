@@ -11,6 +11,7 @@ import { dataError, ToolExecutionError } from './errors.js';
 import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
 import { FramesGate } from './frames/gate.js';
 import { chunkFromScript } from './lib/chunks.js';
+import { loadLowering } from './lib/lowering.js';
 import { documentOrigin } from './lib/origins.js';
 import { policyAnswer } from './lib/permissions.js';
 import { ModelContext } from './model-context.js';
@@ -78,6 +79,7 @@ export function install(options: InstallOptions = {}): Installation {
         new ToolExecutionError(toolName, cause),
       dataError,
     },
+    loadLowering,
   });
 
   const nativeContext = options.ignoreNative

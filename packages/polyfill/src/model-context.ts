@@ -26,13 +26,14 @@
 import { expanded, namesWebTypes } from './agent-schema.js';
 import { dataError } from './errors.js';
 import type { FramesGate } from './frames/gate.js';
-import type { ToolDescriptor } from './frames/messages.js';
 import { abortReason, domException } from './lib/dom.js';
-import { loadLowering, usesWebTypes } from './lib/lowering.js';
+import { loadLowering } from './lib/lowering.js';
 import { isValidToolName } from './lib/names.js';
 import { trustworthyOrigin } from './lib/origins.js';
 import { inTask, queueGlobalTask } from './lib/tasks.js';
 import { policyFromAnnotations } from './policy.js';
+import type { ModelContextToolAnnotations, RegisteredTool } from './registered-tool.js';
+import { registeredTool, specAnnotations } from './registered-tool.js';
 import type { RegistryEntry } from './registry.js';
 import { ToolFailure, ToolRegistry } from './registry.js';
 import { normalizeExposedTo } from './tool-manager.js';
@@ -41,13 +42,6 @@ import type { JsonSchema } from './types.js';
 import { loadValidator } from './validation/load.js';
 import type { SchemaValidator, ValidationIssue } from './validation/types.js';
 
-export interface ModelContextToolAnnotations {
-  readOnlyHint?: boolean;
-  untrustedContentHint?: boolean;
-  consequentialHint?: boolean;
-  debugging?: boolean;
-}
-
 export interface ModelContextTool {
   name: string;
   title?: string;
@@ -55,16 +49,6 @@ export interface ModelContextTool {
   inputSchema?: object;
   execute(input: object, options: { signal: AbortSignal }): Promise<unknown> | unknown;
   annotations?: ModelContextToolAnnotations;
-}
-
-export interface RegisteredTool {
-  annotations?: Required<ModelContextToolAnnotations>;
-  description: string;
-  inputSchema?: object;
-  name: string;
-  origin: string;
-  title: string;
-  window: Window;
 }
 
 /**
@@ -98,13 +82,6 @@ export interface ModelContextHooks {
   /** The generic layer: toolManager tools called from here take its JSON path. */
   tools: Tools;
 }
-
-const SPEC_ANNOTATIONS = [
-  'consequentialHint',
-  'debugging',
-  'readOnlyHint',
-  'untrustedContentHint',
-] as const;
 
 type Handler = ((event: Event) => unknown) | null;
 
@@ -236,18 +213,10 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       return origin;
     });
     const frames = this.#hooks.frames;
-    if (frames && (frames.hasChildren || !frames.isTop)) {
-      // Other documents of the page: the top walks the tree (spec "getTools" step 3).
-      const found = await frames.treeList(fromOrigins);
-      const tools = await Promise.all(
-        found.map((descriptor) => this.#fromDescriptor(descriptor, frames)),
-      );
-      return inTask(
-        tools
-          .filter((tool): tool is RegisteredTool => tool !== undefined)
-          .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
-      );
-    }
+    // Other documents of the page: the top walks the tree (spec "getTools" step 3), in the
+    // frames chunk.
+    if (frames && (frames.hasChildren || !frames.isTop))
+      return inTask(await frames.specTools(fromOrigins));
     const caller = this.#registry.origin;
     const entries = this.#registry.list(
       caller,
@@ -261,42 +230,13 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
   }
 
   async #registeredTool(entry: RegistryEntry): Promise<RegisteredTool> {
-    // Dictionary members in WebIDL (lexicographic) order, as the native implementation returns them.
-    const tool = {} as RegisteredTool;
-    if (entry.annotations) tool.annotations = specAnnotations(entry.annotations);
-    tool.description = entry.description;
+    let inputSchema: object | undefined;
     if (entry.inputSchema) {
-      tool.inputSchema = namesWebTypes(entry, 'input')
+      inputSchema = namesWebTypes(entry, 'input')
         ? expanded(entry, 'input', await loadLowering())
         : (JSON.parse(JSON.stringify(entry.inputSchema)) as object);
     }
-    tool.name = entry.name;
-    tool.origin = entry.origin;
-    tool.title = entry.title ?? '';
-    tool.window = this.#hooks.window;
-    return tool;
-  }
-
-  async #fromDescriptor(
-    descriptor: ToolDescriptor,
-    frames: FramesGate,
-  ): Promise<RegisteredTool | undefined> {
-    const window = frames.windowAt(descriptor.route);
-    if (!window) return undefined;
-    const tool = {} as RegisteredTool;
-    if (descriptor.annotations) tool.annotations = specAnnotations(descriptor.annotations);
-    tool.description = descriptor.description;
-    if (descriptor.inputSchema) {
-      const text = JSON.stringify(descriptor.inputSchema);
-      tool.inputSchema = usesWebTypes(text)
-        ? (await loadLowering()).expandSchema(descriptor.inputSchema)
-        : (JSON.parse(text) as object);
-    }
-    tool.name = descriptor.name;
-    tool.origin = descriptor.origin;
-    tool.title = descriptor.title;
-    tool.window = window;
-    return tool;
+    return registeredTool(entry, inputSchema, this.#hooks.window);
   }
 
   executeTool(
@@ -552,11 +492,4 @@ function specDataError(issues: readonly ValidationIssue[]): DOMException {
         : issue;
     }),
   );
-}
-
-function specAnnotations(annotations: object): Required<ModelContextToolAnnotations> {
-  const source = annotations as Record<string, unknown>;
-  const out = {} as Required<ModelContextToolAnnotations>;
-  for (const key of SPEC_ANNOTATIONS) out[key] = source[key] === true;
-  return out;
 }

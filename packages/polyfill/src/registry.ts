@@ -164,7 +164,7 @@ export class ToolRegistry {
       if (ToolRegistry.isExposedTo(entry, callerOrigin) && (!filter || filter(entry)))
         out.push(entry);
     }
-    return out.sort(compareEntries);
+    return out.sort(compareByName);
   }
 
   onChange(listener: (change: RegistryChange) => void): () => void {
@@ -293,7 +293,11 @@ export class ToolRegistry {
   }
 }
 
-function compareEntries(a: RegistryEntry, b: RegistryEntry): number {
+/** By name, then origin (code units): the order every listing has (entries and Tool handles). */
+export function compareByName(
+  a: { name: string; origin: string },
+  b: { name: string; origin: string },
+): number {
   if (a.name !== b.name) return a.name < b.name ? -1 : 1;
   return a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0;
 }

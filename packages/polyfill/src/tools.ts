@@ -7,12 +7,12 @@
  * reports no progress), other frames' tools down the frames bridge (whose reports come back up).
  */
 import type { FramesGate } from './frames/gate.js';
-import type { ToolDescriptor } from './frames/messages.js';
+import type { FrameNode } from './frames/node.js';
 import { RemoteTools } from './frames/remote-tools.js';
 import { abortReason, domException } from './lib/dom.js';
 import type { NativeHooks } from './native-proxy.js';
 import type { RegistryEntry } from './registry.js';
-import { ToolRegistry } from './registry.js';
+import { compareByName, ToolRegistry } from './registry.js';
 import { runLocal } from './run.js';
 import type { HandleOwner, Tool, ToolSource } from './tool.js';
 import { entryOf, handleOf } from './tool.js';
@@ -39,23 +39,6 @@ export class Tools extends EventTarget implements HandleOwner {
   }
 
   #remote = new Map<string, RemoteTools>();
-  /** The frames' last listing (the subtree cache hands back the same array while unchanged) and its handles. */
-  #framesMemo: { listing: readonly ToolDescriptor[]; handles: Tool[] }[] = [];
-  /** The last merged listing with frames (and no native tools), sorted. */
-  #sorted: { own: Tool[]; fromFrames: Tool[]; sorted: Tool[] } | undefined;
-
-  #handlesFor(listing: readonly ToolDescriptor[]): Tool[] {
-    const frames = this.#hooks.frames;
-    if (!frames) return [];
-    const held = this.#framesMemo.find((memo) => memo.listing === listing);
-    if (held) return held.handles;
-    const handles = listing
-      .filter((tool) => tool.route.length > 0)
-      .map((tool) => frames.handleFor(this, tool));
-    // One listing per agentOnly value.
-    this.#framesMemo = [{ listing, handles }, ...this.#framesMemo.slice(0, 1)];
-    return handles;
-  }
 
   /**
    * This document's tools visible to it, those that coalesce up from its frames, and native
@@ -66,10 +49,9 @@ export class Tools extends EventTarget implements HandleOwner {
     const own = this.#registry
       .list(this.#registry.origin, agentOnly ? (entry) => entry.agentExposed : undefined)
       .map((entry) => handleOf(this, entry));
-    const frames = this.#hooks.frames;
-    const fromFrames = frames?.hasChildren
-      ? this.#handlesFor(await frames.listSubtree(this.#registry.origin, [], agentOnly, null))
-      : [];
+    // With children the frames' node is loaded: it lists them and keeps their handles.
+    const node = this.#hooks.frames?.hasChildren ? this.#hooks.frames.node : undefined;
+    const fromFrames = node ? await node.frameTools(this, agentOnly) : [];
     // This document's native tools only: other frames' arrive through the frames bridge.
     const native = this.#hooks.native
       ? await this.#hooks.native.tools(this, (name, origin, description) =>
@@ -80,19 +62,8 @@ export class Tools extends EventTarget implements HandleOwner {
         )
       : [];
     if (native.length === 0 && fromFrames.length === 0) return own;
-    if (native.length > 0) return [...own, ...fromFrames, ...native].sort(compareTools);
-    // The frames' handles are the same array while their listing is unchanged: sorted once.
-    const memo = this.#sorted;
-    if (
-      memo &&
-      memo.fromFrames === fromFrames &&
-      memo.own.length === own.length &&
-      memo.own.every((tool, i) => tool === own[i])
-    )
-      return [...memo.sorted];
-    const sorted = [...own, ...fromFrames].sort(compareTools);
-    this.#sorted = { own, fromFrames, sorted };
-    return [...sorted];
+    if (native.length > 0) return [...own, ...fromFrames, ...native].sort(compareByName);
+    return (node as FrameNode).sortedWith(this, own, fromFrames);
   }
 
   /** Another frame's tools (a descendant iframe element or window), read directly. */
@@ -252,9 +223,4 @@ function notFound(name: unknown): DOMException {
 function isIframe(value: unknown): value is HTMLIFrameElement {
   const type = (globalThis as { HTMLIFrameElement?: typeof HTMLIFrameElement }).HTMLIFrameElement;
   return type !== undefined && value instanceof type;
-}
-
-function compareTools(a: Tool, b: Tool): number {
-  if (a.name !== b.name) return a.name < b.name ? -1 : 1;
-  return a.origin < b.origin ? -1 : a.origin > b.origin ? 1 : 0;
 }

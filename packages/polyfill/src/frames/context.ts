@@ -2,6 +2,7 @@
  * What the parts of a frame's node (node.ts) share: the core's hooks, the permission state, the
  * discovery deadline, and the links to the neighbouring frames.
  */
+import type { LoweringModule } from '../lib/lowering.js';
 import type { RegistryEntry, ToolRegistry } from '../registry.js';
 import type { HandleOwner, Tool, ToolFields } from '../tool.js';
 import type { CallEncoding, ToolProgress } from '../types.js';
@@ -45,6 +46,11 @@ export interface FrameNodeDeps {
    */
   makeTool(caller: HandleOwner, fields: ToolFields): Tool;
   rebuildError: ErrorFactories;
+  /**
+   * The core's loader of the lowering (lib/lowering.ts): it finds the chunk beside the script,
+   * which a chunk's own copy could not.
+   */
+  loadLowering(): Promise<LoweringModule>;
 }
 
 /** What the node needs from the always-loaded gate (gate.ts): the permission state. */

@@ -6,13 +6,14 @@
  * it. Everything Tools and document.modelContext ask of the bridge goes through here.
  */
 import { chunkFromScript } from '../lib/chunks.js';
+import type { RegisteredTool } from '../registered-tool.js';
 import type { HandleOwner, Tool } from '../tool.js';
 import type { CallToolOptions } from '../types.js';
 import type { FrameNodeDeps, GateState } from './context.js';
 import type { ToolDescriptor } from './messages.js';
 import { FRAMES_TAG, isAskHello, isHello, isWelcome } from './messages.js';
 import type { FrameNode } from './node.js';
-import { routeFrom, windowAtRoute } from './route.js';
+import { routeFrom } from './route.js';
 
 const HANDSHAKE_MS = 2000;
 
@@ -180,12 +181,6 @@ export class FramesGate implements GateState {
     return route && route.length > 0 ? route : undefined;
   }
 
-  /** Undefined for a route that leads nowhere (a frame gone, or a route a frame made up). */
-  windowAt(routeFromTop: number[]): Window | undefined {
-    const top = this.#win.top;
-    return top ? windowAtRoute(top, routeFromTop) : undefined;
-  }
-
   // ---- what Tools and ModelContext ask (delegated to the node) -----------------------------------
 
   isRemote(handle: object): boolean {
@@ -196,26 +191,14 @@ export class FramesGate implements GateState {
     return this.node?.descriptorOf(handle);
   }
 
-  /** Only for descriptors the node produced, so it is loaded. */
-  handleFor(caller: HandleOwner, tool: ToolDescriptor): Tool {
-    return (this.node as FrameNode).handleFor(caller, tool);
+  /** `tools.of(frame).getTools()`: the owner's handles on that frame's subtree. */
+  async toolsAt(owner: HandleOwner, route: number[], agentOnly: boolean): Promise<Tool[]> {
+    return (await this.load()).toolsAt(owner, route, agentOnly);
   }
 
-  async listSubtree(
-    caller: string,
-    via: string[],
-    agentOnly: boolean,
-    fromOrigins: string[] | null,
-  ): Promise<ToolDescriptor[]> {
-    return (await this.load()).listSubtree(caller, via, agentOnly, fromOrigins);
-  }
-
-  async listAt(route: number[], agentOnly: boolean): Promise<ToolDescriptor[]> {
-    return (await this.load()).listAt(route, agentOnly);
-  }
-
-  async treeList(fromOrigins: string[]): Promise<ToolDescriptor[]> {
-    return (await this.load()).treeList(fromOrigins);
+  /** document.modelContext.getTools() across the page's documents (node.ts specTools). */
+  async specTools(fromOrigins: string[]): Promise<RegisteredTool[]> {
+    return (await this.load()).specTools(fromOrigins);
   }
 
   callRemote(

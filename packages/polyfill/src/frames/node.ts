@@ -16,6 +16,10 @@
  * 4. Deadlines bound the handshake and discovery, never tool execution.
  */
 import { domException } from '../lib/dom.js';
+import { usesWebTypes } from '../lib/lowering.js';
+import type { RegisteredTool } from '../registered-tool.js';
+import { registeredTool } from '../registered-tool.js';
+import { compareByName } from '../registry.js';
 import type { HandleOwner, Tool } from '../tool.js';
 import type { CallToolOptions } from '../types.js';
 import { allowGrantsTools } from './allow.js';
@@ -29,6 +33,7 @@ import { Listing } from './listing.js';
 import type { ChangeNotice, FrameRequest, ProgressNotice, ToolDescriptor } from './messages.js';
 import { FRAMES_TAG } from './messages.js';
 import { Neighbours } from './neighbours.js';
+import { windowAtRoute } from './route.js';
 import { canonicalClaims } from './sanitize.js';
 
 export class FrameNode implements NodeContext {
@@ -136,25 +141,87 @@ export class FrameNode implements NodeContext {
 
   // ---- what the gate asks (gate.ts) -------------------------------------------------------------
 
-  listSubtree(
-    caller: string,
-    via: string[],
-    agentOnly: boolean,
-    fromOrigins: string[] | null,
-  ): Promise<ToolDescriptor[]> {
-    return this.#listing.listSubtree(caller, via, agentOnly, fromOrigins);
+  /** The owner's handles on the tools of one frame's subtree (`tools.of(frame)`). */
+  async toolsAt(owner: HandleOwner, route: number[], agentOnly: boolean): Promise<Tool[]> {
+    const found = await this.#listing.listAt(route, agentOnly);
+    return found.map((tool) => this.#handles.handleFor(owner, tool));
   }
 
-  listAt(route: number[], agentOnly: boolean): Promise<ToolDescriptor[]> {
-    return this.#listing.listAt(route, agentOnly);
+  /**
+   * document.modelContext.getTools() in a page of several documents (spec "getTools" step 3):
+   * the tree's tools this document sees, as RegisteredTool dictionaries sorted by name, each
+   * naming its document's window (a tool whose frame is gone is left out).
+   */
+  async specTools(fromOrigins: string[]): Promise<RegisteredTool[]> {
+    const found = await this.#listing.treeList(fromOrigins);
+    const tools = await Promise.all(found.map((descriptor) => this.#specTool(descriptor)));
+    return tools
+      .filter((tool): tool is RegisteredTool => tool !== undefined)
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
-  treeList(fromOrigins: string[]): Promise<ToolDescriptor[]> {
-    return this.#listing.treeList(fromOrigins);
+  async #specTool(descriptor: ToolDescriptor): Promise<RegisteredTool | undefined> {
+    const window = this.#windowAt(descriptor.route);
+    if (!window) return undefined;
+    let inputSchema: object | undefined;
+    if (descriptor.inputSchema) {
+      const text = JSON.stringify(descriptor.inputSchema);
+      inputSchema = usesWebTypes(text)
+        ? (await this.deps.loadLowering()).expandSchema(descriptor.inputSchema)
+        : (JSON.parse(text) as object);
+    }
+    return registeredTool(descriptor, inputSchema, window);
   }
 
-  handleFor(caller: HandleOwner, tool: ToolDescriptor): Tool {
-    return this.#handles.handleFor(caller, tool);
+  /** Per owner (a document's `tools`): its last frame listings' handles, and its last merge. */
+  #memos = new WeakMap<
+    HandleOwner,
+    {
+      /** One listing per agentOnly value: the subtree cache hands back the same array while unchanged. */
+      lists: { listing: readonly ToolDescriptor[]; handles: Tool[] }[];
+      sorted?: { own: Tool[]; fromFrames: Tool[]; sorted: Tool[] };
+    }
+  >();
+
+  #memoOf(owner: HandleOwner) {
+    let memo = this.#memos.get(owner);
+    if (!memo) {
+      memo = { lists: [] };
+      this.#memos.set(owner, memo);
+    }
+    return memo;
+  }
+
+  /** The owner's handles on the tools that coalesce up from this document's frames. */
+  async frameTools(owner: HandleOwner, agentOnly: boolean): Promise<Tool[]> {
+    const listing = await this.#listing.listSubtree(this.origin, [], agentOnly, null);
+    const memo = this.#memoOf(owner);
+    const held = memo.lists.find((list) => list.listing === listing);
+    if (held) return held.handles;
+    const handles = listing
+      .filter((tool) => tool.route.length > 0)
+      .map((tool) => this.#handles.handleFor(owner, tool));
+    memo.lists = [{ listing, handles }, ...memo.lists.slice(0, 1)];
+    return handles;
+  }
+
+  /**
+   * `own` and `fromFrames` (frameTools' array) sorted by name, then origin: sorted once while
+   * both are unchanged, a copy each time.
+   */
+  sortedWith(owner: HandleOwner, own: Tool[], fromFrames: Tool[]): Tool[] {
+    const memo = this.#memoOf(owner);
+    const last = memo.sorted;
+    if (
+      last &&
+      last.fromFrames === fromFrames &&
+      last.own.length === own.length &&
+      last.own.every((tool, i) => tool === own[i])
+    )
+      return [...last.sorted];
+    const sorted = [...own, ...fromFrames].sort(compareByName);
+    memo.sorted = { own, fromFrames, sorted };
+    return [...sorted];
   }
 
   descriptorOf(handle: Tool): ToolDescriptor | undefined {
@@ -185,6 +252,12 @@ export class FrameNode implements NodeContext {
 
   watch(route: number[], fire: () => void): void {
     this.#changes.watch(route, fire);
+  }
+
+  /** The window a route from the top leads to; undefined when it leads nowhere. */
+  #windowAt(routeFromTop: number[]): Window | undefined {
+    const top = this.window.top;
+    return top ? windowAtRoute(top, routeFromTop) : undefined;
   }
 
   // ---- serving requests from other frames ----------------------------------------------------------

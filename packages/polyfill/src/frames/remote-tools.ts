@@ -26,8 +26,7 @@ export class RemoteTools extends EventTarget implements HandleOwner {
   }
 
   async getTools(options: GetToolsOptions = {}): Promise<Tool[]> {
-    const found = await this.#node.listAt(this.#route, options.agentOnly === true);
-    return found.map((tool) => this.#node.handleFor(this, tool));
+    return this.#node.toolsAt(this, this.#route, options.agentOnly === true);
   }
 
   callTool(tool: string | Tool, input?: unknown, options: CallToolOptions = {}): Promise<unknown> {

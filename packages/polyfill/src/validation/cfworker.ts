@@ -1,18 +1,12 @@
-/** The eval-free engine for CSP pages (@cfworker/json-schema), a lazily loaded chunk. */
+/**
+ * The eval-free engine for CSP pages (@cfworker/json-schema), a lazily loaded chunk: one file
+ * with the library inside (scripts/build.ts), what a page's first check fetches.
+ */
 
+import { type OutputUnit, type Schema, Validator } from '@cfworker/json-schema';
 import { matchesWebType } from '../lib/web-type-check.js';
 import { ajvReason, resolvedLocation, schemaAt } from './ajv-words.js';
 import type { Check, SchemaValidator, ValidationIssue } from './types.js';
-
-interface CfworkerError {
-  instanceLocation: string;
-  keywordLocation: string;
-  keyword: string;
-  error: string;
-}
-interface CfworkerValidator {
-  validate(data: unknown): { valid: boolean; errors: CfworkerError[] };
-}
 
 /**
  * cfworker's errors as ajv reports them (ajv-words.ts): the leaves only (cfworker reports each
@@ -23,7 +17,7 @@ interface CfworkerValidator {
  * path reported, and the keyword's value the message quotes, are read where the `$ref` leads
  * (`#/$defs/a/type`), as ajv reports them.
  */
-function issuesOf(schema: object, errors: CfworkerError[]): ValidationIssue[] {
+function issuesOf(schema: object, errors: OutputUnit[]): ValidationIssue[] {
   const placeOf = (location: string) => resolvedLocation(schema, location) ?? location;
   const closed = new Set<string>();
   for (const error of errors) {
@@ -66,9 +60,6 @@ function issuesOf(schema: object, errors: CfworkerError[]): ValidationIssue[] {
 }
 
 export async function createValidator(): Promise<SchemaValidator> {
-  const module = (await import('@cfworker/json-schema')) as unknown as {
-    Validator: new (schema: object, draft: string, shortCircuit: boolean) => CfworkerValidator;
-  };
   const cache = new Map<string, Check>();
   const byObject = { structured: new WeakMap<object, Check>(), json: new WeakMap<object, Check>() };
   return {
@@ -81,7 +72,7 @@ export async function createValidator(): Promise<SchemaValidator> {
       const key = `${mode}:${JSON.stringify(schema)}`;
       let check = cache.get(key);
       if (!check) {
-        const validator = new module.Validator(schema, '2020-12', false);
+        const validator = new Validator(schema as Schema, '2020-12', false);
         const webType =
           mode === 'structured' && typeof (schema as { webType?: unknown }).webType === 'string'
             ? (schema as { webType: string }).webType

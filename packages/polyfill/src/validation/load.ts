@@ -1,8 +1,8 @@
 /**
  * Schema validation for callTool, loaded on first use (issue 4: "the core stays small").
  *
- * Two engines, each a lazily loaded chunk: @cfworker/json-schema interprets a schema (8 KB
- * gzipped with its shared chunks); ajv (JSON Schema 2020-12 + formats) compiles it to code with
+ * Two engines, each a lazily loaded chunk: @cfworker/json-schema interprets a schema (7.5 KB
+ * gzipped, one file); ajv (JSON Schema 2020-12 + formats) compiles it to code with
  * `new Function` (45 KB). Measured (`pnpm bench:validators`): cfworker costs 0.17x ajv's bytes,
  * but 20-86x ajv's time per check at 100 B (3-7.5 us against 0.07-0.25 us) and 270-900x at 10 KiB
  * (0.3-0.9 ms against 0.6-2.5 us); compiling a schema costs ajv 2-10 ms, cfworker 0.3-0.5 ms.
@@ -118,8 +118,7 @@ function adaptive(cfworker: SchemaValidator, evalAllowed: boolean): SchemaValida
 
 let loading: Promise<SchemaValidator> | undefined;
 
-export function loadValidator(options: { forceFallback?: boolean } = {}): Promise<SchemaValidator> {
-  if (options.forceFallback) return loadEngine('cfworker');
+export function loadValidator(): Promise<SchemaValidator> {
   loading ??= loadEngine('cfworker')
     .then((cfworker) => adaptive(cfworker, canEval()))
     .catch((error) => {
