@@ -42,6 +42,19 @@ test.beforeAll(async () => {
     { 'index.html': page('polyfill.iife.js') },
     [...chunks, 'polyfill.iife.js'].map((file) => [join(dist('polyfill'), file), file]),
   );
+  // The same page allowing no eval (`script-src 'self'`): ajv cannot take over from cfworker
+  // there, however long cfworker's checks take on a loaded machine, so which validator a schema
+  // fetches depends on the schema alone.
+  folder(
+    'blank-noeval',
+    {
+      'index.html': page('polyfill.iife.js').replace(
+        '<meta charset="utf-8">',
+        `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="script-src 'self'">`,
+      ),
+    },
+    [...chunks, 'polyfill.iife.js'].map((file) => [join(dist('polyfill'), file), file]),
+  );
   // The split endpoint with its chunks.
   const endpointChunks = readdirSync(dist('endpoint')).filter((file) =>
     /^polyfill-.*\.js$/.test(file),
@@ -49,6 +62,17 @@ test.beforeAll(async () => {
   folder(
     'endpoint-split',
     { 'index.html': page('endpoint.iife.js') },
+    [...endpointChunks, 'endpoint.iife.js'].map((file) => [join(dist('endpoint'), file), file]),
+  );
+  // The same allowing no eval, as 'blank-noeval' above.
+  folder(
+    'endpoint-noeval',
+    {
+      'index.html': page('endpoint.iife.js').replace(
+        '<meta charset="utf-8">',
+        `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="script-src 'self'">`,
+      ),
+    },
     [...endpointChunks, 'endpoint.iife.js'].map((file) => [join(dist('endpoint'), file), file]),
   );
   // The same without the built-in ui.* tools' chunk.
@@ -210,7 +234,7 @@ test('an IIFE run inline in an about:blank frame loads its chunks from the base 
 test('trivial schemas fetch no validator chunk; a real schema still validates', async ({
   page,
 }) => {
-  await page.goto(`${server.origin}/blank/`);
+  await page.goto(`${server.origin}/blank-noeval/`);
   const before = server.requested.length;
   const validators = () =>
     server.requested.slice(before).filter((path) => path.includes('polyfill-validator-'));
@@ -240,7 +264,7 @@ test('trivial schemas fetch no validator chunk; a real schema still validates', 
   expect(trivial).toEqual([{ a: 1 }, { a: 2 }, { a: 1 }, { a: 2 }, { a: 1 }, { a: 2 }]);
   // Only the lowering (JSON results are lowered): no validator, none of its shared chunks.
   const fetched = server.requested.slice(before).filter((path) => path !== '/favicon.ico');
-  expect(fetched).toEqual(['/blank/polyfill-lowering.js']);
+  expect(fetched).toEqual(['/blank-noeval/polyfill-lowering.js']);
   const strict = await page.evaluate(async () => {
     const w = window as any;
     await w.toolManager.register({
@@ -256,7 +280,7 @@ test('trivial schemas fetch no validator chunk; a real schema still validates', 
     };
   });
   expect(strict).toEqual({ good: { a: 'x' }, bad: 'DataError' });
-  expect(validators()).toEqual(['/blank/polyfill-validator-cfworker.js']);
+  expect(validators()).toEqual(['/blank-noeval/polyfill-validator-cfworker.js']);
 });
 
 test('an endpoint page serves a host a tool with a trivial schema, with no validator chunk', async ({
@@ -264,7 +288,7 @@ test('an endpoint page serves a host a tool with a trivial schema, with no valid
 }) => {
   const host = await createHost({ origins: [server.origin], maxToolPolicy: 'write' });
   try {
-    await page.goto(`${server.origin}/endpoint-split/`);
+    await page.goto(`${server.origin}/endpoint-noeval/`);
     const before = server.requested.length;
     const validators = () =>
       server.requested.slice(before).filter((path) => path.includes('polyfill-validator-'));
@@ -301,7 +325,7 @@ test('an endpoint page serves a host a tool with a trivial schema, with no valid
     expect(validators()).toEqual([]);
     const refused = await session.call('strict', { a: 1 }).catch((error) => error.code);
     expect(refused).toBe('tool_arguments_schema_invalid');
-    expect(validators()).toEqual(['/endpoint-split/polyfill-validator-cfworker.js']);
+    expect(validators()).toEqual(['/endpoint-noeval/polyfill-validator-cfworker.js']);
   } finally {
     await host.close();
   }
