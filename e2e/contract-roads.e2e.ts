@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, type Page, type TestInfo, test } from '@playwright/test';
 import { WebMCPError, webmcp } from '../packages/playwright/src/index.js';
 import { sessionWelcome } from '../packages/protocol/src/index.js';
@@ -219,6 +222,30 @@ function mcpRoad(mcp: McpProcess, page: Page): Road {
   };
 }
 
+/** A `toolwire host` granting read, and the roads page paired with it from its link. */
+async function pairedHost(page: Page): Promise<HostProcess> {
+  const host = new HostProcess([
+    '--allow-origin',
+    ORIGIN,
+    '--max-tool-policy',
+    'read',
+    '--page',
+    PAGE,
+  ]);
+  cleanups.push(() => host.stop());
+  await page.goto(await host.pairingLink());
+  await clickConnect(page);
+  await expect(page.locator('#status')).toHaveText('ready');
+  return host;
+}
+
+/** Once the MCP client lists the page's tools. */
+async function listedOverMcp(mcp: McpProcess): Promise<void> {
+  await expect
+    .poll(async () => (await mcp.client.listTools()).tools.map((tool) => tool.name))
+    .toContain('contract_ok');
+}
+
 /** The project with the browser's own WebMCP. */
 const isNative = (info: TestInfo) => info.project.name === 'chromium-native';
 
@@ -270,18 +297,7 @@ test.describe('one contract on every road', () => {
   });
 
   test('toolwire call, to a page with the script tag', async ({ page }, info) => {
-    const host = new HostProcess([
-      '--allow-origin',
-      ORIGIN,
-      '--max-tool-policy',
-      'read',
-      '--page',
-      PAGE,
-    ]);
-    cleanups.push(() => host.stop());
-    await page.goto(await host.pairingLink());
-    await clickConnect(page);
-    await expect(page.locator('#status')).toHaveText('ready');
+    const host = await pairedHost(page);
     await expect
       .poll(async () => (await toolwire(['tools', '--json'], host.env)).out)
       .toContain('contract.ok');
@@ -300,7 +316,7 @@ test.describe('one contract on every road', () => {
         '--timeout',
         String(DEADLINE_MS),
       ],
-      { TOOLWIRE_STATE: `/tmp/toolwire-contract-${process.pid}-${Date.now()}.json` },
+      { TOOLWIRE_STATE: join(mkdtempSync(join(tmpdir(), 'toolwire-contract-')), 'state.json') },
     );
     cleanups.push(() => mcp.close());
     const paired: any = await mcp.client.callTool({
@@ -310,30 +326,15 @@ test.describe('one contract on every road', () => {
     await page.goto(paired.structuredContent.link);
     await clickConnect(page);
     await expect(page.locator('#status')).toHaveText('ready');
-    await expect
-      .poll(async () => (await mcp.client.listTools()).tools.map((tool) => tool.name))
-      .toContain('contract_ok');
+    await listedOverMcp(mcp);
     await runTable(mcpRoad(mcp, page), true, isNative(info));
   });
 
   test('toolwire mcp --attach, to a running host', async ({ page }, info) => {
-    const host = new HostProcess([
-      '--allow-origin',
-      ORIGIN,
-      '--max-tool-policy',
-      'read',
-      '--page',
-      PAGE,
-    ]);
-    cleanups.push(() => host.stop());
-    await page.goto(await host.pairingLink());
-    await clickConnect(page);
-    await expect(page.locator('#status')).toHaveText('ready');
+    const host = await pairedHost(page);
     const mcp = await launchMcp(['--attach', '--timeout', String(DEADLINE_MS)], host.env);
     cleanups.push(() => mcp.close());
-    await expect
-      .poll(async () => (await mcp.client.listTools()).tools.map((tool) => tool.name))
-      .toContain('contract_ok');
+    await listedOverMcp(mcp);
     await runTable(mcpRoad(mcp, page), true, isNative(info));
   });
 

@@ -17,6 +17,13 @@ const page = (script: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>iife</title>` +
   `<script src="${script}"></script></head><body></body></html>`;
 
+/** The same page under a CSP that allows scripts from its own origin only: no eval. */
+const noEval = (html: string) =>
+  html.replace(
+    '<meta charset="utf-8">',
+    `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="script-src 'self'">`,
+  );
+
 let root: string;
 let server: StaticServer;
 
@@ -47,12 +54,7 @@ test.beforeAll(async () => {
   // fetches depends on the schema alone.
   folder(
     'blank-noeval',
-    {
-      'index.html': page('polyfill.iife.js').replace(
-        '<meta charset="utf-8">',
-        `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="script-src 'self'">`,
-      ),
-    },
+    { 'index.html': noEval(page('polyfill.iife.js')) },
     [...chunks, 'polyfill.iife.js'].map((file) => [join(dist('polyfill'), file), file]),
   );
   // The split endpoint with its chunks.
@@ -67,12 +69,7 @@ test.beforeAll(async () => {
   // The same allowing no eval, as 'blank-noeval' above.
   folder(
     'endpoint-noeval',
-    {
-      'index.html': page('endpoint.iife.js').replace(
-        '<meta charset="utf-8">',
-        `<meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="script-src 'self'">`,
-      ),
-    },
+    { 'index.html': noEval(page('endpoint.iife.js')) },
     [...endpointChunks, 'endpoint.iife.js'].map((file) => [join(dist('endpoint'), file), file]),
   );
   // The same without the built-in ui.* tools' chunk.
