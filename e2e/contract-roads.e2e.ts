@@ -34,7 +34,7 @@ const DEADLINE_MS = 1500;
 
 type Outcome =
   | { ok: true; result: unknown }
-  | { ok: false; code: string; retryable: boolean | undefined };
+  | { ok: false; code: string; retryable: boolean | undefined; deniedBy?: unknown };
 
 interface Row {
   failure: string;
@@ -46,6 +46,8 @@ interface Row {
   retryable: boolean;
   /** Rows about the guard or the grant: only roads with a host have them. */
   hostOnly?: boolean;
+  /** Who refused, as `details.deniedBy` says on every road that has the row. */
+  deniedBy?: 'page-guard' | 'host-grant';
   timeout?: boolean;
 }
 
@@ -103,6 +105,7 @@ const ROWS: Row[] = [
     code: 'tool_execution_denied',
     retryable: false,
     hostOnly: true,
+    deniedBy: 'page-guard',
   },
   {
     failure: "above the host's grant",
@@ -111,6 +114,7 @@ const ROWS: Row[] = [
     code: 'tool_execution_denied',
     retryable: false,
     hostOnly: true,
+    deniedBy: 'host-grant',
   },
 ];
 
@@ -124,17 +128,23 @@ interface Road {
 async function runTable(road: Road, withHost: boolean, native: boolean) {
   const honest = await road.call('contract.ok', { n: 7 }, false);
   expect(honest, 'the honest call goes through first').toEqual({ ok: true, result: { n: 7 } });
-  const got: Record<string, { code: string; retryable: boolean | undefined } | 'answered'> = {};
+  type Got = { code: string; retryable: boolean | undefined; deniedBy?: unknown } | 'answered';
+  const got: Record<string, Got> = {};
   const want: typeof got = {};
   for (const row of ROWS) {
     if (row.hostOnly && !withHost) continue;
     const outcome = await road.call(row.tool, row.args, row.timeout === true);
     got[row.failure] = outcome.ok
       ? 'answered'
-      : { code: outcome.code, retryable: outcome.retryable };
+      : {
+          code: outcome.code,
+          retryable: outcome.retryable,
+          ...(row.deniedBy ? { deniedBy: outcome.deniedBy } : {}),
+        };
     want[row.failure] = {
       code: (native && row.nativeCode) || row.code,
       retryable: row.retryable,
+      ...(row.deniedBy ? { deniedBy: row.deniedBy } : {}),
     };
   }
   expect(got).toEqual(want);
@@ -165,7 +175,8 @@ function cliOutcome(run: { code: number; out: string; err: string }): Outcome {
     throw new Error(`toolwire printed no JSON (exit ${run.code}): ${run.err}`);
   }
   if (run.code === 0) return { ok: true, result: parsed.result?.result };
-  return { ok: false, code: parsed.error?.code, retryable: parsed.error?.retryable };
+  const { code, retryable, details } = parsed.error ?? {};
+  return { ok: false, code, retryable, deniedBy: details?.deniedBy };
 }
 
 /** `toolwire call` against the host in `env`. */
@@ -189,6 +200,16 @@ function cliRoad(env: Record<string, string>, page: Page): Road {
   };
 }
 
+/** The details an MCP tool error's text carries on its second line, if any. */
+function detailsOf(text: unknown): any {
+  if (typeof text !== 'string' || !text.includes('\n')) return undefined;
+  try {
+    return JSON.parse(text.slice(text.indexOf('\n') + 1));
+  } catch {
+    return undefined;
+  }
+}
+
 /** An MCP client's outcome: `_meta` carries the code; an unknown name is JSON-RPC's -32602. */
 function mcpRoad(mcp: McpProcess, page: Page): Road {
   return {
@@ -208,6 +229,8 @@ function mcpRoad(mcp: McpProcess, page: Page): Road {
           ok: false,
           code: answer._meta?.['toolwire/code'],
           retryable: answer._meta?.['toolwire/retryable'],
+          // The text's second line is the failure's details as JSON, when it has any.
+          deniedBy: detailsOf(answer.content[0]?.text)?.deniedBy,
         };
       } catch (error: any) {
         // MCP answers an unknown name with a protocol error; toolwire puts its code in `data`.
@@ -289,7 +312,12 @@ test.describe('one contract on every road', () => {
         const payload = response.payload as any;
         return response.type === 'tool.result'
           ? { ok: true, result: payload.result }
-          : { ok: false, code: payload.code, retryable: payload.retryable };
+          : {
+              ok: false,
+              code: payload.code,
+              retryable: payload.retryable,
+              deniedBy: payload.details?.deniedBy,
+            };
       },
       runs: pageRuns(page),
     };

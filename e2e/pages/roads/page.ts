@@ -99,15 +99,20 @@ const tools: Tool[] = [
       return { written: true };
     },
   },
-  {
-    name: 'contract.wipe',
-    description: 'A destructive tool: hidden by a read-write guard.',
-    annotations: { destructiveHint: true },
-    execute: () => {
-      w.runs.push('contract.wipe');
-      return { wiped: true };
-    },
-  },
 ];
 for (const tool of tools) await modelContext.registerTool(tool);
+// The spec's annotations have no way to say "destructive", so the one critical tool (which a
+// read-write guard hides) is registered through toolwire's own `toolManager`, which the endpoint
+// script installed beside `document.modelContext`.
+await (
+  window as unknown as { toolManager: { register(tool: object): Promise<void> } }
+).toolManager.register({
+  name: 'contract.wipe',
+  policy: 'critical',
+  naturalLanguageProperties: { description: 'A critical tool: hidden by a read-write guard.' },
+  execute: () => {
+    w.runs.push('contract.wipe');
+    return { wiped: true };
+  },
+});
 (document.getElementById('status') as HTMLElement).textContent = 'ready';
