@@ -215,7 +215,7 @@ export class NativeLayer {
     return false;
   }
 
-  /** Calls a native tool: its JSON string result comes back parsed. */
+  /** Calls a native tool: its JSON text result comes back parsed; a plain string as it is. */
   async call(handle: Tool, input: unknown, options: CallToolOptions): Promise<unknown> {
     const tool = this.#handles.get(handle);
     if (!tool || this.#deps.entryOf(handle))
@@ -229,7 +229,13 @@ export class NativeLayer {
       (input ?? {}) as object,
       options.signal ? { signal: options.signal } : {},
     );
-    return text === null ? null : JSON.parse(text);
+    if (text === null) return null;
+    // A JSON text, or a tool's string result as the browser hands it back (unquoted).
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
   }
 }
 

@@ -14,7 +14,9 @@ function installWith(listing: (win: unknown) => object[]) {
   const context = Object.assign(new EventTarget(), {
     registerTool: async () => undefined,
     getTools: async () => listing(win),
-    executeTool: async (tool: { name: string }) => JSON.stringify(tool.name),
+    // As Chromium answers: a tool's object result as JSON text, a string result as it is.
+    executeTool: async (tool: { name: string }) =>
+      tool.name.startsWith('text.') ? `plain ${tool.name}` : JSON.stringify(tool.name),
   });
   Object.defineProperty(win.document, 'modelContext', { value: context, configurable: true });
   return install({ window: win as unknown as never });
@@ -47,6 +49,16 @@ describe('native tools across frames', () => {
       'unnamed.native',
     ]);
     expect(await tools.callTool('own.native')).toBe('own.native');
+  });
+
+  it('hands back a string result the browser returns unquoted as that string', async () => {
+    const { tools } = installWith((win) => [
+      described('text.native', win),
+      described('own.native', win),
+    ]);
+    // Honest path first: JSON text comes back parsed.
+    expect(await tools.callTool('own.native')).toBe('own.native');
+    expect(await tools.callTool('text.native')).toBe('plain text.native');
   });
 
   it("leaves out an ancestor's and a sibling's native tools", async () => {
