@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { McpSourceTool, McpWithheldTool } from '../src/index.js';
 import { McpToolNames, sessionLabel, withheldNamed } from '../src/internal.js';
 
-// Issue 17 part 3: MCP names for page tools, unique across tabs and stable while a tab's session
-// lives (src/mcp/naming.ts). Pure: entries as a source would list them, no host.
+// MCP names for page tools, unique across tabs and stable for the bridge's lifetime
+// (src/mcp/naming.ts). Pure: entries as a source would list them, no host.
 
 const OWN = ['toolwire_pair', 'toolwire_sessions', 'toolwire_call'];
 const A = 'aaaaaaaa-1111-4111-8111-111111111111';
@@ -21,7 +21,11 @@ function entry(sessionId: string, id: string, connectedAt = CONNECTED[sessionId]
 }
 
 /** name -> "session:tool id" of one assignment. */
-function assign(names: McpToolNames, entries: McpSourceTool[], open?: string[]) {
+function assign(
+  names: McpToolNames,
+  entries: McpSourceTool[],
+  open?: Parameters<McpToolNames['assign']>[1],
+) {
   const map = names.assign(entries, open ?? entries.map((one) => one.sessionId));
   return Object.fromEntries(
     [...map].map(([name, one]) => [name, `${one.sessionId.slice(0, 1)}:${one.tool.id}`]),
@@ -127,6 +131,86 @@ describe('MCP tool names across tabs', () => {
     expect(assign(names, [entry(A, 'keep.me'), entry(B, 'churn.0.0')])).toEqual({
       keep_me: 'a:keep.me',
       churn_0_0: 'b:churn.0.0',
+    });
+  });
+});
+
+describe('a name stays with its origin, and with its tab when it comes back', () => {
+  const BANK = 'http://bank.test';
+  const EVIL = 'http://evil.test';
+  /** An open session: its origin and its page's key. */
+  const at = (id: string, connectedFrom: string, key: string) => ({ id, connectedFrom, key });
+
+  it('honest: a tab that reconnects or reloads gets its names back, suffixed ones too', () => {
+    const names = new McpToolNames(OWN);
+    // Two bank tabs (keys k1, k2) with one id: the second's name is suffixed.
+    expect(
+      assign(
+        names,
+        [entry(A, 'bank.transfer'), entry(B, 'bank.transfer')],
+        [at(A, BANK, 'k1'), at(B, BANK, 'k2')],
+      ),
+    ).toEqual({ bank_transfer: 'a:bank.transfer', bank_transfer__bbbbbbbb: 'b:bank.transfer' });
+    // Both drop; B's tab reconnects first as C (its key k2): its own name, not the plain one.
+    assign(names, [], []);
+    expect(names.dormant('bank_transfer')).toEqual({ origin: BANK });
+    expect(assign(names, [entry(C, 'bank.transfer')], [at(C, BANK, 'k2')])).toEqual({
+      bank_transfer__bbbbbbbb: 'c:bank.transfer',
+    });
+    // A reload of the first tab (a new key): its origin's plain name.
+    const D = 'dddddddd-4444-4444-8444-444444444444';
+    expect(
+      assign(
+        names,
+        [entry(C, 'bank.transfer'), entry(D, 'bank.transfer', 4)],
+        [at(C, BANK, 'k2'), at(D, BANK, 'k3')],
+      ),
+    ).toEqual({ bank_transfer: 'd:bank.transfer', bank_transfer__bbbbbbbb: 'c:bank.transfer' });
+    expect(names.dormant('bank_transfer')).toBeUndefined();
+  });
+
+  it('attack: another origin never gets a dormant name, by any id that reads alike', () => {
+    const names = new McpToolNames(OWN);
+    assign(names, [entry(A, 'bank.transfer')], [at(A, BANK, 'k1')]);
+    // The bank's tab is gone; the other origin offers both ids, and claims the bank's key.
+    const listed = assign(
+      names,
+      [entry(B, 'bank.transfer'), entry(B, 'bank_transfer')],
+      [at(B, EVIL, 'k1')],
+    );
+    expect(listed).toEqual({
+      bank_transfer__bbbbbbbb: 'b:bank.transfer',
+      bank_transfer__bbbbbbbb_2: 'b:bank_transfer',
+    });
+    expect(names.dormant('bank_transfer')).toEqual({ origin: BANK });
+    // The bank comes back: its name, the other origin's stay as they were.
+    expect(
+      assign(
+        names,
+        [entry(B, 'bank.transfer'), entry(B, 'bank_transfer'), entry(C, 'bank.transfer')],
+        [at(B, EVIL, 'k1'), at(C, BANK, 'k9')],
+      ),
+    ).toEqual({ ...listed, bank_transfer: 'c:bank.transfer' });
+  });
+
+  it("bounded: an origin's dormant names past 1,000 are forgotten, oldest first; only its own", () => {
+    const names = new McpToolNames(OWN);
+    assign(names, [entry(A, 'bank.transfer')], [at(A, BANK, 'k1')]);
+    for (let round = 0; round < 3; round++) {
+      const D = `dddddddd-${round}`;
+      const churn = Array.from({ length: 600 }, (_, i) => entry(D, `churn.${round}.${i}`));
+      assign(names, churn, [at(D, EVIL, `e${round}`)]);
+    }
+    assign(names, [], []);
+    // 1,800 dormant names of the other origin: 1,000 are kept, the newest; the bank's too.
+    const kept = (round: number) =>
+      Array.from({ length: 600 }, (_, i) => names.dormant(`churn_${round}_${i}`)).filter(
+        (owner) => owner?.origin === EVIL,
+      ).length;
+    expect([kept(0), kept(1), kept(2)]).toEqual([0, 400, 600]);
+    expect(names.dormant('bank_transfer')).toEqual({ origin: BANK });
+    expect(assign(names, [entry(B, 'bank.transfer')], [at(B, EVIL, 'e9')])).toEqual({
+      bank_transfer__bbbbbbbb: 'b:bank.transfer',
     });
   });
 });

@@ -7,15 +7,17 @@
  *    the server declares `tools: {listChanged: true}` and nothing else.
  * 2. `tools/list` lists the tools of every open session that the grant allows, after a short,
  *    bounded refresh of each catalog (listing.ts). Names are the tool ids made MCP-safe
- *    (`[A-Za-z0-9_-]{1,64}`: `demo.echo` -> `demo_echo`), unique across tabs and stable while a
- *    tab's session lives: when two tabs list one id, the first keeps the plain name and the
- *    other's is suffixed with its session label (naming.ts). Each tool's description and
- *    `_meta` name the tab it belongs to.
+ *    (`[A-Za-z0-9_-]{1,64}`: `demo.echo` -> `demo_echo`), unique across tabs, and never moving:
+ *    when two tabs list one id, the first keeps the plain name and the other's is suffixed with
+ *    its session label; a name stays with its origin (and its tab, when it comes back) for the
+ *    bridge's lifetime (naming.ts). Each tool's description and `_meta` name the tab it
+ *    belongs to.
  * 3. `tools/call` runs through HostSession.call (grant, catalog check, one retry on
  *    `tool_not_found`). Tool failures are results with `isError: true` and the wire code in the
  *    text; an unknown name is JSON-RPC error -32602, as MCP says, with `data` carrying the code
  *    (`toolwire/code: tool_not_found`, `toolwire/retryable: false`, the keys of a failed result's
- *    `_meta`), unless it names a withheld tool (naming.ts 6), which answers why
+ *    `_meta`), unless its tab is gone (`session_not_connected`, retryable: the name waits for
+ *    its origin, naming.ts 3) or it names a withheld tool (naming.ts 6), which answers why
  *    (`tool_execution_denied`, `details.deniedBy`). Images and Blobs that the tool
  *    declares become image and resource content (content.ts).
  * 4. `notifications/cancelled` aborts the call's signal (the SDK's `extra.signal`): the source
@@ -126,6 +128,15 @@ function codedError(error: unknown): ToolProtocolError {
       );
 }
 
+/** A call to a name whose tab is gone: retryable, the tab may come back (naming.ts 3). */
+function notConnectedError(name: string, origin: string | null): ToolProtocolError {
+  return new ToolProtocolError(
+    'session_not_connected',
+    `The tab that "${name}" belongs to (${origin ?? 'its origin'}) is not connected now; the name stays with it and answers again when a tab of that origin offers the tool.`,
+    { retryable: true, details: { name, origin } },
+  );
+}
+
 function errorContent(error: unknown): Record<string, unknown> {
   const coded = codedError(error);
   const details: JsonValue | null = coded.details;
@@ -159,10 +170,7 @@ export function createMcpBridge(
   /** Requirement 2: names for the listed set (naming.ts). */
   const collect = async (refresh: boolean): Promise<Map<string, McpSourceTool>> => {
     const entries = await source.tools(refresh);
-    return naming.assign(
-      entries,
-      openSessions(entries).map((session) => session.id),
-    );
+    return naming.assign(entries, openSessions(entries));
   };
 
   /** What the client's list depends on: names, definitions, and the tabs they name. */
@@ -358,6 +366,10 @@ export function createMcpBridge(
         }
       }
       if (!target) {
+        // A name whose tab is gone stays its origin's (naming.ts 3): the call waits for it,
+        // never reaching another origin's tool that reads alike.
+        const owner = naming.dormant(name);
+        if (owner) return errorContent(notConnectedError(name, owner.origin));
         // A page's tool that is withheld answers why, not "Unknown tool", under any name it
         // has: the one it was listed under, its plain one, or its tab's labelled one.
         const held = withheldNamed(name, source.withheld?.() ?? [], given);

@@ -39,6 +39,7 @@ export function hostToolSource(host: Host): McpToolSource {
           connectedAt: +session.connectedAt,
           tab: session.info ? { ...session.info.page } : null,
           connectedFrom: session.origin,
+          key: session.info?.key ?? null,
           grant: session.grant,
           guard: guard ? guardName(guard) : null,
         });

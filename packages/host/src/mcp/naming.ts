@@ -1,22 +1,28 @@
 /**
- * MCP tool names for page tools: unique across the open sessions, and stable for as long as a
- * session lives (issue 17 part 3). Two tabs may register the same tool id; both stay callable.
+ * MCP tool names for page tools: unique across the open sessions, and stable for the bridge's
+ * lifetime. Two tabs may register the same tool id; both stay callable.
  *
  * 1. A name is the tool id made MCP-safe (`[A-Za-z0-9_-]{1,64}`: `demo.echo` -> `demo_echo`).
  * 2. The first session to offer a name keeps it. A later session offering the same name gets
  *    `<name>__<label>`, its label being the first 8 characters of its session id (the SESSION
  *    column of `toolwire sessions`). Should that be taken too (a page may register any id),
  *    `_2`, `_3`... follow; so they do for two ids of one tab that read alike (`a.b`, `a_b`) and
- *    for a page tool named like one of the bridge's own. Sessions are taken in the order they connected, then by id, and a
- *    session's tools by id, so one listing always names the same way.
- * 3. Once given, a name stays with its (session, tool id) until that session closes, even while
- *    the page has unregistered the tool: a name never moves to another tab, and another tab
- *    closing renames nothing. The first tab's name is free again once that tab closes: a
- *    reloaded tab (a new session) takes it back if no one else has.
+ *    for a page tool named like one of the bridge's own. Sessions are taken in the order they
+ *    connected, then by id, and a session's tools by id, so one listing always names the same way.
+ * 3. Once given, a name belongs to its origin for the bridge's lifetime: the upgrade's `Origin`
+ *    header of the session it was given to (`connectedFrom`, the browser's word, not the page's).
+ *    While that session is open the name stays with its (session, tool id), even while the page
+ *    has unregistered the tool. When it closes the name is dormant: no tab of another origin
+ *    gets it, ever (theirs are suffixed as in 2); a tab of the same origin may take it back.
+ *    "Its tab, when it comes back": a session whose `session.open` carries the same page
+ *    session key (the endpoint's, kept across its reconnects) and the same origin takes back
+ *    the very names it had, suffixed ones too, before anyone else. A reload is a new page, with
+ *    a new key: it takes back its origin's dormant names by the plain rule (2) instead.
  * 4. The bridge's own tools (`toolwire_pair`, `toolwire_sessions`, `toolwire_call`) are never
  *    a page tool's name: a page cannot shadow them.
- * 5. What a session keeps for unlisted tools is bounded: past 1,000 reservations beyond its
- *    listed tools, those of tools it no longer lists are dropped.
+ * 5. What is kept is bounded: past 1,000 reservations beyond its listed tools, a session's
+ *    unlisted tools' names go dormant; past 1,000 dormant names of one origin, the oldest are
+ *    forgotten (and free again). An origin can only ever crowd out its own names.
  * 6. A name no listed tool has may still mean a withheld one (hidden by its page's guard, or
  *    above the grant), which then answers why instead of "Unknown tool" (`withheldNamed`): the
  *    name it was given while listed, its plain name, or its name with its tab's label.
@@ -46,28 +52,58 @@ function suffixed(name: string, suffix: string): string {
   return `${name.slice(0, MAX_NAME - suffix.length)}${suffix}`;
 }
 
+/** Who a session is, for naming (requirement 3): its origin and its page's session key. */
+export interface McpNamingSession {
+  id: string;
+  /** The upgrade's `Origin` header; null when the source cannot say (owned as "unknown"). */
+  connectedFrom: string | null;
+  /** The page's session key from `session.open`; null or absent until it says one. */
+  key?: string | null;
+}
+
+/** A name given once, for the bridge's lifetime (requirement 3). */
+interface Owned {
+  origin: string | null;
+  /** The page's session key when it was given (null: not known then). */
+  key: string | null;
+  toolId: string;
+  /** The open session holding it; null while it is dormant. */
+  sessionId: string | null;
+}
+
 /** Names page tools for one bridge, remembering what it gave (requirement 3). */
 export class McpToolNames {
   readonly #reserved: ReadonlySet<string>;
-  /** session id -> tool id -> name. */
+  /** Open session id -> tool id -> name. */
   readonly #given = new Map<string, Map<string, string>>();
-  /** name -> the session holding it. */
-  readonly #holders = new Map<string, string>();
+  /** Every name given, by name; dormant ones last, the oldest first (requirement 5). */
+  readonly #owned = new Map<string, Owned>();
 
   constructor(reserved: Iterable<string>) {
     this.#reserved = new Set(reserved);
   }
 
   /**
-   * The names of `entries` (each open session's offered tools), given `open`, the ids of every
-   * open session: the names of sessions not in it are freed first.
+   * The names of `entries` (each open session's offered tools), given `open`, every open
+   * session (an id alone: a session whose origin the source does not say). The names of
+   * sessions not in it go dormant first.
    */
-  assign(entries: readonly McpSourceTool[], open: Iterable<string>): Map<string, McpSourceTool> {
-    const live = new Set(open);
-    for (const sessionId of entries.map((entry) => entry.sessionId)) live.add(sessionId);
+  assign(
+    entries: readonly McpSourceTool[],
+    open: Iterable<string | McpNamingSession>,
+  ): Map<string, McpSourceTool> {
+    const who = new Map<string, McpNamingSession>();
+    for (const one of open) {
+      const session = typeof one === 'string' ? { id: one, connectedFrom: null } : one;
+      who.set(session.id, session);
+    }
+    for (const entry of entries) {
+      if (!who.has(entry.sessionId))
+        who.set(entry.sessionId, { id: entry.sessionId, connectedFrom: null });
+    }
     for (const [sessionId, names] of this.#given) {
-      if (live.has(sessionId)) continue;
-      for (const name of names.values()) this.#holders.delete(name);
+      if (who.has(sessionId)) continue;
+      for (const name of names.values()) this.#sleep(name);
       this.#given.delete(sessionId);
     }
     const ordered = [...entries].sort(
@@ -76,19 +112,41 @@ export class McpToolNames {
         compare(a.sessionId, b.sessionId) ||
         compare(a.tool.id, b.tool.id),
     );
+    // The dormant names a returning tab takes back: origin, page key, tool id -> name.
+    const returning = new Map<string, string>();
+    for (const [name, owned] of this.#owned) {
+      if (owned.sessionId === null && owned.key !== null) {
+        returning.set(tabKey(owned.origin, owned.key, owned.toolId), name);
+      }
+    }
     const named = new Map<string, McpSourceTool>();
+    const unnamed: McpSourceTool[] = [];
+    // First what each session holds, or takes back as the tab it was (requirement 3).
     for (const entry of ordered) {
-      let names = this.#given.get(entry.sessionId);
-      if (!names) {
-        names = new Map();
-        this.#given.set(entry.sessionId, names);
-      }
+      const session = who.get(entry.sessionId) as McpNamingSession;
+      const names = this.#namesOf(entry.sessionId);
       let name = names.get(entry.tool.id);
-      if (name === undefined || named.has(name)) {
-        name = this.#pick(entry);
-        names.set(entry.tool.id, name);
-        this.#holders.set(name, entry.sessionId);
+      if (
+        name !== undefined &&
+        (this.#owned.get(name)?.sessionId !== entry.sessionId || named.has(name))
+      ) {
+        name = undefined;
       }
+      if (name === undefined && session.key) {
+        const back = returning.get(tabKey(session.connectedFrom, session.key, entry.tool.id));
+        if (back !== undefined && this.#owned.get(back)?.sessionId === null) {
+          name = back;
+          this.#hold(name, entry, session);
+        }
+      }
+      if (name === undefined) unnamed.push(entry);
+      else named.set(name, entry);
+    }
+    // Then new names, in the same order (requirement 2).
+    for (const entry of unnamed) {
+      const session = who.get(entry.sessionId) as McpNamingSession;
+      const name = this.#pick(entry, session.connectedFrom);
+      this.#hold(name, entry, session);
       named.set(name, entry);
     }
     this.#trim(entries);
@@ -100,15 +158,61 @@ export class McpToolNames {
     return this.#given.get(sessionId)?.get(toolId);
   }
 
-  /** A name no one holds for `entry` (requirement 2). */
-  #pick(entry: McpSourceTool): string {
-    const free = (name: string) => !this.#holders.has(name) && !this.#reserved.has(name);
+  /**
+   * The origin that owns `name` while no open session holds it (requirement 3); undefined when
+   * the name is held, or was never given.
+   */
+  dormant(name: string): { origin: string | null } | undefined {
+    const owned = this.#owned.get(name);
+    return owned && owned.sessionId === null ? { origin: owned.origin } : undefined;
+  }
+
+  #namesOf(sessionId: string): Map<string, string> {
+    let names = this.#given.get(sessionId);
+    if (!names) {
+      names = new Map();
+      this.#given.set(sessionId, names);
+    }
+    return names;
+  }
+
+  /** `name` is `entry`'s now, and its origin's for good. */
+  #hold(name: string, entry: McpSourceTool, session: McpNamingSession): void {
+    const names = this.#namesOf(entry.sessionId);
+    const before = names.get(entry.tool.id);
+    if (before !== undefined && before !== name) this.#sleep(before);
+    names.set(entry.tool.id, name);
+    this.#owned.delete(name);
+    this.#owned.set(name, {
+      origin: session.connectedFrom,
+      key: session.key ?? null,
+      toolId: entry.tool.id,
+      sessionId: entry.sessionId,
+    });
+  }
+
+  /** `name`'s session let go of it: dormant, kept for its origin, now the newest dormant one. */
+  #sleep(name: string): void {
+    const owned = this.#owned.get(name);
+    if (!owned) return;
+    this.#owned.delete(name);
+    this.#owned.set(name, { ...owned, sessionId: null });
+  }
+
+  /** A name no one holds, nor another origin owns, for `entry` (requirements 2 and 3). */
+  #pick(entry: McpSourceTool, origin: string | null): string {
+    const free = (name: string) => {
+      if (this.#reserved.has(name)) return false;
+      const owned = this.#owned.get(name);
+      return owned === undefined || (owned.sessionId === null && owned.origin === origin);
+    };
     const plain = mcpToolName(entry.tool.id);
     if (free(plain)) return plain;
-    // Another tab's: this tab's label. The bridge's own, or two ids of this tab alike: a number.
-    const holder = this.#holders.get(plain);
+    // Another tab's (or another origin's): this tab's label. The bridge's own, or two ids of
+    // this tab alike: a number.
+    const holder = this.#owned.get(plain)?.sessionId;
     const base =
-      holder !== undefined && holder !== entry.sessionId
+      holder !== entry.sessionId && !this.#reserved.has(plain)
         ? suffixed(plain, `__${sessionLabel(entry.sessionId)}`)
         : plain;
     if (free(base)) return base;
@@ -118,7 +222,8 @@ export class McpToolNames {
     }
   }
 
-  /** Requirement 5: drops the reservations of unlisted tools of a session that hoards them. */
+  /** Requirement 5: the unlisted names of a session that hoards them go dormant; an origin's
+   * oldest dormant names past the bound are forgotten. */
   #trim(entries: readonly McpSourceTool[]): void {
     const listed = new Map<string, Set<string>>();
     for (const entry of entries) {
@@ -131,10 +236,25 @@ export class McpToolNames {
       for (const [id, name] of names) {
         if (ids.has(id)) continue;
         names.delete(id);
-        this.#holders.delete(name);
+        this.#sleep(name);
       }
     }
+    const dormant = new Map<string | null, number>();
+    for (const owned of this.#owned.values()) {
+      if (owned.sessionId === null) dormant.set(owned.origin, (dormant.get(owned.origin) ?? 0) + 1);
+    }
+    for (const [name, owned] of this.#owned) {
+      if (owned.sessionId !== null) continue;
+      const count = dormant.get(owned.origin) ?? 0;
+      if (count <= SPARE_RESERVATIONS) continue;
+      dormant.set(owned.origin, count - 1);
+      this.#owned.delete(name);
+    }
   }
+}
+
+function tabKey(origin: string | null, key: string, toolId: string): string {
+  return JSON.stringify([origin, key, toolId]);
 }
 
 /**

@@ -31,6 +31,12 @@ export interface McpSourceSession {
   tab: McpTab | null;
   /** The upgrade's Origin header (the browser's word); null when it sent none. */
   connectedFrom: string | null;
+  /**
+   * The page's own session key from `session.open`, the same across its reconnects (a reload
+   * is a new one); null until it says one, absent when the source cannot tell. MCP names use
+   * it to give a returning tab back its own (naming.ts).
+   */
+  key?: string | null;
   grant: string;
   /** The page's guard as a person reads it; null when it reported none. */
   guard: string | null;
