@@ -16,8 +16,11 @@
  *    gets it, ever (theirs are suffixed as in 2); a tab of the same origin may take it back.
  *    "Its tab, when it comes back": a session whose `session.open` carries the same page
  *    session key (the endpoint's, kept across its reconnects) and the same origin takes back
- *    the very names it had, suffixed ones too, before anyone else. A reload is a new page, with
- *    a new key: it takes back its origin's dormant names by the plain rule (2) instead.
+ *    the very names it had, suffixed ones too, before anyone else (once its key is known: a
+ *    tool named before `session.open` arrived is named by the plain rule). A reload is a new
+ *    page, with a new key: it takes back its origin's dormant names by the plain rule (2).
+ *    Sessions whose source cannot say their origin (null) share one owner, "unknown", which
+ *    no session of a known origin is.
  * 4. The bridge's own tools (`toolwire_pair`, `toolwire_sessions`, `toolwire_call`) are never
  *    a page tool's name: a page cannot shadow them.
  * 5. What is kept is bounded: past 1,000 reservations beyond its listed tools, a session's
