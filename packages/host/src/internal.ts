@@ -13,7 +13,14 @@ export type { ControlTarget } from './control/client.js';
 export { controlRequest } from './control/client.js';
 export { startControlServer } from './control/server.js';
 export type { ControlState } from './control/state-file.js';
-export { controlStatePath, readControlState, writeControlState } from './control/state-file.js';
+export {
+  claimControlState,
+  controlStatePath,
+  HostRunningError,
+  readControlState,
+  removeControlState,
+  writeControlState,
+} from './control/state-file.js';
 export { MCP_PROTOCOL_VERSIONS } from './mcp/bridge.js';
 export { controlToolSource } from './mcp/control-source.js';
 export { McpToolNames, mcpToolName, sessionLabel, withheldNamed } from './mcp/naming.js';

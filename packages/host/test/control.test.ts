@@ -93,7 +93,13 @@ describe('toolwire host: the control API and its state file', () => {
     // The control secret: 256 random bits, base64url, and never the page token.
     expect(saved?.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(saved?.token).not.toBe(TOKEN);
-    expect(Object.keys(saved ?? {}).sort()).toEqual(['controlUrl', 'pid', 'port', 'token']);
+    expect(Object.keys(saved ?? {}).sort()).toEqual([
+      'controlUrl',
+      'pid',
+      'port',
+      'runId',
+      'token',
+    ]);
     expect(saved?.controlUrl).toBe(`http://127.0.0.1:${saved?.port}`);
     expect(statSync(state).mode & 0o777).toBe(0o600);
     expect(run.err()).toContain(`control API on ${saved?.controlUrl}`);

@@ -15,8 +15,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   type ControlState,
+  claimControlState,
   controlStatePath,
+  HostRunningError,
   readControlState,
+  removeControlState,
   writeControlState,
 } from '../src/internal.js';
 import { cli, hostInProcess, tempDir } from './cli-helpers.js';
@@ -130,6 +133,47 @@ describe('the state file is read only when it can be trusted', () => {
     mkdirSync(blocked);
     expect(() => writeControlState(blocked, state())).toThrow(/EISDIR|ENOTEMPTY|EEXIST|EPERM/);
     expect(readdirSync(dir).sort()).toEqual(['blocked.json', 'fine.json']);
+  });
+});
+
+describe('one host per state file: claimed under a lock, removed only by its own run', () => {
+  it('a claim over a live host fails naming it; over a dead one it takes the file', async () => {
+    const path = join(tempDir('toolwire-claim-'), 'host.json');
+    const mine = { ...state(1), runId: 'run-one' };
+    // The honest path: no file, the claim writes it 0600.
+    await claimControlState(path, mine, async () => true);
+    expect(readControlState(path)).toEqual(mine);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    const other = { ...state(2), runId: 'run-two' };
+    await expect(claimControlState(path, other, async () => true)).rejects.toThrow(
+      HostRunningError,
+    );
+    expect(readControlState(path)).toEqual(mine);
+    await claimControlState(path, other, async () => false);
+    expect(readControlState(path)).toEqual(other);
+    expect(readdirSync(join(path, '..')).sort()).toEqual(['host.json']); // no lock, no temp left
+  });
+
+  it("a run removes the file only while it holds that run's id, whatever the pid", () => {
+    const path = join(tempDir('toolwire-claim-'), 'host.json');
+    writeControlState(path, { ...state(1), runId: 'the-running-one' });
+    removeControlState(path, { runId: 'an-earlier-one' }); // same pid, another run
+    expect(readControlState(path)?.runId).toBe('the-running-one');
+    removeControlState(path, { runId: 'the-running-one' });
+    expect(readControlState(path)).toBeUndefined();
+  });
+
+  it('two in-process hosts on one state file: the second is refused, one line, exit 1', async () => {
+    const env = { TOOLWIRE_STATE: join(tempDir('toolwire-claim-'), 'host.json') };
+    const first = await hostInProcess(env);
+    cleanup.push(() => first.stop());
+    const published = readControlState(env.TOOLWIRE_STATE);
+    expect((await cli(['sessions', '--json'], env)).code).toBe(0);
+    const second = await cli(['host', '--port', '0', '--allow-origin', '*'], env);
+    expect(second.code).toBe(1);
+    expect(second.err).toMatch(/^toolwire host: a toolwire host already runs \(pid \d+, [^\n]+\n$/);
+    expect(readControlState(env.TOOLWIRE_STATE)).toEqual(published);
+    expect((await cli(['sessions', '--json'], env)).code).toBe(0);
   });
 });
 

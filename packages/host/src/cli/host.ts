@@ -6,6 +6,9 @@
  * - The control API (control/server.ts) listens on 127.0.0.1, with a secret of its own, and the
  *   state file (port and that secret, mode 0600) says where; it goes on exit. The page token
  *   does not open the control API.
+ * - One host per state file: a host whose state file names a live host (its control API
+ *   answers) does not start, one line naming that host (exit 1); a dead host's file is taken
+ *   over. A second host needs a state file of its own (TOOLWIRE_STATE).
  * - SIGINT / SIGTERM close the host first, so pending calls fail with `tool_transport_closed`
  *   and those answers reach the CLIs waiting on them; then the control API closes.
  *
@@ -13,8 +16,8 @@
  * the control API.
  */
 import type { ControlServer } from '../control/server.js';
-import { publishControl } from '../control/server.js';
-import { controlStatePath } from '../control/state-file.js';
+import { controlAnswers, publishControl } from '../control/server.js';
+import { controlStatePath, HostRunningError, readControlState } from '../control/state-file.js';
 import type { Host } from '../server/host.js';
 import { createHost } from '../server/host.js';
 import { redactUrl } from '../shared/token.js';
@@ -43,6 +46,17 @@ function startFailure(parsed: ParsedCommand, error: unknown): string {
     : `port ${port} is in use (by a toolwire host? toolwire sessions asks it): --port N (0 = any free port) runs this one elsewhere`;
 }
 
+/** The live host the state file at `path` names, as a HostRunningError to print; never throws. */
+async function liveHostAt(path: string): Promise<HostRunningError | undefined> {
+  try {
+    const state = readControlState(path);
+    if (state && (await controlAnswers(state))) return new HostRunningError(path, state);
+  } catch {
+    // an untrusted file: publishing says so
+  }
+  return undefined;
+}
+
 /** The host of `parsed` with its banner; with `control`, the control API too. Or an exit code. */
 export async function startHost(
   parsed: ParsedCommand,
@@ -53,6 +67,15 @@ export async function startHost(
   // titles), is escaped on its way out.
   const print = (line: string) => printLine(io.stderr, line);
   const log = parsed.quiet ? undefined : (line: string) => print(`toolwire: ${redactUrl(line)}`);
+  const statePath = controlStatePath(io.env);
+  if (options.control === true) {
+    // Before the page socket binds: a host already running is the thing to name, not its port.
+    const running = await liveHostAt(statePath);
+    if (running) {
+      print(`toolwire ${parsed.command}: ${running.message}`);
+      return EXIT.failed;
+    }
+  }
   let host: Host;
   // The banner below says where the host listens and whom it allows, once: the host's own
   // lines about that (logged while it starts listening) would say it a second time.
@@ -66,13 +89,17 @@ export async function startHost(
     return EXIT.failed;
   }
   let control: ControlServer | undefined;
-  const statePath = controlStatePath(io.env);
   if (options.control) {
     try {
       control = await publishControl(host, { port: parsed.controlPort ?? 0, statePath });
     } catch (error) {
       if (options.control === 'optional') {
         print(`toolwire: no control API for the toolwire commands: ${(error as Error).message}`);
+      } else if (error instanceof HostRunningError) {
+        // Another host claimed the file since the check above (two started at once).
+        print(`toolwire ${parsed.command}: ${error.message}`);
+        await host.close();
+        return EXIT.failed;
       } else {
         print(`toolwire: could not start the control API: ${(error as Error).message}`);
         await host.close();
@@ -154,8 +181,8 @@ export const host: Command = {
       'toolwire host --port 0 --quiet                    # any free port, only the connect lines',
     ],
     exitCodes: [
-      '0 stopped (SIGINT, SIGTERM), 1 could not start (e.g. the port is in use),',
-      '2 usage.',
+      '0 stopped (SIGINT, SIGTERM), 1 could not start (e.g. the port is in use, or',
+      'a host already runs with the same state file), 2 usage.',
     ],
   },
   options: () => HOST_FLAGS,

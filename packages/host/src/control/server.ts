@@ -20,7 +20,9 @@
  *    messages, many in flight on one connection (channel-server.ts): what `mcp --attach` uses.
  *    The upgrade passes the same checks as a request.
  * 6. `publishControl` also announces the API in the state file (state-file.ts) the CLI reads,
- *    and removes it on close.
+ *    and removes it on close. It never replaces the file of a host whose control API answers
+ *    (HostRunningError); a dead host's file is taken over. On close it removes the file only
+ *    while the file still names this run.
  * 7. A request whose connection closes before its answer is written aborts its signal: the
  *    call it made is cancelled at the page (routes.ts requirement 5).
  * 8. A call or batch that asked for progress (`progress: true`) is answered as it always is
@@ -36,8 +38,10 @@ import type { AddressInfo } from 'node:net';
 import type { Host } from '../server/host.js';
 import { tokensEqual } from '../shared/token.js';
 import { serveChannels } from './channel-server.js';
+import { sendControl } from './client.js';
 import { ControlError, controlRoutes, errorBody, readBody } from './routes.js';
-import { controlStatePath, removeControlState, writeControlState } from './state-file.js';
+import type { ControlState } from './state-file.js';
+import { claimControlState, controlStatePath, newRunId, removeControlState } from './state-file.js';
 
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** How long `close()` lets in-flight answers finish before cutting their connections. */
@@ -74,13 +78,19 @@ export async function publishControl(
 ): Promise<ControlServer> {
   const statePath = options.statePath ?? controlStatePath();
   const control = await startControlServer(host, options);
+  const runId = newRunId();
   try {
-    writeControlState(statePath, {
-      pid: process.pid,
-      controlUrl: control.url,
-      port: control.port,
-      token: control.token,
-    });
+    await claimControlState(
+      statePath,
+      {
+        pid: process.pid,
+        controlUrl: control.url,
+        port: control.port,
+        token: control.token,
+        runId,
+      },
+      controlAnswers,
+    );
   } catch (error) {
     await control.close();
     throw error;
@@ -90,10 +100,33 @@ export async function publishControl(
     port: control.port,
     token: control.token,
     async close() {
-      removeControlState(statePath);
+      removeControlState(statePath, { runId });
       await control.close();
     },
   };
+}
+
+/** How long a state file's control API gets to answer before its host counts as gone. */
+const LIVENESS_PROBE_MS = 2000;
+
+/**
+ * Whether the host a state file names is alive: its control API answers, with the file's secret.
+ * Nothing listening, something else there, or a refusal of that secret: gone. A host that is
+ * there but slow counts as alive (its file is not taken from it).
+ */
+export async function controlAnswers(state: ControlState): Promise<boolean> {
+  try {
+    await sendControl({ url: state.controlUrl, token: state.token }, '/v1/sessions', undefined, {
+      signal: AbortSignal.timeout(LIVENESS_PROBE_MS),
+    });
+    return true;
+  } catch (error) {
+    const kind = (error as { kind?: string }).kind;
+    const status = (error as { status?: number }).status;
+    if (kind === 'unreachable' || kind === 'not-a-host' || kind === 'cut') return false;
+    if (status === 401 || status === 403) return false;
+    return true;
+  }
 }
 
 /** Starts the control API for `host` on 127.0.0.1. */

@@ -9,6 +9,13 @@
  *    at the other of those two places (controlStatePaths), for an environment without XDG.
  * 3. It is trusted only when it is a regular file of ours, mode 0600, read through a descriptor
  *    opened without following links; anything else is refused with one line (StateFileError).
+ * 4. One host per file (claimControlState): a host claims the file under a lock (`PATH.lock`,
+ *    made with O_EXCL), and only when no file is there or the one there is stale (its control
+ *    API does not answer with its secret). A live host's file is never replaced: the claim fails
+ *    with HostRunningError. The file itself is put in place with link(2), which fails when a
+ *    file is there, so two claims never both succeed.
+ * 5. Each run writes a random `runId`; on exit a host removes the file only when it still holds
+ *    that id (removeControlState), never the file of a host that took over after it.
  */
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
@@ -18,6 +25,7 @@ import {
   constants,
   fchmodSync,
   fstatSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -40,6 +48,26 @@ export interface ControlState {
   port: number;
   /** The control API's secret (never the page token). */
   token: string;
+  /** Random per run: whose file this is, for removal on exit (header 5). */
+  runId?: string;
+}
+
+/** The claim found a live host in the file (header 4): `running` is what the file says. */
+export class HostRunningError extends Error {
+  override name = 'HostRunningError';
+  constructor(
+    readonly path: string,
+    readonly running: ControlState,
+  ) {
+    super(
+      `a toolwire host already runs (pid ${running.pid}, control API ${running.controlUrl}, state in ${path}): the toolwire commands reach that one; for a second host, give it a state file of its own (TOOLWIRE_STATE=PATH)`,
+    );
+  }
+}
+
+/** A new random run id for a host's state file. */
+export function newRunId(): string {
+  return randomBytes(12).toString('base64url');
 }
 
 /** A state file or directory that cannot be trusted (or read): `message` is the one line. */
@@ -140,9 +168,14 @@ function distrust(stat: Stats): string | undefined {
 
 /**
  * Writes the state file 0600: a new file (O_EXCL, so never through a planted link) renamed into
- * place. A failed write removes its temporary file.
+ * place, or with `exclusive`, linked into place (EEXIST when a file is there: nothing is
+ * replaced). A failed write removes its temporary file.
  */
-export function writeControlState(path: string, state: ControlState): void {
+export function writeControlState(
+  path: string,
+  state: ControlState,
+  options: { exclusive?: boolean } = {},
+): void {
   const dir = dirname(path);
   checkPrivateDir(dir, true);
   const temporary = join(dir, `.toolwire-${randomBytes(6).toString('hex')}.tmp`);
@@ -154,11 +187,93 @@ export function writeControlState(path: string, state: ControlState): void {
     } finally {
       closeSync(fd);
     }
-    renameSync(temporary, path);
+    if (options.exclusive) {
+      linkSync(temporary, path);
+      rmSync(temporary, { force: true });
+    } else {
+      renameSync(temporary, path);
+    }
   } catch (error) {
     rmSync(temporary, { force: true });
     throw error;
   }
+}
+
+/** How long a claim waits for another's lock before giving up. */
+const LOCK_WAIT_MS = 10_000;
+/** A lock older than this was left by a process that died while claiming: it is removed. */
+const LOCK_STALE_MS = 30_000;
+/** How often a waiting claim looks at the lock again. */
+const LOCK_RETRY_MS = 25;
+
+/** Holds `PATH.lock` (created with O_EXCL) while `work` runs. */
+async function withLock<T>(path: string, work: () => Promise<T>): Promise<T> {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      const fd = openSync(lock, 'wx', 0o600);
+      try {
+        writeSync(fd, `${process.pid}\n`);
+      } finally {
+        closeSync(fd);
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new StateFileError(`cannot lock the state file ${path}: ${errnoText(error)}`);
+      }
+    }
+    let age: number | undefined;
+    try {
+      age = Date.now() - lstatSync(lock).mtimeMs;
+    } catch {
+      continue; // gone meanwhile: try again
+    }
+    if (age > LOCK_STALE_MS) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) {
+      throw new StateFileError(
+        `another toolwire host is claiming the state file ${path} (its lock ${lock} is held)`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/**
+ * Publishes `state` at `path` unless a live host's file is there (header 4). `isLive` asks the
+ * control API a file names whether it answers with that file's secret. Throws HostRunningError
+ * for a live host, StateFileError for a file not to be trusted.
+ */
+export async function claimControlState(
+  path: string,
+  state: ControlState,
+  isLive: (running: ControlState) => Promise<boolean>,
+): Promise<void> {
+  checkPrivateDir(dirname(path), true);
+  await withLock(path, async () => {
+    const existing = readControlState(path);
+    if (existing) {
+      if (await isLive(existing)) throw new HostRunningError(path, existing);
+      rmSync(path, { force: true }); // a dead host's: taken over
+    }
+    try {
+      writeControlState(path, state, { exclusive: true });
+    } catch (error) {
+      // Only a claim that skipped the lock could have put a file there since.
+      const there = (error as NodeJS.ErrnoException).code === 'EEXIST' && readControlState(path);
+      if (there) throw new HostRunningError(path, there);
+      throw error;
+    }
+  });
 }
 
 /**
@@ -204,10 +319,23 @@ export function readControlState(path: string): ControlState | undefined {
   return value as unknown as ControlState;
 }
 
-/** Removes the state file if it is still this process's. */
-export function removeControlState(path: string, pid = process.pid): void {
+/**
+ * Removes the state file if it is still this run's (header 5): its `runId`, or for a file
+ * without one, its pid. Called while this host's control API still answers, so no other host
+ * takes the file over in between (a claim takes only a file whose API is silent).
+ */
+export function removeControlState(
+  path: string,
+  owner: { runId?: string; pid?: number } = {},
+): void {
   try {
-    if (readControlState(path)?.pid !== pid) return;
+    const current = readControlState(path);
+    if (!current) return;
+    const ours =
+      owner.runId !== undefined
+        ? current.runId === owner.runId
+        : current.pid === (owner.pid ?? process.pid);
+    if (!ours) return;
     unlinkSync(path);
   } catch {
     // already gone, or not ours to remove
