@@ -68,12 +68,6 @@ function progressFlag(value: unknown): boolean {
   return value === undefined || value === true;
 }
 
-export function isMainRequest(data: unknown, nonce: string): data is MainRequest {
-  if (!isRecord(data) || data.nonce !== nonce || typeof data.id !== 'string') return false;
-  if (data.op === 'call') return typeof data.name === 'string' && progressFlag(data.progress);
-  return data.op === 'list' || data.op === 'abort';
-}
-
 export function isRelayRequest(data: unknown): data is RelayRequest {
   if (!isRecord(data) || !Number.isSafeInteger(data.id)) return false;
   if (data.op === 'call') return typeof data.name === 'string' && progressFlag(data.progress);

@@ -6,11 +6,17 @@
  * page scripts never hold. Requests must carry the nonce; each answer names its request's id.
  * An `abort` aborts a running call's signal (the tool's own signal aborts with it); a call that
  * asks for progress gets the tool's reports, checked and throttled, before its answer.
+ *
+ * The page shares this world's prototypes and may redefine them before the first request
+ * arrives (`MessageEvent.prototype.data`, `Map.prototype.set`, `Object.prototype` getters): a
+ * request is read only through the built-ins `./primordials.js` took at `document_start`, and
+ * only its own fields.
  */
 import type { MainReply } from '../channel/messages.js';
-import { HANDOFF_TAG, isMainRequest, randomHex } from '../channel/messages.js';
+import { HANDOFF_TAG, randomHex } from '../channel/messages.js';
 import { failure, sanitizeProgress } from '../channel/sanitize.js';
 import type { TabCallOutcome, TabProgress } from '../types.js';
+import { isArray, messageData, ownField, SealedMap } from './primordials.js';
 import { errorOutcome, ToolReader, toolSource } from './read-tools.js';
 
 /** Coalesces bursts of changes into one notice. */
@@ -42,7 +48,7 @@ export function startMainWorldReader(win: Window = window): void {
   const postToRelay = port.postMessage.bind(port);
   const send = (message: MainReply) => postToRelay(message);
   const reader = new ToolReader(win);
-  const running = new Map<string, AbortController>();
+  const running = new SealedMap<string, AbortController>();
   const watched = new WeakSet<EventTarget>();
 
   let changeTimer: number | undefined;
@@ -129,8 +135,8 @@ export function startMainWorldReader(win: Window = window): void {
   };
 
   port.onmessage = (event: MessageEvent) => {
-    const request = event.data;
-    if (!isMainRequest(request, nonce)) return;
+    const request = requestOf(messageData(event), nonce);
+    if (!request) return;
     if (request.op === 'abort') {
       running.get(request.id)?.abort();
       return;
@@ -139,8 +145,7 @@ export function startMainWorldReader(win: Window = window): void {
     const controller = new Controller();
     running.set(request.id, controller);
     // Reports are asked for per call: a call that did not ask builds nothing for them.
-    const progress =
-      request.op === 'call' && request.progress === true ? progressOf(request.id) : undefined;
+    const progress = request.op === 'call' && request.progress ? progressOf(request.id) : undefined;
     const work: Promise<TabCallOutcome> =
       request.op === 'list'
         ? reader.list().then((tools) => {
@@ -165,4 +170,30 @@ export function startMainWorldReader(win: Window = window): void {
   win.addEventListener('DOMContentLoaded', changed, { once: true });
   win.addEventListener('load', changed, { once: true });
   post({ toolwire: HANDOFF_TAG, nonce }, origin, [channel.port2]);
+}
+
+/** A request as the reader keeps it: every field its own, none left to a prototype. */
+type Request =
+  | { id: string; op: 'list' }
+  | { id: string; op: 'abort' }
+  | { id: string; op: 'call'; name: string; args: unknown; progress: boolean };
+
+/**
+ * The relay's request (`MainRequest` in `../channel/messages.js`), as a fresh object of its own
+ * fields: no read of `data` reaches a prototype, no built-in the page can replace sees it, and
+ * the copy has every field the reader reads (an absent `progress` would be looked up on
+ * `Object.prototype`, with the request as `this`).
+ */
+function requestOf(data: unknown, nonce: string): Request | undefined {
+  if (typeof data !== 'object' || data === null || isArray(data)) return undefined;
+  const id = ownField(data, 'id');
+  if (ownField(data, 'nonce') !== nonce || typeof id !== 'string') return undefined;
+  const op = ownField(data, 'op');
+  if (op === 'list') return { id, op };
+  if (op === 'abort') return { id, op };
+  if (op !== 'call') return undefined;
+  const name = ownField(data, 'name');
+  const progress = ownField(data, 'progress');
+  if (typeof name !== 'string' || (progress !== undefined && progress !== true)) return undefined;
+  return { id, op, name, args: ownField(data, 'args'), progress: progress === true };
 }
