@@ -10,7 +10,7 @@ import { type StaticServer, serveFolder } from './support/static-server.js';
 // page author copies them. Alone, a split IIFE cannot find its lazy chunks: that must be loud
 // (a console error naming the file, its URL and the fix) and the call must reject with the same
 // reason, never hang. The standalone builds need nothing beside them. Chunks resolve against
-// the script's URL, else the document's base URL (an about:blank frame's is its creator's).
+// the script's own URL only: an inline script loads none (e2e/script-gadgets.e2e.ts).
 
 const dist = (pkg: string) => fileURLToPath(new URL(`../packages/${pkg}/dist/`, import.meta.url));
 const page = (script: string) =>
@@ -46,6 +46,12 @@ test.beforeAll(async () => {
   const chunks = readdirSync(dist('polyfill')).filter((file) => /^polyfill-.*\.js$/.test(file));
   folder(
     'blank',
+    { 'index.html': page('polyfill.iife.js') },
+    [...chunks, 'polyfill.iife.js'].map((file) => [join(dist('polyfill'), file), file]),
+  );
+  // The same again, where an about:blank frame runs it inline (its requests apart).
+  folder(
+    'blank-inline',
     { 'index.html': page('polyfill.iife.js') },
     [...chunks, 'polyfill.iife.js'].map((file) => [join(dist('polyfill'), file), file]),
   );
@@ -187,42 +193,68 @@ for (const [script, standalone] of [
   });
 }
 
-test('an IIFE run inline in an about:blank frame loads its chunks from the base URL', async ({
+test('in an about:blank frame, an IIFE by src loads its chunks beside it; run inline, none (never from the base URL)', async ({
   page,
 }) => {
   const errors = consoleErrors(page);
   await page.goto(`${server.origin}/blank/`);
   const before = server.requested.length;
-  const outcome = await page.evaluate(async () => {
-    const source = await (await fetch('./polyfill.iife.js')).text();
-    const frame = document.createElement('iframe');
-    document.body.append(frame);
-    const inner = frame.contentWindow as any;
-    const doc = frame.contentDocument as Document;
-    const script = doc.createElement('script');
-    script.textContent = source; // inline: no currentScript.src to resolve against
-    doc.head.append(script);
-    await inner.toolManager.register({
-      name: 'strict',
-      // Built in the frame's realm: the registry wants its own realm's plain objects.
-      inputSchema: inner.JSON.parse('{"type":"object","properties":{"n":{"minimum":1}}}'),
-      execute: ({ n }: { n: number }) => n + 1,
-    });
-    return {
-      href: inner.location.href,
-      baseURI: doc.baseURI,
-      good: await inner.tools.callTool('strict', { n: 2 }),
-      bad: await inner.tools.callTool('strict', { n: 0 }).catch((error: Error) => error.name),
-    };
-  });
-  expect(outcome).toEqual({
+  const inFrame = (inline: boolean) =>
+    page.evaluate(async (inline) => {
+      const source = await (await fetch('./polyfill.iife.js')).text();
+      const frame = document.createElement('iframe');
+      document.body.append(frame);
+      const inner = frame.contentWindow as any;
+      const doc = frame.contentDocument as Document;
+      const script = doc.createElement('script');
+      const ran = new Promise((resolve) => {
+        if (inline) resolve(undefined);
+        else script.onload = resolve;
+      });
+      if (inline)
+        script.textContent = source; // inline: no src of its own
+      else script.src = new URL('./polyfill.iife.js', location.href).href;
+      doc.head.append(script);
+      await ran;
+      await inner.toolManager.register({
+        name: 'strict',
+        // Built in the frame's realm: the registry wants its own realm's plain objects.
+        inputSchema: inner.JSON.parse('{"type":"object","properties":{"n":{"minimum":1}}}'),
+        execute: ({ n }: { n: number }) => n + 1,
+      });
+      const failure = (error: any) => ({
+        name: error.name,
+        code: error.code,
+        message: error.message,
+      });
+      return {
+        href: inner.location.href,
+        baseURI: doc.baseURI,
+        good: await inner.tools.callTool('strict', { n: 2 }).catch(failure),
+        bad: await inner.tools.callTool('strict', { n: 0 }).catch((error: Error) => error.name),
+      };
+    }, inline);
+  // The honest path: by src, the chunk comes from beside the script.
+  expect(await inFrame(false)).toEqual({
     href: 'about:blank',
     baseURI: `${server.origin}/blank/`,
     good: 3,
     bad: 'DataError',
   });
   expect(server.requested.slice(before)).toContain('/blank/polyfill-validator-cfworker.js');
-  expect(errors).toEqual([]);
+  expect(errors.filter((text) => text.startsWith('toolwire:'))).toEqual([]);
+  // Inline, the script has no URL of its own: the base URL (which markup can move) is not one.
+  await page.goto(`${server.origin}/blank-inline/`);
+  const inline = await inFrame(true);
+  expect(inline.good).toMatchObject({
+    name: 'ChunkLoadError',
+    code: 'toolwire_chunk_load_failed',
+    message: expect.stringContaining('An inline script (no src) loads no chunks'),
+  });
+  // (The top page's own script, by src, may fetch its frames chunk; no validator is fetched.)
+  expect(
+    server.requested.filter((path) => path.startsWith('/blank-inline/polyfill-validator')),
+  ).toEqual([]);
 });
 
 // Issue 16, item 2: a schema that needs no validator (absent, `{}`, `{type: "object"}` with

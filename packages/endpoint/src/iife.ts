@@ -8,10 +8,12 @@
  * - `data-toolwire-guard`: the page's guard (`read-only` by default, `read-write`,
  *   `full-access`, `disabled`). Never read from the URL.
  * - `data-toolwire-hosts`: hosts beyond this machine a link may pair with (`host[:port] ...`).
+ * Both are read from the running script element itself (the polyfill's lib/chunks.ts), never
+ * from `document.currentScript`, which markup posted to the page can shadow.
  */
 
 import { install } from '@toolwire/polyfill';
-import { chunkFromScript } from '@toolwire/polyfill/wire';
+import { chunkFromScript, ownScriptAttribute } from '@toolwire/polyfill/wire';
 import type { GuardPreset } from '@toolwire/protocol';
 import { GUARD_PRESETS } from '@toolwire/protocol';
 import type { ConnectOptions, Session } from './connect.js';
@@ -27,8 +29,7 @@ interface ToolwireGlobal {
   paired: Promise<Session | undefined>;
 }
 
-const script = document.currentScript as HTMLScriptElement | null;
-const guardAttribute = script?.dataset.toolwireGuard?.trim();
+const guardAttribute = ownScriptAttribute('data-toolwire-guard')?.trim();
 let guard: GuardPreset = 'read-only';
 if (guardAttribute) {
   if (Object.hasOwn(GUARD_PRESETS, guardAttribute)) guard = guardAttribute as GuardPreset;
@@ -51,7 +52,7 @@ function loadPairing(): Promise<typeof import('./pairing-flow.js')> {
 
 install();
 const api = { version: SDK_VERSION, connect } as ToolwireGlobal;
-const hosts = parseHosts(script?.dataset.toolwireHosts);
+const hosts = parseHosts(ownScriptAttribute('data-toolwire-hosts'));
 // A link leaves the address bar at once; the pairing code (checks, prompt) is fetched only for
 // a tab that has a link or a pairing it kept.
 const pair = (): Promise<Session | undefined> => {

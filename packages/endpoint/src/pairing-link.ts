@@ -42,7 +42,15 @@ export function takePairingLink(loc: Location, hist: History): string | null {
     fragment.delete('toolwire');
     fragment.delete('toolwire-guard'); // an old link's: the guard is never the URL's
     const rest = fragment.toString();
-    hist.replaceState(hist.state, '', `${loc.pathname}${loc.search}${rest ? `#${rest}` : ''}`);
+    // An absolute URL, so that a `<base href>` (posted markup can carry one) plays no part; and
+    // should the browser still refuse, the link stays in the address bar but the page lives on.
+    try {
+      const url = new URL(loc.href);
+      url.hash = rest ? `#${rest}` : '';
+      hist.replaceState(hist.state, '', url.href);
+    } catch (error) {
+      console.warn(`toolwire: could not take the pairing link out of the address bar: ${error}`);
+    }
   }
   return link;
 }

@@ -27,6 +27,27 @@ describe('before the pairing loads', () => {
     expect(takePairingLink(location, history)).toBeNull();
   });
 
+  it('the address is absolute, so a <base> plays no part; a refusal still returns the link', () => {
+    const seen: string[] = [];
+    const loc = {
+      href: 'https://page.example/a?b=1#toolwire=ws%3A%2F%2Fx&c=2',
+      hash: '#toolwire=ws%3A%2F%2Fx&c=2',
+    } as Location;
+    const taking = {
+      state: null,
+      replaceState: (_s: unknown, _t: string, url: string) => seen.push(url),
+    } as unknown as History;
+    expect(takePairingLink(loc, taking)).toBe('ws://x');
+    expect(seen).toEqual(['https://page.example/a?b=1#c=2']);
+    const refusing = {
+      state: null,
+      replaceState: () => {
+        throw new DOMException('another origin', 'SecurityError');
+      },
+    } as unknown as History;
+    expect(takePairingLink(loc, refusing)).toBe('ws://x');
+  });
+
   it('a kept pairing counts; none, or storage that throws, does not', () => {
     expect(hasKeptPairing(fakeStorage({ [PAIRING_STORAGE_KEY]: '{}' }))).toBe(true);
     expect(hasKeptPairing(fakeStorage())).toBe(false);

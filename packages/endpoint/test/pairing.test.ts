@@ -336,7 +336,14 @@ class MemoryStorage {
 function tab(hash: string, options: Partial<LinkPairingOptions> & { answer?: boolean } = {}) {
   const { answer = true, ...rest } = options;
   const events: string[] = [];
-  const loc = { hash, pathname: '/app', search: '?q=1' } as Location;
+  const loc = {
+    hash,
+    pathname: '/app',
+    search: '?q=1',
+    get href() {
+      return `https://page.example${this.pathname}${this.search}${this.hash}`;
+    },
+  } as Location;
   const history = {
     state: { mine: 1 },
     replaceState: vi.fn((state: unknown, _title: string, url: string) => {
@@ -459,7 +466,10 @@ describe('pairFromLink: the fragment, the guard and the prompt', () => {
   it('removes the link from the address bar before it asks, keeping the rest', async () => {
     const t = tab(link('ws://127.0.0.1:4545/x?pair=abc', 'tab=2&'), { answer: false });
     await t.run();
-    expect(t.events).toEqual(['replaceState /app?q=1#tab=2', 'prompt ws://127.0.0.1:4545/x']);
+    expect(t.events).toEqual([
+      'replaceState https://page.example/app?q=1#tab=2',
+      'prompt ws://127.0.0.1:4545/x',
+    ]);
   });
 
   it("the guard is the page's: a toolwire-guard in the link neither shows nor applies", async () => {

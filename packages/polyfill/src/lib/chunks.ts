@@ -35,15 +35,47 @@ export type ChunkName =
   | 'deflate';
 
 /**
- * The IIFE's own URL, read while it is being evaluated (currentScript is null afterwards). An
- * inline or injected script has no `src` (`''`): then chunks resolve against the document's
- * base URL, which an about:blank frame inherits from its creator (its own URL, about:blank,
- * is no base at all: `new URL('./x.js', 'about:blank')` throws "Invalid URL").
+ * The script element running this IIFE, captured while it is being evaluated (currentScript is
+ * null afterwards) through the DOM's own getter, never `document.currentScript`: markup a page
+ * lets users post (`<img name="currentScript">`, a form so named) shadows that property on
+ * `document`, not `Document.prototype`'s getter. Only a real script element of this realm
+ * counts (anything else reads as none). `document` itself is unforgeable.
  */
-const scriptUrl: string | undefined =
-  typeof document !== 'undefined'
-    ? (document.currentScript as HTMLScriptElement | null)?.src || undefined
-    : undefined;
+let ownScript: HTMLScriptElement | undefined;
+/**
+ * The URL the IIFE was fetched from, the one place its chunks come from. A script with no `src`
+ * (inline, or injected as text) has none: it loads no chunks (each rejects with
+ * `toolwire_chunk_load_failed`, naming the standalone build); the document's base URL is never
+ * used, since a `<base href>` in posted markup would choose where code comes from. The `src`
+ * is resolved against the base in force when the browser fetched the script: a `<base>` after
+ * the script (non-conforming, and where posted markup lands) did not apply then, so the
+ * attribute is resolved against the document's own URL instead.
+ */
+let scriptUrl: string | undefined;
+try {
+  const element: unknown = Object.getOwnPropertyDescriptor(
+    Document.prototype,
+    'currentScript',
+  )?.get?.call(document);
+  if (element instanceof HTMLScriptElement) {
+    ownScript = element;
+    const src = ownScriptAttribute('src');
+    const base = Document.prototype.querySelector.call(document, 'base[href]');
+    if (src) {
+      scriptUrl =
+        base && Node.prototype.compareDocumentPosition.call(element, base) & 4 // follows
+          ? new URL(src, location.href).href
+          : element.src;
+    }
+  }
+} catch {
+  // no DOM (a worker, Node): no script, no chunks by URL
+}
+
+/** An attribute of the IIFE's own script element, read through Element.prototype's getter. */
+export function ownScriptAttribute(name: string): string | null {
+  return ownScript ? Element.prototype.getAttribute.call(ownScript, name) : null;
+}
 
 /**
  * A lazy chunk that did not load (issue 15): the file is missing beside the script, or the
@@ -62,14 +94,15 @@ class ChunkLoadError extends Error {
 
   constructor(file: string, url: string | undefined, cause: unknown) {
     const script = scriptUrl?.split(/[?#]/)[0]?.split('/').pop();
-    const beside = script ? `beside ${script}` : "at the page's base URL (no script URL)";
     const standalone = script?.endsWith('.iife.js')
       ? script.replace(/\.iife\.js$/, '.standalone.iife.js')
       : 'endpoint.standalone.iife.js or polyfill.standalone.iife.js';
+    const fix = script
+      ? `Serve the polyfill-*.js files that come with the script beside ${script}, or load ${standalone} instead`
+      : `An inline script (no src) loads no chunks: load the script by src, or ${standalone} instead`;
     super(
       `toolwire: cannot load ${file} from ${url ?? '(no URL)'} (${String(cause)}). ` +
-        `Serve the polyfill-*.js files that come with the script ${beside}, ` +
-        `or load ${standalone} instead (every chunk inlined, one file).`,
+        `${fix} (every chunk inlined, one file).`,
       { cause },
     );
     this.file = file;
@@ -86,10 +119,12 @@ function failed(file: string, url: string | undefined, cause: unknown): Promise<
 /** A chunk fetched from beside the IIFE (only the IIFE build calls this). */
 export function chunkFromScript<T>(name: ChunkName): Promise<T> {
   const file = `polyfill-${name}.js`;
+  if (scriptUrl === undefined) {
+    return failed(file, undefined, 'no src');
+  }
   let url: string;
   try {
-    const base = scriptUrl ?? (typeof document !== 'undefined' ? document.baseURI : location.href);
-    url = new URL(`./${file}`, base).href;
+    url = new URL(`./${file}`, scriptUrl).href; // beside the script, on its origin
   } catch (error) {
     return failed(file, undefined, error);
   }

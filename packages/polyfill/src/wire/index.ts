@@ -8,7 +8,7 @@
  */
 
 export type { ToolErrorCode, ToolPolicy } from '@toolwire/protocol';
-export { chunkFromScript } from '../lib/chunks.js';
+export { chunkFromScript, ownScriptAttribute } from '../lib/chunks.js';
 export { policyFromAnnotations } from '../policy.js';
 export type { PageToolEntry, RunPageTool } from './bridge-tool.js';
 export { toBridgeTool } from './bridge-tool.js';
