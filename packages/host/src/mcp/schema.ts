@@ -26,7 +26,7 @@ import { isPlainObject } from '@toolwire/protocol';
 export const MAX_DEPTH = 32;
 export const MAX_CHARS = 64 * 1024;
 /** The longest `pattern` the host reads. */
-export const MAX_PATTERN = 512;
+const MAX_PATTERN = 512;
 const MAX_NOTES = 8;
 
 type Schema = Record<string, unknown>;
@@ -286,7 +286,7 @@ export function linearPattern(source: string): boolean {
 // Schemas
 
 /** The schema a client sees, and what was left out of it and why. */
-export interface BoundedSchema {
+interface BoundedSchema {
   /** Undefined when the whole schema was left out. */
   schema: Schema | undefined;
   notes: string[];
@@ -366,7 +366,7 @@ function depthOf(value: unknown, depth: number): number {
 }
 
 /** `schema` as it may reach a client (1-3); `schema` is undefined when it cannot. */
-export function boundSchema(schema: unknown, label: string): BoundedSchema {
+function boundSchema(schema: unknown, label: string): BoundedSchema {
   const notes: string[] = [];
   const tell = (list: string[]) =>
     list.length > MAX_NOTES
@@ -390,7 +390,7 @@ export function boundSchema(schema: unknown, label: string): BoundedSchema {
 }
 
 /** A compiled schema: whether a value is valid. */
-export type SchemaCheck = (value: unknown) => boolean;
+type SchemaCheck = (value: unknown) => boolean;
 /** Compiles a schema as the client does; throws when it cannot. */
 export type SchemaCompiler = (schema: Schema) => SchemaCheck;
 
