@@ -185,6 +185,7 @@ describe('schemas that reach MCP clients', () => {
       '\\p{L}+',
       '^[',
       'x'.repeat(600),
+      '[a-z]{9999}',
     ])
       expect(linearPattern(bad), bad).toBe(false);
   });

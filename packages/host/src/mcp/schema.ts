@@ -27,6 +27,8 @@ export const MAX_DEPTH = 32;
 export const MAX_CHARS = 64 * 1024;
 /** The longest `pattern` the host reads. */
 const MAX_PATTERN = 512;
+/** The most characters an unanchored pattern reads from one start. */
+const MAX_UNANCHORED = 64;
 const MAX_NOTES = 8;
 
 type Schema = Record<string, unknown>;
@@ -249,7 +251,8 @@ function atomsOf(source: string): { anchored: boolean; atoms: Atom[] } {
  * classes, each maybe repeated, with no groups, alternation, backreferences or lookaround, where
  *
  * - any variable repeat (`*`, `+`, `?`, `{n,m}` with n < m) follows a leading `^`: an
- *   unanchored `a*b` is tried at every start, quadratic in the input;
+ *   unanchored `a*b` is tried at every start, quadratic in the input (and an unanchored
+ *   pattern reads at most MAX_UNANCHORED characters from a start);
  * - the characters of each variable repeat are disjoint from those that can come next (the
  *   atoms after it, up to and including the first that must match): on a failure, giving back
  *   a character can then never let the rest match, so no combination of repeats is tried.
@@ -271,6 +274,8 @@ export function linearPattern(source: string): boolean {
     throw error;
   }
   const { anchored, atoms } = parsed;
+  // Unanchored, each start may read as many characters as the atoms ask for: a few, then.
+  if (!anchored && atoms.reduce((sum, atom) => sum + atom.max, 0) > MAX_UNANCHORED) return false;
   for (const [index, atom] of atoms.entries()) {
     if (atom.min === atom.max) continue;
     if (!anchored) return false;
