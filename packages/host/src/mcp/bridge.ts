@@ -66,9 +66,10 @@ import {
   sessionsResult,
 } from './fallback-tools.js';
 import { hostToolSource } from './host-source.js';
-import { mcpToolDefinition } from './listing.js';
+import { listedSchemas, mcpToolDefinition } from './listing.js';
 import { McpToolNames, withheldNamed } from './naming.js';
 import { PAIR_TOOL, PAIR_TOOL_NAME, pairResult, pairTarget } from './pair-tool.js';
+import { McpSchemas } from './schema.js';
 import type { McpSourceSession, McpSourceTool, McpToolSource } from './source.js';
 import { sessionsOf, withheldError, withheldSummary } from './source.js';
 
@@ -166,6 +167,8 @@ export function createMcpBridge(
   let initialized = false;
   let closed = false;
   let changedTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Bounded schemas (schema.ts), checked with the SDK client's own validator once started. */
+  let schemas: McpSchemas | undefined;
 
   /** Requirement 2: names for the listed set (naming.ts). */
   const collect = async (refresh: boolean): Promise<Map<string, McpSourceTool>> => {
@@ -228,7 +231,7 @@ export function createMcpBridge(
         SESSIONS_TOOL,
         CALL_TOOL,
         ...[...names].map(([name, entry]) =>
-          mcpToolDefinition(name, entry, sessions.get(entry.sessionId)),
+          mcpToolDefinition(name, entry, sessions.get(entry.sessionId), schemas as McpSchemas),
         ),
       ],
       // MCP allows _meta on a result: clients that show it see why a page's tool is missing.
@@ -284,9 +287,11 @@ export function createMcpBridge(
         extra.signal,
         onProgress ? { onProgress } : {},
       );
+      const { check } = listedSchemas(schemas as McpSchemas, target.tool);
       answer = resultContent(result, target.tool.resultSchema, {
         sessionId: target.sessionId,
         toolId: target.tool.id,
+        check,
       });
     } catch (error) {
       answer = errorContent(error);
@@ -320,11 +325,19 @@ export function createMcpBridge(
   };
 
   const start = async () => {
-    const [{ Server }, { StdioServerTransport }, types] = await Promise.all([
-      import('@modelcontextprotocol/sdk/server/index.js'),
-      import('@modelcontextprotocol/sdk/server/stdio.js'),
-      import('@modelcontextprotocol/sdk/types.js'),
-    ]);
+    const [{ Server }, { StdioServerTransport }, types, { AjvJsonSchemaValidator }] =
+      await Promise.all([
+        import('@modelcontextprotocol/sdk/server/index.js'),
+        import('@modelcontextprotocol/sdk/server/stdio.js'),
+        import('@modelcontextprotocol/sdk/types.js'),
+        import('@modelcontextprotocol/sdk/validation/ajv'),
+      ]);
+    // The validator the SDK's client compiles `outputSchema` with, set up as it sets it up.
+    const validator = new AjvJsonSchemaValidator();
+    schemas = new McpSchemas((schema) => {
+      const validate = validator.getValidator(schema);
+      return (value) => validate(value).valid;
+    });
     const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = types;
     const server = new Server(
       { name: options.serverName ?? 'toolwire', version: options.serverVersion ?? VERSION },

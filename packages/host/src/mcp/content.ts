@@ -13,7 +13,10 @@
  *    blocks after the JSON, which stays as text and `structuredContent` (MCP requires it when
  *    `outputSchema` is listed, and a client without image support still gets every field). The
  *    added blocks are bounded: at most MAX_BLOCKS, and MAX_BLOCK_CHARS of base64 in all; the
- *    rest is named in `_meta["toolwire/omitted"]`. A single value is bounded by the wire (the
+ *    rest is named in `_meta["toolwire/omitted"]`. `structuredContent` is sent only when the
+ *    value validates against the `outputSchema` the client was given (schema.ts). Without a
+ *    listed `outputSchema` (left out as too large), the JSON is text alone; a value that breaks
+ *    the listed one is a tool error, `tool_result_schema_invalid`, the JSON after the code. A single value is bounded by the wire (the
  *    page's 16 MiB frames, the host's 64 MiB, docs/wire.md "Large payloads").
  * 4. A resource's URI is `toolwire://<session>/<tool id>/<call>`, then `/<file name>` for a File
  *    and `#<JSON Pointer>` for a nested one: not
@@ -22,7 +25,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ResultPayload } from '@toolwire/protocol';
-import { isPlainObject } from '@toolwire/protocol';
+import { defaultRetryable, isPlainObject } from '@toolwire/protocol';
 
 /** What a declared schema says a value is (LOWERING.md [T8]-[T10]). */
 export type BinaryKind = 'image' | 'blob' | 'file';
@@ -70,6 +73,8 @@ export function binaryKindOf(schema: unknown): BinaryKind | undefined {
 export interface ResultOrigin {
   sessionId: string;
   toolId: string;
+  /** The listed `outputSchema`'s check (schema.ts); undefined when none is listed. */
+  check?: ((value: unknown) => boolean) | undefined;
 }
 
 type Block = Record<string, unknown>;
@@ -127,7 +132,27 @@ export function resultContent(
   content.push({ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) });
   const answer: Record<string, unknown> = { content, isError: false };
   if (resultSchema.type !== 'object' || !isPlainObject(value)) return answer;
-  answer.structuredContent = value;
+  // Only what validates against the schema the client was given. Without a listed schema, the
+  // text alone. A result that breaks the listed one broke the page's own (which it only
+  // loosens): a tool error, as the page's own check answers, since MCP wants
+  // `structuredContent` from a tool with an `outputSchema` (the SDK's client throws without it).
+  if (origin.check && !origin.check(value)) {
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `tool_result_schema_invalid: The result does not match the tool's outputSchema; it follows as text.`,
+        },
+        ...content,
+      ],
+      isError: true,
+      _meta: {
+        'toolwire/code': 'tool_result_schema_invalid',
+        'toolwire/retryable': defaultRetryable('tool_result_schema_invalid'),
+      },
+    };
+  }
+  if (origin.check) answer.structuredContent = value;
   const found: [string, BinaryKind, unknown][] = [];
   nested(resultSchema, value, '', 0, found);
   const omitted: string[] = [];
@@ -144,6 +169,7 @@ export function resultContent(
       content.push(added);
     }
   }
-  if (omitted.length > 0) answer._meta = { 'toolwire/omitted': omitted };
+  if (omitted.length > 0)
+    answer._meta = { ...(answer._meta as object), 'toolwire/omitted': omitted };
   return answer;
 }

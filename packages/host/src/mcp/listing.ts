@@ -3,6 +3,8 @@
  *
  * - `inputSchema` is the tool's arguments schema (an object at the top, as MCP wants);
  *   `outputSchema` its result schema when that is an object schema and not a whole image or Blob.
+ *   Both are bounded first (schema.ts): what a client sees cannot hang or break it, and
+ *   `_meta["toolwire/schemaNotes"]` names what was left out.
  * - Annotations: `readOnlyHint`/`destructiveHint` from the policy, the page's own hints, and
  *   `title` from the wire's `name`.
  * - The tab it belongs to (issue 17 part 3): the description ends with the tab's title, origin
@@ -13,14 +15,15 @@
 import type { HostTool } from '../catalog/cache.js';
 import { binaryKindOf } from './content.js';
 import { sessionLabel } from './naming.js';
+import type { ListedSchemas, McpSchemas } from './schema.js';
 import type { McpSourceSession, McpSourceTool } from './source.js';
 
 const MAX_TAB_TITLE = 80;
 
-function inputSchemaOf(tool: HostTool): Record<string, unknown> {
-  const schema = tool.argumentsSchema;
-  // MCP wants an object schema at the top; docs/wire.md arguments are always an object.
-  return schema.type === undefined ? { type: 'object', ...schema } : schema;
+/** The schemas `tool` lists, bounded (schema.ts); no `outputSchema` for a whole image or Blob. */
+export function listedSchemas(schemas: McpSchemas, tool: HostTool): ListedSchemas {
+  // A whole image or Blob is a content block, not structured content (content.ts 2).
+  return schemas.of(tool.argumentsSchema, tool.resultSchema, !binaryKindOf(tool.resultSchema));
 }
 
 function originOf(url: string | null): string | undefined {
@@ -61,6 +64,7 @@ export function mcpToolDefinition(
   name: string,
   entry0: McpSourceTool,
   session: McpSourceSession | undefined,
+  schemas: McpSchemas,
 ): Record<string, unknown> {
   const tool = entry0.tool;
   // A frame's tool (a widget of another origin) says so where a person reads it: the title and
@@ -77,12 +81,10 @@ export function mcpToolDefinition(
     name,
     title,
     description,
-    inputSchema: inputSchemaOf(tool),
   };
-  // A whole image or Blob is a content block, not structured content (content.ts 2).
-  if (tool.resultSchema.type === 'object' && !binaryKindOf(tool.resultSchema)) {
-    entry.outputSchema = tool.resultSchema;
-  }
+  const listed = listedSchemas(schemas, tool);
+  entry.inputSchema = listed.input;
+  if (listed.output) entry.outputSchema = listed.output;
   entry.annotations = {
     title,
     readOnlyHint: tool.policy === 'read',
@@ -98,6 +100,8 @@ export function mcpToolDefinition(
     'toolwire/sessionLabel': sessionLabel(entry0.sessionId),
     'toolwire/tab': session?.tab ?? null,
     ...(tool.origin !== undefined ? { 'toolwire/origin': tool.origin } : {}),
+    // What of the page's schemas a client does not see (the page still checks them).
+    ...(listed.notes.length > 0 ? { 'toolwire/schemaNotes': listed.notes } : {}),
   };
   return entry;
 }
