@@ -292,12 +292,28 @@ export function readSessionProgress(value: unknown): SessionProgressPayload | un
   if (!isPlainObject(value) || value.type !== 'session.progress' || !isPlainObject(value.payload)) {
     return undefined;
   }
-  const { requestId, progress, total, message } = value.payload;
+  const { requestId } = value.payload;
   if (typeof requestId !== 'string' || requestId === '') return undefined;
+  const report = readProgressReport(value.payload);
+  return report ? { requestId, ...report } : undefined;
+}
+
+/**
+ * A progress report read from a peer, `{progress, total?, message?}`: a finite `progress`, a
+ * finite `total`, a string `message` clipped to `maxMessage` characters; undefined when it has
+ * no finite `progress`. Every reader of progress uses it (the wire's `session.progress`, the
+ * host's control API and its clients).
+ */
+export function readProgressReport(
+  value: unknown,
+  maxMessage = MAX_TEXT,
+): ProgressReport | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const { progress, total, message } = value;
   if (typeof progress !== 'number' || !Number.isFinite(progress)) return undefined;
-  const report: SessionProgressPayload = { requestId, progress };
+  const report: ProgressReport = { progress };
   if (typeof total === 'number' && Number.isFinite(total)) report.total = total;
-  if (typeof message === 'string') report.message = message.slice(0, MAX_TEXT);
+  if (typeof message === 'string') report.message = message.slice(0, maxMessage);
   return report;
 }
 
