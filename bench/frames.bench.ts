@@ -235,7 +235,7 @@ async function main(): Promise<void> {
       );
     }
     // docs/performance.md "In the page": a same-origin call at most 1.5x its bare echo (the
-    // cross-origin ratio has no target; the root README quotes it); getTools() over the tree at
+    // cross-origin ratio has no target; docs/performance.md quotes it); getTools() over the tree at
     // most 1.5x the bare listing of the same frames, and under 2 ms for its 1,000 descriptors.
     record({
       bench: 'frames',

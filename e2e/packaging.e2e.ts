@@ -209,12 +209,12 @@ test.describe('the packed packages, installed from files outside the workspace',
 });
 
 /**
- * The README's page-author section ("a typed tool on the wire, with one script tag"), read from
- * README.md at test time: its script tag, its TypeScript and its two commands.
+ * The README's quick start, read from README.md at test time: its script tag, its TypeScript
+ * and its two commands.
  */
 function readmeSteps() {
   const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('## For page authors');
+  const start = readme.indexOf('## Quick start');
   const section = readme.slice(start, readme.indexOf('\n## ', start + 1));
   const scriptTag = /```html\n(<script src="endpoint\.standalone\.iife\.js"[^\n]*)\n```/.exec(
     section,

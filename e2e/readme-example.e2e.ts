@@ -7,15 +7,16 @@ import { expect, test } from '@playwright/test';
 import { HostProcess, toolwire } from './support/cli.js';
 import { clickConnect } from './support/pairing.js';
 
-// The README's page-author example, exactly as written there (issue 13, "Done when" 2): the
-// page is the README's own snippet plus the endpoint script tag the README names, served with
-// the built files beside it, paired by `toolwire host --page`, called by `toolwire call`, and
-// reloaded. The snippet is read from README.md at test time, so the two cannot drift apart.
+// The plain-HTML example of docs/getting-started.md ("Without a bundler"), exactly as written
+// there: the page is that snippet plus the endpoint script tag the next section names, served
+// with the built files beside it, paired by `toolwire host --page`, called by `toolwire call`,
+// and reloaded. The snippet is read from the page at test time, so the two cannot drift apart.
+// (The README's own quick start is followed by e2e/packaging.e2e.ts.)
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const section = README.slice(README.indexOf('## For page authors'));
-// The plain-HTML example ("Without a bundler"): the html block that registers the tool.
+const PAGE = readFileSync(join(ROOT, 'docs', 'getting-started.md'), 'utf8');
+const section = PAGE.slice(PAGE.indexOf('## Without a bundler'));
+// The plain-HTML example: the html block that registers the tool.
 const SNIPPET =
   [...section.matchAll(/```html\n([\s\S]*?)```/g)]
     .map((match) => match[1] ?? '')
@@ -28,7 +29,7 @@ const TYPES: Record<string, string> = { '.js': 'text/javascript', '.html': 'text
 let server: Server | undefined;
 let host: HostProcess | undefined;
 
-/** `/` is the README's page; every other path is a built file (the lazy chunks sit beside). */
+/** `/` is the example's page; every other path is a built file (the lazy chunks sit beside). */
 async function serve(): Promise<string> {
   const page = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>shop</title></head><body>\n${SNIPPET}\n${ENDPOINT_TAG}\n</body></html>`;
   server = createServer((request, response) => {
@@ -60,7 +61,9 @@ test.afterEach(async () => {
   server = undefined;
 });
 
-test("the README's page-author example works as written, reload included", async ({ page }) => {
+test("the getting-started page's plain-HTML example works as written, reload included", async ({
+  page,
+}) => {
   expect(SNIPPET).toContain("name: 'cart.add'");
   expect(SNIPPET).toContain("policy: 'write'");
   expect(ENDPOINT_TAG).toContain('data-toolwire-guard="read-write"');

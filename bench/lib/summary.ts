@@ -1,6 +1,6 @@
 /**
  * Headline figures, machine-readable: each bench calls `record()` for the rows docs/performance.md
- * has a target for and the ones the root README's "Measured" table quotes. With
+ * has a target for and the ones its "The latest full run" table quotes. With
  * `TOOLWIRE_BENCH_SUMMARY=<file>` set, every row is appended to that file as one JSON line
  * (bench/all.ts sets it and prints one table of them all); without it, `record()` does nothing.
  * The detailed report a bench prints is unchanged either way.

@@ -29,18 +29,21 @@ function apiSidebar(): DefaultTheme.SidebarItem[] {
 
 const guide: DefaultTheme.SidebarItem[] = [
   { text: 'Overview', link: '/' },
+  { text: 'Getting started', link: '/getting-started' },
   { text: 'The browser API', link: '/browser-api' },
   { text: "The polyfill's rules", link: '/polyfill-rules' },
   { text: 'React: useTool', link: '/react' },
   { text: 'Playwright: webmcp(page)', link: '/playwright' },
   { text: 'The browser extension', link: '/extension' },
   { text: 'Permissions and trust', link: '/permissions' },
+  { text: 'Security model', link: '/security' },
   { text: 'The JSON lowering', link: '/lowering' },
   { text: 'The CLI and MCP', link: '/cli' },
 ];
 
 const reference: DefaultTheme.SidebarItem[] = [
   { text: 'The wire contract', link: '/wire' },
+  { text: 'Limits', link: '/limits' },
   { text: 'API reference', link: '/api/' },
 ];
 
@@ -63,8 +66,9 @@ export default defineConfig({
     nav: [
       {
         text: 'Guide',
-        link: '/browser-api',
-        activeMatch: '^/(browser-api|polyfill-rules|react|playwright|permissions|lowering|cli)',
+        link: '/getting-started',
+        activeMatch:
+          '^/(getting-started|browser-api|polyfill-rules|react|playwright|permissions|security|lowering|cli)',
       },
       { text: 'Wire contract', link: '/wire' },
       { text: 'API reference', link: '/api/', activeMatch: '^/api/' },

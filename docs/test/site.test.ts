@@ -49,6 +49,10 @@ describe('pnpm docs:build', () => {
     ['architecture.html', 'One call, end to end'],
     ['contributing.html', 'Commands'],
     ['style.html', 'Validators behind a provider'],
+    ['getting-started.html', 'Without a bundler'],
+    ['security.html', 'Threats and rules'],
+    ['limits.html', 'Limits, and what is not done yet'],
+    ['performance.html', 'The latest full run'],
   ])('writes %s', (file, heading) => {
     expect(page(file)).toContain(heading);
   });
