@@ -66,18 +66,29 @@ export default defineConfig({
   test: {
     // Two cores: keep one worker per core and no more.
     maxWorkers: 2,
-    projects: packageNames.map((name) => ({
-      // What the endpoint's build stamps in (scripts/build.ts), so tests see the real version.
-      define: endpointVersionDefine,
-      // Workspace packages from their sources (the `@toolwire/source` export condition).
-      ...sourceResolve,
-      test: {
-        name,
-        root: join(packagesDir, name),
-        include: ['test/**/*.test.ts'],
-        environment: 'node',
-        testTimeout: 20_000,
+    projects: [
+      // The repository's own checks (lint:pack, lint:refs), in Node.
+      {
+        test: {
+          name: 'scripts',
+          root: fileURLToPath(new URL('./scripts/', import.meta.url)),
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+        },
       },
-    })),
+      ...packageNames.map((name) => ({
+        // What the endpoint's build stamps in (scripts/build.ts), so tests see the real version.
+        define: endpointVersionDefine,
+        // Workspace packages from their sources (the `@toolwire/source` export condition).
+        ...sourceResolve,
+        test: {
+          name,
+          root: join(packagesDir, name),
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 20_000,
+        },
+      })),
+    ],
   },
 });

@@ -6,15 +6,17 @@
  * - are-the-types-wrong, profile `esm-only`: the packages are ES modules only (no `require`
  *   condition), so TypeScript's node10 and node16-from-CommonJS resolutions are expected to
  *   fail and are not checked; node16 from ESM and bundler resolution must find the types.
- *   The `./iife` entries are classic scripts for a `<script>` tag, not modules: left out.
+ *   The `./iife` entries are classic scripts for a `<script>` tag, not modules: left out;
+ * - its file list (scripts/pack-contents.ts): a README.md at the top, the package's npm page.
  *
- * Exits 1 on the first package that fails either check, after printing its report.
+ * Exits 1 when any package fails a check, after printing each failure's report.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { packPackages, publishablePackages, REPO_ROOT } from './pack.js';
+import { packContentProblems, tarballFiles } from './pack-contents.js';
 
 const bin = (name: string) => join(REPO_ROOT, 'node_modules', '.bin', name);
 
@@ -50,10 +52,13 @@ try {
         ...(scripts.length > 0 ? ['--exclude-entrypoints', ...scripts] : []),
       ]),
     ]);
+    const problems = packContentProblems(tarballFiles(pkg.tarball));
+    for (const problem of problems) console.error(`lint:pack: ${pkg.name}: ${problem}`);
+    const files = problems.length === 0;
     console.log(
-      `lint:pack: ${pkg.name}: publint ${publint ? 'ok' : 'FAILED'}, attw ${attw ? 'ok' : 'FAILED'}`,
+      `lint:pack: ${pkg.name}: publint ${publint ? 'ok' : 'FAILED'}, attw ${attw ? 'ok' : 'FAILED'}, files ${files ? 'ok' : 'FAILED'}`,
     );
-    return publint && attw;
+    return publint && attw && files;
   });
   failed = (await Promise.all(verdicts)).includes(false);
 } finally {
