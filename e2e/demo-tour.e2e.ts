@@ -117,9 +117,9 @@ test('the scripted tour runs end to end and exits 0 with --once', async () => {
   expect(out).toContain('tour done.');
 });
 
-// Issue 15 item 7: without --once the demo keeps serving, and the app stays paired in its
-// headless Chromium, so `pnpm toolwire tools` (the built CLI, as a process) answers, as the
-// README and the app's "From a terminal" box promise. SIGTERM stops it cleanly.
+// Without --once the demo keeps serving, and the app stays paired in its headless Chromium,
+// so `pnpm toolwire tools` (the built CLI, as a process) answers, as docs/getting-started.md
+// ("The demo") and the app's "From a terminal" box promise. SIGTERM stops it cleanly.
 test('after the tour the app stays connected: toolwire tools and call answer; SIGTERM stops it', async () => {
   test.setTimeout(150_000);
   const state = join(mkdtempSync(join(tmpdir(), 'toolwire-demo-e2e-')), 'host.json');
