@@ -100,14 +100,14 @@ describe('toolwire pairings and revoke --pairing/--all', () => {
     const first = await pairPage(env, A);
     const second = await pairPage(env, B);
     const [one, two] = (await listed(env)).pairings;
-    const revoked = await cli(['revoke', '--pairing', one.id.slice(0, 6)], env);
+    const revoked = await cli(['revoke', `--pairing=${one.id.slice(0, 6)}`], env);
     expect(revoked.code, revoked.err).toBe(0);
     expect(revoked.out).toBe(`revoked pairing ${one.id.slice(0, 8)}  link  ${A}\n`);
     expect(await first.closed).toEqual({ code: 4403, reason: 'revoked by the host' });
     expect((await listed(env)).pairings).toMatchObject([{ id: two.id, connected: true }]);
     expect(second.socket.readyState).toBe(second.socket.OPEN);
     // Gone: the same prefix now names nothing.
-    const again = await cli(['revoke', '--pairing', one.id.slice(0, 6)], env);
+    const again = await cli(['revoke', `--pairing=${one.id.slice(0, 6)}`], env);
     expect(again.code).toBe(2);
     expect(again.err).toMatch(/^toolwire: pairing_not_found: /);
 
@@ -158,6 +158,11 @@ describe('toolwire pairings and revoke --pairing/--all', () => {
       details: { pairings: ['abc2bbbbbbbbbbbbbbbbbb', 'abc3cccccccccccccccccc'] },
     });
     expect(live.err).toContain(`abc2bbbb ${B}, abc3cccc ${A}`);
+    const dashed = await cli(['revoke', '--pairing', '-abc'], env);
+    expect(dashed).toMatchObject({
+      code: 2,
+      err: 'toolwire revoke: --pairing\'s value starts with "-": write --pairing=VALUE; see toolwire revoke --help\n',
+    });
     const usage = await cli(['revoke', '--pairing', 'abc2', '--all'], env);
     expect(usage.code).toBe(2);
     expect(usage.err).toBe('toolwire: give one of SESSION, --pairing ID or --all\n');
