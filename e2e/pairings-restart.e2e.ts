@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
 import { CLI, HostProcess, toolwire } from './support/cli.js';
+import { launchWithExtension } from './support/extension.js';
 import { launchMcp } from './support/mcp.js';
 import { clickConnect } from './support/pairing.js';
 
@@ -12,8 +13,8 @@ import { clickConnect } from './support/pairing.js';
 // (SIGTERM) and starts again on the port it had with the same pairings directory, and both
 // tabs are back with no new link and no click. Then `toolwire pairings` shows them and
 // `toolwire revoke --pairing/--all` ends them. The same for `toolwire mcp` running a host of its
-// own, which its MCP client restarts. A tab waits out its reconnect backoff (up to 15 s), so
-// these tests get more time than most.
+// own, which its MCP client restarts, and for a tab the extension connected. A tab waits out
+// its reconnect backoff (up to 15 s), so these tests get more time than most.
 
 const PAGE = '/e2e/pages/host/iife.html';
 const A = `http://localhost:${E2E_PORT}`;
@@ -204,5 +205,44 @@ test('toolwire mcp with a host of its own, restarted by its client: both tabs ar
     expect(listed.pairings.map((p: { origin: string }) => p.origin).sort()).toEqual([B, A].sort());
   } finally {
     await mcp.close();
+  }
+});
+
+test('a tab connected through the extension is back after a restart of toolwire host', async () => {
+  test.setTimeout(120_000);
+  const env = environment();
+  const browser = await launchWithExtension();
+  try {
+    const first = new HostProcess([], CLI, env);
+    hosts.push(first);
+    const port = portOf(await first.url());
+    const page = await browser.context.newPage();
+    await page.goto(`${A}/e2e/pages/connect/page.html`);
+    await expect(page.locator('#status')).toHaveText('ready');
+    const panel = await browser.openPanel(await browser.tabIdOf(page));
+    const made = await toolwire(['pair', '--extension', browser.extensionId], env);
+    expect(made.code, made.err).toBe(0);
+    await panel.locator('#connect-pairing').fill(made.out.trim());
+    await panel.locator('#connect-button').click();
+    await expect(panel.locator('.connect-status')).toHaveText(/^Connected to ws:\/\/127\.0\.0\.1:/);
+    const extension = `chrome-extension://${browser.extensionId}`;
+    await expect.poll(async () => Object.keys(await toolsByOrigin(env))).toEqual([extension]);
+    const tools = (await toolsByOrigin(env))[extension];
+    expect(tools?.length).toBeGreaterThan(0);
+
+    expect(await first.stop()).toBe(0);
+    const second = new HostProcess(['--port', String(port)], CLI, env);
+    hosts.push(second);
+    await second.url();
+    expect(second.stderr).toContain('(1 pairing; toolwire pairings lists them)');
+    await expect
+      .poll(async () => (await toolsByOrigin(env))[extension], { timeout: 60_000 })
+      .toEqual(tools);
+    const listed = JSON.parse((await toolwire(['pairings', '--json'], env)).out);
+    expect(listed.pairings).toMatchObject([
+      { origin: extension, kind: 'extension', connected: true },
+    ]);
+  } finally {
+    await browser.close();
   }
 });
