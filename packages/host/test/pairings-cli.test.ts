@@ -64,6 +64,8 @@ describe('toolwire pairings and revoke --pairing/--all', () => {
 
     const json = await listed(env);
     expect(json.host).toBe(true);
+    const hostId = openPairingFile(env.TOOLWIRE_HOME).identity?.id;
+    expect(json.hostId).toBe(hostId);
     expect(json.pairings).toMatchObject([
       { origin: A, kind: 'link', guard: 'read-only', connected: true },
       { origin: hostile, kind: 'link', guard: 'read-only', connected: true },
@@ -91,7 +93,7 @@ describe('toolwire pairings and revoke --pairing/--all', () => {
     );
     expect(offline.out).not.toMatch(RAW_CONTROL);
     const offlineJson = await listed(env);
-    expect(offlineJson).toMatchObject({ host: false, pairings: [{ connected: null }, {}] });
+    expect(offlineJson).toMatchObject({ host: false, hostId, pairings: [{ connected: null }, {}] });
   });
 
   it('revoke --pairing closes that tab (4403) and keeps the other; --all forgets the rest', async () => {
@@ -206,7 +208,7 @@ describe('toolwire pairings and revoke --pairing/--all', () => {
     const refused = await cli(['host', '--port', '0', '--allow-origin', '*'], open);
     expect(refused.code).toBe(1);
     expect(refused.err).toBe(
-      `toolwire host: refusing the pairings directory ${open.TOOLWIRE_HOME}: mode 0755, not 0700 (--no-keep-pairings runs without it)\n`,
+      `toolwire host: refusing the pairings directory ${open.TOOLWIRE_HOME}: mode 0755, not 0700 (chmod 700 it, or --no-keep-pairings runs without it)\n`,
     );
   });
 });

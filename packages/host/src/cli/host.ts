@@ -99,7 +99,11 @@ export async function startHost(
       keptIn = store.path;
     } catch (error) {
       if (!(error instanceof StateFileError)) throw error;
-      print(`toolwire ${parsed.command}: ${error.message} (--no-keep-pairings runs without it)`);
+      // A directory made by hand often has the umask's 0755: say how to fix it.
+      const fix = / not 0700$/.test(error.message) ? 'chmod 700 it, or ' : '';
+      print(
+        `toolwire ${parsed.command}: ${error.message} (${fix}--no-keep-pairings runs without it)`,
+      );
       return EXIT.failed;
     }
   }

@@ -24,10 +24,18 @@ function ago(then: number, now = Date.now()): string {
 }
 
 /** The pairings file's records as summaries (connected: unknown), or a one-line failure. */
-function pairingsOnFile(env: Env): { path: string; pairings: PairingSummary[] } {
+function pairingsOnFile(env: Env): {
+  path: string;
+  hostId: string | null;
+  pairings: PairingSummary[];
+} {
   try {
     const store = readPairingFile(pairingHome(env));
-    return { path: store.path, pairings: store.list().map((record) => summarizePairing(record)) };
+    return {
+      path: store.path,
+      hostId: store.identity?.id ?? null,
+      pairings: store.list().map((record) => summarizePairing(record)),
+    };
   } catch (error) {
     if (error instanceof StateFileError) throw new CliFailure(EXIT.failed, error.message);
     throw error;
@@ -67,14 +75,14 @@ export const pairings = clientCommand({
   async run({ args, control, out, json }) {
     const answer = await control('/v1/pairings');
     const list = answer.pairings as PairingSummary[];
-    if (args.json) json({ pairings: list, host: true });
+    if (args.json) json({ pairings: list, host: true, hostId: answer.hostId ?? null });
     else out(list.length === 0 ? NONE : table(list));
     return EXIT.ok;
   },
   async withoutHost({ args, io, out, json }) {
-    const { path, pairings: list } = pairingsOnFile(io.env);
+    const { path, hostId, pairings: list } = pairingsOnFile(io.env);
     if (args.json) {
-      json({ pairings: list, host: false, file: path });
+      json({ pairings: list, host: false, hostId, file: path });
       return EXIT.ok;
     }
     printLine(io.stderr, `toolwire: no host is running; the pairings kept in ${path}:`);

@@ -407,7 +407,8 @@ export function controlRoutes(host: Host): ControlRoutes {
       return [200, { ok: true, changes: await changesAfter(Number.isFinite(after) ? after : -1) }];
     }
     if (route === 'GET /v1/pairings') {
-      return [200, { ok: true, pairings: host.pairings().map((view) => summarizePairing(view)) }];
+      const pairings = host.pairings().map((view) => summarizePairing(view));
+      return [200, { ok: true, hostId: host.hostId, pairings }];
     }
     if (route === 'POST /v1/pair') {
       const body = await readJson();
