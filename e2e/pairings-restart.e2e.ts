@@ -246,3 +246,27 @@ test('a tab connected through the extension is back after a restart of toolwire 
     await browser.close();
   }
 });
+
+test('with --no-keep-pairings a restarted host does not know the tab: it is refused and asks for a new link', async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const env = environment();
+  const first = new HostProcess(['--no-keep-pairings', '--page', `${A}${PAGE}`], CLI, env);
+  hosts.push(first);
+  const port = portOf(await first.url());
+  expect(first.stderr).toContain('pairings last this run only (--no-keep-pairings)');
+  await openLink(page, await first.pairingLink());
+  await expect.poll(async () => Object.keys(await toolsByOrigin(env))).toEqual([A]);
+  expect(await first.stop()).toBe(0);
+  const refused = page.waitForEvent('console', (message) =>
+    message.text().includes("refused this tab's pairing"),
+  );
+  const second = new HostProcess(['--no-keep-pairings', '--port', String(port)], CLI, env);
+  hosts.push(second);
+  await second.url();
+  expect((await refused).text()).toContain('not known to the host');
+  expect(await page.evaluate(() => sessionStorage.getItem('toolwire.pairing'))).toBeNull();
+  expect(await sessions(env)).toEqual([]);
+  expect(JSON.parse((await toolwire(['pairings', '--json'], env)).out).pairings).toEqual([]);
+});
