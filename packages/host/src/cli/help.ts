@@ -67,7 +67,11 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
     'a restart (default: kept in $TOOLWIRE_HOME/pairings.json, see',
     'toolwire pairings)',
   ],
-  pairing: ['--pairing <id>', 'revoke this pairing (an id prefix from toolwire pairings will do)'],
+  pairing: [
+    '--pairing <id>',
+    'revoke this pairing (an id prefix from toolwire pairings will do;',
+    'one that starts with "-" is written --pairing=-ID)',
+  ],
   all: ['--all', 'revoke every pairing'],
   attach: [
     '--attach',
