@@ -14,6 +14,11 @@ export const CLI = fileURLToPath(new URL('../../packages/host/dist/cli.js', impo
 
 const dir = mkdtempSync(join(tmpdir(), 'toolwire-cli-e2e-'));
 let counter = 0;
+/**
+ * Where the processes keep their pairings unless a test names a place (TOOLWIRE_HOME): never
+ * the user's own state directory.
+ */
+export const E2E_HOME = mkdtempSync(join(tmpdir(), 'toolwire-home-e2e-'));
 
 export interface Run {
   code: number;
@@ -30,7 +35,11 @@ export function toolwire(args: string[], env: Record<string, string>, cli = CLI)
     execFile(
       process.execPath,
       [cli, ...args],
-      { env: { PATH: process.env.PATH ?? '', ...env }, timeout: 25_000, maxBuffer: 64 << 20 },
+      {
+        env: { PATH: process.env.PATH ?? '', TOOLWIRE_HOME: E2E_HOME, ...env },
+        timeout: 25_000,
+        maxBuffer: 64 << 20,
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, out: stdout, err: stderr });
@@ -39,18 +48,20 @@ export function toolwire(args: string[], env: Record<string, string>, cli = CLI)
   });
 }
 
-/** `toolwire host --port 0 ARGS`, its stderr collected. */
+/** `toolwire host --port 0 ARGS` (`env` beside its own state file), its stderr collected. */
 export class HostProcess {
   readonly child: ChildProcess;
   /** The environment client commands need to find this host. */
   readonly env: Record<string, string>;
   stderr = '';
 
-  constructor(args: string[], cli = CLI) {
-    this.env = { TOOLWIRE_STATE: join(dir, `state-${++counter}.json`) };
-    this.child = spawn(process.execPath, [cli, 'host', '--port', '0', ...args], {
+  constructor(args: string[], cli = CLI, env: Record<string, string> = {}) {
+    this.env = { TOOLWIRE_STATE: join(dir, `state-${++counter}.json`), ...env };
+    // Port 0 unless the test names one (a restart on the port the host had).
+    const port = args.includes('--port') ? [] : ['--port', '0'];
+    this.child = spawn(process.execPath, [cli, 'host', ...port, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', ...this.env },
+      env: { PATH: process.env.PATH ?? '', TOOLWIRE_HOME: E2E_HOME, ...this.env },
     });
     this.child.stderr?.on('data', (chunk) => {
       this.stderr += chunk;

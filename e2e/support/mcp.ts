@@ -4,7 +4,7 @@
  */
 import { expect } from '@playwright/test';
 import type { Client } from '../../packages/host/test/mcp-client.js';
-import { CLI } from './cli.js';
+import { CLI, E2E_HOME } from './cli.js';
 
 export interface McpProcess {
   client: Client;
@@ -32,7 +32,7 @@ export async function launchMcp(
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [CLI, 'mcp', ...args],
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', TOOLWIRE_HOME: E2E_HOME, ...env },
     stderr: options.stderr ?? 'pipe',
   });
   let stderr = '';

@@ -29,10 +29,20 @@ export type {
   HostEvents,
   HostOptions,
   PairingLink,
+  PairingView,
   WaitForSessionOptions,
 } from './server/host.js';
 export { createHost, Host } from './server/host.js';
 export type { PairingCode } from './server/pairing.js';
+// Where a host keeps its pairings: this run only, or the pairings file across runs.
+export type {
+  FilePairingStore,
+  HostIdentity,
+  PairingFileOptions,
+} from './server/pairing-file.js';
+export { openPairingFile, pairingHome } from './server/pairing-file.js';
+export type { PairingKind, PairingRecord, PairingStore } from './server/pairing-store.js';
+export { MemoryPairingStore } from './server/pairing-store.js';
 export type {
   BatchOptions,
   CallOptions,

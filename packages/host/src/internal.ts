@@ -27,6 +27,8 @@ export { McpToolNames, mcpToolName, sessionLabel, withheldNamed } from './mcp/na
 export { extensionOrigin } from './server/extension-origin.js';
 export { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from './server/inflate.js';
 export { Pairing } from './server/pairing.js';
+export { FilePairingStore } from './server/pairing-file.js';
+export { PAIRING_IDLE_EXPIRY_MS } from './server/pairing-store.js';
 export type { HostSessionOptions } from './server/session.js';
 export type { SocketTransportOptions } from './server/socket-transport.js';
 export { socketTransport } from './server/socket-transport.js';

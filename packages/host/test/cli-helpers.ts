@@ -19,6 +19,13 @@ export const RAW_CONTROL = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202
 
 export type Env = Record<string, string | undefined>;
 
+/**
+ * Where hosts started by these helpers keep their pairings unless a test names a place
+ * (TOOLWIRE_HOME): never the user's own state directory.
+ */
+export const TEST_HOME = mkdtempSync(join(tmpdir(), 'toolwire-home-'));
+const withHome = (env: Env): Env => ({ TOOLWIRE_HOME: TEST_HOME, ...env });
+
 export function captureIo(env: Env, stdin = new PassThrough()) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -37,7 +44,7 @@ export function captureIo(env: Env, stdin = new PassThrough()) {
       stdin,
       stdout,
       stderr,
-      env,
+      env: withHome(env),
       onSignal: (handler: () => void) => (signal = handler),
       onInterrupt: (handler: () => void) => {
         interrupts.add(handler);
@@ -111,7 +118,7 @@ export class CliProcess {
     const { command, args: argv } = cliCommand(args);
     this.child = spawn(command, argv, {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '', ...env },
+      env: { PATH: process.env.PATH ?? '', ...withHome(env) },
     });
     this.child.stdout?.on('data', (chunk) => {
       this.out += chunk;

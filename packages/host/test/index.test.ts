@@ -20,8 +20,11 @@ describe('@toolwire/host', () => {
       'EXIT',
       'Host',
       'HostSession',
+      'MemoryPairingStore',
       'createHost',
       'createMcpBridge',
+      'openPairingFile',
+      'pairingHome',
       'publishControl',
       'runCommand',
     ]);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/wait.js';
-import { CliProcess, cliCommand, PAGE_TOKEN, tempDir } from './cli-helpers.js';
+import { CliProcess, cliCommand, PAGE_TOKEN, TEST_HOME, tempDir } from './cli-helpers.js';
 import { FakePage, tool } from './helpers.js';
 import { Client, StdioClientTransport, ToolListChangedNotificationSchema } from './mcp-client.js';
 
@@ -30,7 +30,7 @@ async function attached() {
   await host.errMatching(/catalog tools/);
   const transport = new StdioClientTransport({
     ...cliCommand(['mcp', '--attach']),
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', TOOLWIRE_HOME: TEST_HOME, ...env },
     stderr: 'pipe',
   });
   let stderr = '';

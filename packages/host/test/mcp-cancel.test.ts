@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { BridgeTool } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
-import { hostInProcess, PAGE_TOKEN, tempDir } from './cli-helpers.js';
+import { hostInProcess, PAGE_TOKEN, TEST_HOME, tempDir } from './cli-helpers.js';
 import { FakePage, tool } from './helpers.js';
 import { Client, StdioClientTransport } from './mcp-client.js';
 
@@ -88,7 +88,7 @@ async function launch(args: string[], env: Record<string, string>) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: ['--conditions=@toolwire/source', '--import', 'tsx', CLI_SOURCE, 'mcp', ...args],
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', TOOLWIRE_HOME: TEST_HOME, ...env },
     stderr: 'pipe',
   });
   let stderr = '';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/wait.js';
-import { cliCommand, hostInProcess, PAGE_TOKEN, tempDir } from './cli-helpers.js';
+import { cliCommand, hostInProcess, PAGE_TOKEN, TEST_HOME, tempDir } from './cli-helpers.js';
 import { FakePage, tool } from './helpers.js';
 import { Client, McpError, StdioClientTransport } from './mcp-client.js';
 
@@ -35,7 +35,7 @@ async function connectPage(url: string) {
 async function launch(args: string[], env: Record<string, string>) {
   const transport = new StdioClientTransport({
     ...cliCommand(['mcp', ...args]),
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', TOOLWIRE_HOME: TEST_HOME, ...env },
     stderr: 'pipe',
   });
   let stderr = '';

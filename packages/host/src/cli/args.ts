@@ -41,6 +41,9 @@ export const OPTIONS = {
   after: { type: 'string', multiple: true },
   'continue-on-error': { type: 'boolean' },
   attach: { type: 'boolean' },
+  'no-keep-pairings': { type: 'boolean' },
+  pairing: { type: 'string' },
+  all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'v' },
 } as const satisfies ParseArgsConfig['options'];
@@ -60,6 +63,7 @@ export const HOST_FLAGS = [
   'poll',
   'compress',
   'control-port',
+  'no-keep-pairings',
   'quiet',
 ];
 
@@ -155,6 +159,7 @@ export function readHostOptions(
     ...(text('control-port') !== undefined
       ? { controlPort: integer(text('control-port'), 'control-port', 0) }
       : {}),
+    ...(values['no-keep-pairings'] === true ? { keepPairings: false as const } : {}),
   };
 }
 
@@ -192,6 +197,8 @@ export function readClientArgs(values: OptionValues): ClientArgs {
       throw new UsageError(`--extension: ${(error as Error).message}`);
     }
   }
+  if (text('pairing') !== undefined) client.pairing = text('pairing') as string;
+  if (values.all === true) client.all = true;
   if (client.page !== undefined && client.extension !== undefined) {
     throw new UsageError('give --page or --extension, not both.');
   }

@@ -47,6 +47,13 @@ export class CliFailure extends Error {
   }
 }
 
+/** No host runs (no state file, or nothing answers): a command may do without one. */
+export class NoHostFailure extends CliFailure {
+  constructor(message: string) {
+    super(EXIT.noHost, message);
+  }
+}
+
 /**
  * Where the control API is and its secret. The state file is read only when needed, and its
  * secret goes only to the address it names: `--host-url elsewhere` never carries it away.
@@ -70,8 +77,7 @@ export function resolveTarget(args: ClientArgs, env: Env): ControlTarget {
   }
   const url = given ?? state?.controlUrl;
   if (!url) {
-    throw new CliFailure(
-      EXIT.noHost,
+    throw new NoHostFailure(
       'no toolwire host is running (start one with "toolwire host", or set TOOLWIRE_HOST)',
     );
   }
@@ -122,8 +128,7 @@ function cliFailureOf(failure: ControlFailure, target: ControlTarget, path: stri
     );
   }
   if (failure.kind === 'unreachable') {
-    return new CliFailure(
-      EXIT.noHost,
+    return new NoHostFailure(
       `no toolwire host answers at ${target.url} (start one with "toolwire host")`,
     );
   }
@@ -143,6 +148,7 @@ function cliFailureOf(failure: ControlFailure, target: ControlTarget, path: stri
   const message = `${code}: ${answer?.error?.message ?? 'the host failed'}${hint ? ` (${hint})` : ''}`;
   if (code === 'session_not_connected') return new CliFailure(EXIT.noHost, message, answer);
   if (code === 'tool_call_cancelled') return new CliFailure(EXIT.cancelled, message, answer);
+  if (code === 'pairing_not_found') return new CliFailure(EXIT.usage, message, answer);
   if (status === 400 || status === 409) return new CliFailure(EXIT.usage, message, answer);
   return new CliFailure(EXIT.failed, message, answer);
 }
@@ -250,11 +256,22 @@ export interface ClientCommandSpec {
   /** Its `--help`: examples, and lines after the summary. */
   examples: readonly string[];
   notes?: readonly string[];
-  /** Its one positional argument: its name in messages, and the ClientArgs field it fills. */
-  positional?: { label: string; field: 'toolId' | 'file' | 'session' };
+  /**
+   * Its one positional argument: its name in messages, the ClientArgs field it fills, and
+   * whether it may be left out (the command then checks what it was given).
+   */
+  positional?: { label: string; field: 'toolId' | 'file' | 'session'; optional?: boolean };
   /** Prints its answer; resolves with the exit code. Throw CliFailure to fail. */
   run(context: ClientContext): Promise<number>;
+  /**
+   * What it does when no host runs (a NoHostFailure), instead of failing: rethrow `failure`
+   * when it cannot do without one.
+   */
+  withoutHost?(context: OfflineContext, failure: NoHostFailure): Promise<number>;
 }
+
+/** What `withoutHost` gets: no control API, the rest as `run`'s. */
+type OfflineContext = Pick<ClientContext, 'args' | 'io' | 'out' | 'json'>;
 
 /** A client command from its spec: the shared options, parsing and failure handling. */
 export function clientCommand(spec: ClientCommandSpec): Command {
@@ -278,29 +295,35 @@ export function clientCommand(spec: ClientCommandSpec): Command {
     options: () => options,
     parse(extra, values) {
       const positional = spec.positional;
-      if (positional && extra.length === 0) {
+      if (positional && !positional.optional && extra.length === 0) {
         throw new UsageError(`${positional.label} is missing`);
       }
       const unexpected = extra[positional ? 1 : 0];
       if (unexpected !== undefined) throw new UsageError(`unexpected argument "${unexpected}"`);
       const client = readClientArgs(values);
-      if (positional) client[positional.field] = extra[0] as string;
+      if (positional && extra[0] !== undefined) client[positional.field] = extra[0];
       return { command: spec.name, options: {}, quiet: false, client };
     },
     run: async (parsed, io) => {
       const args = parsed.client as ClientArgs;
       const json = (value: unknown) => io.stdout.write(`${stringifySafe(value)}\n`);
+      const out = (text: string) => io.stdout.write(text);
       try {
-        const target = resolveTarget(args, io.env);
-        return await spec.run({
-          args,
-          io,
-          session: args.session === undefined ? {} : { session: args.session },
-          control: (path, body) => control(target, path, body),
-          callPage: (path, body) => callPage(target, io, path, body),
-          out: (text) => io.stdout.write(text),
-          json,
-        });
+        try {
+          const target = resolveTarget(args, io.env);
+          return await spec.run({
+            args,
+            io,
+            session: args.session === undefined ? {} : { session: args.session },
+            control: (path, body) => control(target, path, body),
+            callPage: (path, body) => callPage(target, io, path, body),
+            out,
+            json,
+          });
+        } catch (error) {
+          if (!(error instanceof NoHostFailure) || !spec.withoutHost) throw error;
+          return await spec.withoutHost({ args, io, out, json }, error);
+        }
       } catch (error) {
         if (!(error instanceof CliFailure)) {
           printLine(io.stderr, `toolwire: ${(error as Error)?.message ?? String(error)}`);

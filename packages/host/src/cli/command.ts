@@ -71,6 +71,10 @@ export interface ClientArgs {
   page?: string;
   /** pair: the browser extension (id or origin) the pairing address is for. */
   extension?: string;
+  /** revoke: a pairing's id or id prefix (--pairing). */
+  pairing?: string;
+  /** revoke: every pairing (--all). */
+  all?: boolean;
 }
 
 export interface ParsedCommand {
@@ -82,6 +86,8 @@ export interface ParsedCommand {
   page?: string;
   quiet: boolean;
   controlPort?: number;
+  /** `--no-keep-pairings`: this run's pairings in memory only, the pairings file untouched. */
+  keepPairings?: false;
   client?: ClientArgs;
   /** `mcp` given host options: run a host of its own even when one is running. */
   ownHost?: boolean;

@@ -9,11 +9,22 @@ import type { Command } from './command.js';
 import { host } from './host.js';
 import { mcp } from './mcp.js';
 import { pair } from './pair.js';
+import { pairings } from './pairings.js';
 import { revoke } from './revoke.js';
 import { sessions } from './sessions.js';
 import { tools } from './tools.js';
 
-export const COMMANDS: readonly Command[] = [host, mcp, sessions, tools, call, batch, pair, revoke];
+export const COMMANDS: readonly Command[] = [
+  host,
+  mcp,
+  sessions,
+  tools,
+  call,
+  batch,
+  pair,
+  pairings,
+  revoke,
+];
 
 export function findCommand(name: string | undefined): Command | undefined {
   return COMMANDS.find((command) => command.name === name);

@@ -61,6 +61,18 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
     'control API port on 127.0.0.1 (default 0: any free port)',
   ],
   quiet: ['-q, --quiet', 'print only the connect lines'],
+  'no-keep-pairings': [
+    '--no-keep-pairings',
+    "keep this run's pairings in memory only: paired tabs pair again after",
+    'a restart (default: kept in $TOOLWIRE_HOME/pairings.json, see',
+    'toolwire pairings)',
+  ],
+  pairing: [
+    '--pairing <id>',
+    'revoke this pairing (an id prefix from toolwire pairings will do;',
+    'one that starts with "-" is written --pairing=-ID)',
+  ],
+  all: ['--all', 'revoke every pairing'],
   attach: [
     '--attach',
     'mcp: only serve the running host (exit 3 when there is none), never',
@@ -128,6 +140,7 @@ const HOST_OPTIONS = [
   'poll',
   'compress',
   'control-port',
+  'no-keep-pairings',
   'quiet',
   'attach',
 ];

@@ -12,14 +12,25 @@
  * - SIGINT / SIGTERM close the host first, so pending calls fail with `tool_transport_closed`
  *   and those answers reach the CLIs waiting on them; then the control API closes.
  *
+ * - Pairings are kept in the pairings file (server/pairing-file.ts: `$TOOLWIRE_HOME`, else the
+ *   user's state directory), so a restart reconnects every paired tab with no new link; with
+ *   `--no-keep-pairings`, in memory for this run only. A pairings file or directory not to be
+ *   trusted stops the start with one line (exit 1).
+ *
  * `startHost` and `untilStopped` also serve `toolwire mcp` (mcp.ts), which runs a host without
  * the control API.
  */
 import type { ControlServer } from '../control/server.js';
 import { controlAnswers, publishControl } from '../control/server.js';
-import { controlStatePath, HostRunningError, readControlState } from '../control/state-file.js';
-import type { Host } from '../server/host.js';
+import {
+  controlStatePath,
+  HostRunningError,
+  readControlState,
+  StateFileError,
+} from '../control/state-file.js';
+import type { Host, HostOptions } from '../server/host.js';
 import { createHost } from '../server/host.js';
+import { openPairingFile, pairingHome } from '../server/pairing-file.js';
 import { redactUrl } from '../shared/token.js';
 import { VERSION } from '../shared/version.js';
 import { DEFAULT_PORT, HIDDEN_ALIASES, HOST_FLAGS, readHostOptions } from './args.js';
@@ -76,13 +87,37 @@ export async function startHost(
       return EXIT.failed;
     }
   }
+  // Pairings kept across runs (the header), unless --no-keep-pairings.
+  let kept: Pick<HostOptions, 'pairingStore' | 'hostId'> = {};
+  let keptIn: string | undefined;
+  if (parsed.keepPairings !== false) {
+    try {
+      const store = openPairingFile(pairingHome(io.env), {
+        onError: (message) => print(`toolwire: warning: ${message}`),
+      });
+      kept = { pairingStore: store, ...(store.identity ? { hostId: store.identity.id } : {}) };
+      keptIn = store.path;
+    } catch (error) {
+      if (!(error instanceof StateFileError)) throw error;
+      // A directory made by hand often has the umask's 0755: say how to fix it.
+      const fix = / not 0700$/.test(error.message) ? 'chmod 700 it, or ' : '';
+      print(
+        `toolwire ${parsed.command}: ${error.message} (${fix}--no-keep-pairings runs without it)`,
+      );
+      return EXIT.failed;
+    }
+  }
   let host: Host;
   // The banner below says where the host listens and whom it allows, once: the host's own
   // lines about that (logged while it starts listening) would say it a second time.
   let listening = false;
   const hostLog = log && ((line: string) => listening && log(line));
   try {
-    host = await createHost({ ...parsed.options, ...(hostLog ? { log: hostLog } : {}) });
+    host = await createHost({
+      ...parsed.options,
+      ...kept,
+      ...(hostLog ? { log: hostLog } : {}),
+    });
     listening = true;
   } catch (error) {
     print(`toolwire ${parsed.command}: ${startFailure(parsed, error)}`);
@@ -126,6 +161,12 @@ export async function startHost(
     print(`toolwire: allowed origins: ${host.origins.join(', ')}`);
   }
   if (control) print(`toolwire: control API on ${control.url} (state in ${statePath})`);
+  const count = kept.pairingStore?.list().length ?? 0;
+  print(
+    keptIn
+      ? `toolwire: pairings kept in ${keptIn} (${count === 1 ? '1 pairing' : `${count} pairings`}; toolwire pairings lists them)`
+      : 'toolwire: pairings last this run only (--no-keep-pairings)',
+  );
   print(`connect a page: toolwire.connect({ url: '${host.url}' })`);
   print(
     'or load <script src="endpoint.iife.js"></script> in the page and open its pairing link (--page URL prints one; toolwire pair --page URL makes more)',

@@ -19,6 +19,9 @@
  * 6. `--timeout` is each call's deadline in both modes: a host of its own applies it (default
  *    60 s); attached, each call carries it (default: the running host's own). It asks for no
  *    host of its own.
+ * 7. A host of its own keeps its pairings in the pairings file as `toolwire host` does (the
+ *    same file: an MCP client restarting it reconnects every paired tab), unless
+ *    `--no-keep-pairings`.
  */
 import type { ControlTarget } from '../control/client.js';
 import { sendControl } from '../control/client.js';
@@ -35,11 +38,11 @@ import { noArguments, startHost, untilStopped } from './host.js';
 
 const ATTACH_FLAGS = ['attach', 'host-url', 'token', 'timeout', 'quiet'];
 /**
- * Options that say only where a host of its own would listen, how much to print, or each
- * call's deadline (requirement 6): they do not ask for one (so `--port N`, the way out of a
- * port in use, still attaches when it can).
+ * Options that say only where a host of its own would listen, how much to print, each call's
+ * deadline (requirement 6) or whether it keeps its pairings: they do not ask for one (so
+ * `--port N`, the way out of a port in use, still attaches when it can).
  */
-const WHERE_FLAGS = ['port', 'control-port', 'timeout', 'quiet'];
+const WHERE_FLAGS = ['port', 'control-port', 'timeout', 'quiet', 'no-keep-pairings'];
 /** How long a running host's control API gets to answer before mcp runs a host of its own. */
 const ATTACH_PROBE_MS = 2000;
 

@@ -28,6 +28,10 @@ function reworded(error: unknown, command: string | undefined): UsageError {
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && message.includes('argument missing')) {
     return new UsageError(`${flag} needs a value`, command);
   }
+  if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && message.includes('is ambiguous')) {
+    // A value that starts with a dash (a pairing id may): it must be joined with `=`.
+    return new UsageError(`${flag}'s value starts with "-": write ${flag}=VALUE`, command);
+  }
   if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     return new UsageError(`${flag} takes no value`, command);
   }

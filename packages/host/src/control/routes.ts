@@ -5,7 +5,8 @@
  *    `POST /v1/call {session?, toolId, arguments?, after?, timeoutMs?, progress?, cancelKey?}`,
  *    `POST /v1/batch {session?, calls, continueOnError?, timeoutMs?, progress?, cancelKey?}`,
  *    `POST /v1/cancel {cancelKey}`, `POST /v1/pair {page?, extension?, ttlMs?}`,
- *    `POST /v1/revoke {session}`, and `GET /v1/changes?after=N`: a long poll (up to 20 s) for a
+ *    `POST /v1/revoke {session} | {pairing} | {all: true}`, `GET /v1/pairings`, and
+ *    `GET /v1/changes?after=N`: a long poll (up to 20 s) for a
  *    change counter that moves when a session opens or closes, its page names its tab
  *    (`session.open`) or a catalog changes (`toolwire mcp --attach` follows it).
  * 2. Answers are `{ok: true, ...}` or `{ok: false, error: {code, message, retryable, details}}`:
@@ -28,6 +29,10 @@
  * 7. Progress: a call or batch with `progress: true` asks the page for progress reports, and
  *    each goes to `context.progress` (server.ts streams them, the channel sends them as
  *    messages) before the answer. Without it, or without a `context.progress`, nothing is asked.
+ * 8. Pairings (control/pairings.ts): `GET /v1/pairings` lists the kept pairings without their
+ *    secrets. `POST /v1/revoke {pairing: ID}` (an id or a unique prefix: 404
+ *    `pairing_not_found`, 409 `pairing_ambiguous` naming each match) and `{all: true}` forget
+ *    pairings and close their sessions with 4403.
  */
 import type { IncomingMessage } from 'node:http';
 import type { CallPayload, JsonValue } from '@toolwire/protocol';
@@ -37,6 +42,7 @@ import type { Host } from '../server/host.js';
 import type { HostSession } from '../server/session.js';
 import type { ProgressListener } from '../shared/progress.js';
 import { within } from '../shared/within.js';
+import { findPairing, pairingList, summarizePairing } from './pairings.js';
 import { summarizeSession, summarizeTool, watchReady } from './views.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -187,6 +193,36 @@ function pairing(host: Host, body: Record<string, unknown>): Record<string, unkn
     origin: null,
     expiresAt: new Date(code.expiresAt).toISOString(),
   };
+}
+
+/** `POST /v1/revoke {pairing}` or `{all: true}` (requirement 8): what was revoked. */
+function revokePairings(host: Host, body: Record<string, unknown>): JsonValue[] {
+  if (body.session !== undefined || (body.pairing !== undefined && body.all !== undefined)) {
+    throw new ControlError(400, 'bad_request', 'Name one of session, pairing or all.');
+  }
+  const pairings = host.pairings();
+  if (body.all !== undefined) {
+    if (body.all !== true) throw new ControlError(400, 'bad_request', 'all is true.');
+    host.revokeAllPairings();
+    return pairings.map((view) => summarizePairing(view) as unknown as JsonValue);
+  }
+  if (typeof body.pairing !== 'string' || body.pairing === '') {
+    throw new ControlError(400, 'bad_request', 'pairing is an id (or a unique prefix).');
+  }
+  const match = findPairing(pairings, body.pairing);
+  if (!match.found) {
+    if (match.matches.length > 1) {
+      throw new ControlError(
+        409,
+        'pairing_ambiguous',
+        `Pairing "${body.pairing}" matches ${match.matches.length} pairings: ${pairingList(match.matches)}; give more of the id`,
+        { pairings: match.matches.map((view) => view.id) },
+      );
+    }
+    throw new ControlError(404, 'pairing_not_found', `No pairing "${body.pairing}".`);
+  }
+  host.revokePairing(match.found.id);
+  return [summarizePairing(match.found) as unknown as JsonValue];
 }
 
 export async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
@@ -370,6 +406,10 @@ export function controlRoutes(host: Host): ControlRoutes {
       const after = Number(url.searchParams.get('after') ?? '-1');
       return [200, { ok: true, changes: await changesAfter(Number.isFinite(after) ? after : -1) }];
     }
+    if (route === 'GET /v1/pairings') {
+      const pairings = host.pairings().map((view) => summarizePairing(view));
+      return [200, { ok: true, hostId: host.hostId, pairings }];
+    }
     if (route === 'POST /v1/pair') {
       const body = await readJson();
       return [200, { ok: true, ...pairing(host, body) }];
@@ -383,6 +423,9 @@ export function controlRoutes(host: Host): ControlRoutes {
       throw new ControlError(404, 'not_found', `No ${route}.`);
     }
     const body = await readJson();
+    if (route === 'POST /v1/revoke' && (body.pairing !== undefined || body.all !== undefined)) {
+      return [200, { ok: true, revoked: revokePairings(host, body) }];
+    }
     if (route === 'POST /v1/revoke') {
       // Never "the newest": revoking names its session.
       if (typeof body.session !== 'string' || body.session === '') {

@@ -121,29 +121,10 @@ export function controlStatePaths(env: Record<string, string | undefined> = proc
 
 const octal = (mode: number) => `0${(mode & 0o777).toString(8).padStart(3, '0')}`;
 
-/**
- * A directory named like the private one (`toolwire-<uid>`) must be a real directory of ours,
- * mode 0700. `create`: make it (0700) when missing. Returns false when missing (no host).
- */
-function checkPrivateDir(dir: string, create: boolean): boolean {
-  if (basename(dir) !== `toolwire-${currentUid() ?? 'user'}`) return true;
-  if (create) {
-    try {
-      mkdirSync(dir, { mode: 0o700 });
-      chmodSync(dir, 0o700); // ours, just made: the umask may have narrowed it
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-  let stat: Stats;
-  try {
-    stat = lstatSync(dir);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new StateFileError(`cannot read the state directory ${dir}: ${errnoText(error)}`);
-  }
+/** Why a directory is not ours alone (undefined: it is): a link, not ours, or not mode 0700. */
+function distrustDirectory(stat: Stats): string | undefined {
   const uid = currentUid();
-  const reason = stat.isSymbolicLink()
+  return stat.isSymbolicLink()
     ? 'a symbolic link'
     : !stat.isDirectory()
       ? 'not a directory'
@@ -152,8 +133,43 @@ function checkPrivateDir(dir: string, create: boolean): boolean {
         : uid !== undefined && (stat.mode & 0o777) !== 0o700
           ? `mode ${octal(stat.mode)}, not 0700`
           : undefined;
-  if (reason) throw new StateFileError(`refusing the state directory ${dir}: ${reason}`);
+}
+
+/**
+ * A private directory (`what` names it in errors) must be a real directory of ours, mode 0700.
+ * `create`: make it (0700, and its missing parents) when missing. Returns false when missing.
+ */
+export function checkOwnDirectory(dir: string, create: boolean, what: string): boolean {
+  if (create) {
+    try {
+      mkdirSync(dirname(dir), { recursive: true, mode: 0o700 });
+      mkdirSync(dir, { mode: 0o700 });
+      chmodSync(dir, 0o700); // ours, just made: the umask may have narrowed it
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new StateFileError(`cannot make ${what} ${dir}: ${errnoText(error)}`);
+      }
+    }
+  }
+  let stat: Stats;
+  try {
+    stat = lstatSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new StateFileError(`cannot read ${what} ${dir}: ${errnoText(error)}`);
+  }
+  const reason = distrustDirectory(stat);
+  if (reason) throw new StateFileError(`refusing ${what} ${dir}: ${reason}`);
   return true;
+}
+
+/**
+ * A directory named like the private one (`toolwire-<uid>`) must be a real directory of ours,
+ * mode 0700. `create`: make it (0700) when missing. Returns false when missing (no host).
+ */
+function checkPrivateDir(dir: string, create: boolean): boolean {
+  if (basename(dir) !== `toolwire-${currentUid() ?? 'user'}`) return true;
+  return checkOwnDirectory(dir, create, 'the state directory');
 }
 
 /** Why an opened state file is not to be trusted (undefined: it is). */
@@ -167,23 +183,21 @@ function distrust(stat: Stats): string | undefined {
 }
 
 /**
- * Writes the state file 0600: a new file (O_EXCL, so never through a planted link) renamed into
- * place, or with `exclusive`, linked into place (EEXIST when a file is there: nothing is
- * replaced). A failed write removes its temporary file.
+ * Writes `text` to `path`, 0600: a new file (O_EXCL, so never through a planted link) renamed
+ * into place, or with `exclusive`, linked into place (EEXIST when a file is there: nothing is
+ * replaced). A failed write removes its temporary file. The directory is the caller's to check.
  */
-export function writeControlState(
+export function writePrivateFile(
   path: string,
-  state: ControlState,
+  text: string,
   options: { exclusive?: boolean } = {},
 ): void {
-  const dir = dirname(path);
-  checkPrivateDir(dir, true);
-  const temporary = join(dir, `.toolwire-${randomBytes(6).toString('hex')}.tmp`);
+  const temporary = join(dirname(path), `.toolwire-${randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temporary, 'wx', 0o600);
   try {
     try {
       fchmodSync(fd, 0o600); // the umask narrows a mode, never widens it; be exact anyway
-      writeSync(fd, `${JSON.stringify(state, null, 2)}\n`);
+      writeSync(fd, text);
     } finally {
       closeSync(fd);
     }
@@ -197,6 +211,16 @@ export function writeControlState(
     rmSync(temporary, { force: true });
     throw error;
   }
+}
+
+/** Writes the state file 0600 (writePrivateFile), its private directory made when missing. */
+export function writeControlState(
+  path: string,
+  state: ControlState,
+  options: { exclusive?: boolean } = {},
+): void {
+  checkPrivateDir(dirname(path), true);
+  writePrivateFile(path, `${JSON.stringify(state, null, 2)}\n`, options);
 }
 
 /** How long a claim waits for another's lock before giving up. */
@@ -277,11 +301,11 @@ export async function claimControlState(
 }
 
 /**
- * The state file at `path`, or undefined when there is none. Throws StateFileError (one line
- * naming the file and the reason) when it is there but not to be trusted or not readable.
+ * The text of `path` (`what` names it in errors), or undefined when there is none. Trusted only
+ * as a regular file of ours, mode 0600, opened without following links; anything else throws
+ * StateFileError (one line naming the file and the reason).
  */
-export function readControlState(path: string): ControlState | undefined {
-  if (!checkPrivateDir(dirname(path), false)) return undefined;
+export function readPrivateFile(path: string, what: string): string | undefined {
   let fd: number;
   try {
     // O_NOFOLLOW: a link is refused by open itself; O_NONBLOCK: a planted FIFO cannot hang us.
@@ -290,19 +314,28 @@ export function readControlState(path: string): ControlState | undefined {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return undefined;
     if (code === 'ELOOP' || code === 'EMLINK') {
-      throw new StateFileError(`refusing the state file ${path}: a symbolic link`);
+      throw new StateFileError(`refusing ${what} ${path}: a symbolic link`);
     }
-    throw new StateFileError(`cannot read the state file ${path}: ${errnoText(error)}`);
+    throw new StateFileError(`cannot read ${what} ${path}: ${errnoText(error)}`);
   }
-  let text: string;
   try {
     // Checked on the descriptor we read from: nothing can be swapped in between.
     const reason = distrust(fstatSync(fd));
-    if (reason) throw new StateFileError(`refusing the state file ${path}: ${reason}`);
-    text = readFileSync(fd, 'utf8');
+    if (reason) throw new StateFileError(`refusing ${what} ${path}: ${reason}`);
+    return readFileSync(fd, 'utf8');
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The state file at `path`, or undefined when there is none. Throws StateFileError (one line
+ * naming the file and the reason) when it is there but not to be trusted or not readable.
+ */
+export function readControlState(path: string): ControlState | undefined {
+  if (!checkPrivateDir(dirname(path), false)) return undefined;
+  const text = readPrivateFile(path, 'the state file');
+  if (text === undefined) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -11,9 +11,11 @@
  * 4. A page that opens a new session under the key of a session still open (a reconnect after
  *    a silent drop) replaces it: the old one is closed and its pending requests fail at once.
  * 5. Frames are limited to `maxMessageBytes` (default 64 MiB): a 1 MiB result is ordinary.
- * 6. Pairing (issue 13): links carry single-use pairing codes (`pairingUrl`), traded for a
- *    credential bound to the page's origin and this run; `revoke` ends a tab's pairing. The
- *    page token (`url`) is for pages whose own code connects, never for links.
+ * 6. Pairing: links carry single-use pairing codes (`pairingUrl`), traded for a credential
+ *    bound to the page's origin and kept in `pairingStore` (this run only by default;
+ *    `toolwire host` keeps them across runs in the pairings file). `revoke` ends a tab's
+ *    pairing, `revokePairing` one pairing by id. The page token (`url`) is for pages whose own
+ *    code connects, never for links.
  * 7. Every socket starts with `session.welcome` (the grant, the heartbeat); a page that stays
  *    silent for three heartbeat intervals is closed and its pending calls fail. Calls carry
  *    their deadline (`callTimeoutMs`, 60 s, unless the caller names one); queries wait
@@ -21,7 +23,7 @@
  * 8. Refused upgrades are logged at most once per origin per interval, with a count
  *    (refusal-log.ts).
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -35,9 +37,10 @@ import { hostError } from '../shared/errors.js';
 import { createToken, redactToken } from '../shared/token.js';
 import { extensionOrigin } from './extension-origin.js';
 import type { PairingCode } from './pairing.js';
-import { Pairing } from './pairing.js';
+import { Pairing, pairingId } from './pairing.js';
+import type { PairingRecord, PairingStore } from './pairing-store.js';
 import { RefusalLog } from './refusal-log.js';
-import { HostSession } from './session.js';
+import { guardName, HostSession } from './session.js';
 import { clipCloseReason, socketTransport } from './socket-transport.js';
 import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
 
@@ -87,6 +90,19 @@ export interface HostOptions {
    * address, where gzip costs more CPU than the bytes it saves; yes otherwise.
    */
   compress?: CompressMode;
+  /**
+   * Where pairings are kept. Default: a MemoryPairingStore, for this run only (tabs pair again
+   * after a restart). `toolwire host` passes the pairings file (FilePairingStore).
+   */
+  pairingStore?: PairingStore;
+  /** This host's public identity. Default: random for this run. */
+  hostId?: string;
+}
+
+/** A pairing as the host shows it: its record without the secret, and its open sessions. */
+export interface PairingView extends Omit<PairingRecord, 'secret'> {
+  /** Ids of the sessions open with it now. */
+  sessions: string[];
 }
 
 export type CompressMode = 'auto' | 'on' | 'off';
@@ -128,6 +144,8 @@ export class Host extends Emitter<HostEvents> {
   readonly hostname: string;
   readonly grant: ToolPolicy;
   readonly origins: readonly string[];
+  /** This host's public identity (`hostId`, else random for this run). */
+  readonly hostId: string;
   #options: HostOptions;
   #server: Server;
   #wss: WebSocketServer;
@@ -153,9 +171,11 @@ export class Host extends Emitter<HostEvents> {
     if (!grant) throw new TypeError(`Unknown maxToolPolicy "${String(options.maxToolPolicy)}".`);
     this.grant = grant;
     this.origins = (options.origins ?? []).map(normalizeOrigin);
-    this.#pairing = new Pairing(
-      options.pairingCodeTtlMs === undefined ? {} : { codeTtlMs: options.pairingCodeTtlMs },
-    );
+    this.hostId = options.hostId ?? randomBytes(16).toString('base64url');
+    this.#pairing = new Pairing({
+      ...(options.pairingCodeTtlMs === undefined ? {} : { codeTtlMs: options.pairingCodeTtlMs }),
+      ...(options.pairingStore ? { store: options.pairingStore } : {}),
+    });
     this.#wss = new WebSocketServer({
       noServer: true,
       maxPayload: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
@@ -189,7 +209,7 @@ export class Host extends Emitter<HostEvents> {
     return this.#port;
   }
 
-  /** Random per host run; a page's credential from another run is unknown to this one. */
+  /** Random per host run (pairings may outlive it: see `pairingStore`). */
   get hostRun(): string {
     return this.#pairing.hostRun;
   }
@@ -236,7 +256,7 @@ export class Host extends Emitter<HostEvents> {
    */
   extensionPairing(extension: string, options: { ttlMs?: number } = {}): PairingLink {
     const origin = extensionOrigin(extension);
-    const code = this.#pairing.createCode({ origin, ...options });
+    const code = this.#pairing.createCode({ origin, kind: 'extension', ...options });
     return { ...code, url: this.#displayUrl(`?pair=${encodeURIComponent(code.code)}`) };
   }
 
@@ -267,6 +287,46 @@ export class Host extends Emitter<HostEvents> {
       holder.close('revoked by the host', SESSION_CLOSE.revoked);
     }
     return true;
+  }
+
+  /** The kept pairings, oldest first, with the sessions open with each (no secrets). */
+  pairings(): PairingView[] {
+    return this.#pairing.store
+      .list()
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map(({ secret: _secret, ...record }) => ({
+        ...record,
+        sessions: this.sessions
+          .filter((session) => session.credential && pairingId(session.credential) === record.id)
+          .map((session) => session.id),
+      }));
+  }
+
+  /**
+   * Revokes the pairing with this exact id: forgotten (the store too), and every session open
+   * with it closed with 4403. False if no such pairing.
+   */
+  revokePairing(id: string): boolean {
+    const known = this.#pairing.store.delete(id);
+    const holders = this.sessions.filter(
+      (session) => session.credential && pairingId(session.credential) === id,
+    );
+    for (const holder of holders) {
+      this.#log(`session ${holder.id.slice(0, 8)}: pairing revoked`);
+      holder.close('revoked by the host', SESSION_CLOSE.revoked);
+    }
+    return known || holders.length > 0;
+  }
+
+  /** Revokes every pairing (and closes every session opened with one); how many were kept. */
+  revokeAllPairings(): number {
+    const records = this.#pairing.store.list();
+    for (const record of records) this.#pairing.store.delete(record.id);
+    for (const session of this.sessions.filter((one) => one.credential !== undefined)) {
+      this.#log(`session ${session.id.slice(0, 8)}: pairing revoked`);
+      session.close('revoked by the host', SESSION_CLOSE.revoked);
+    }
+    return records.length;
   }
 
   /** Open sessions, oldest first. */
@@ -422,7 +482,9 @@ export class Host extends Emitter<HostEvents> {
     this.#sessions.set(session.id, session);
     const how = session.credential ? (session.paired ? ', newly paired' : ', paired before') : '';
     this.#log(`session ${tag} connected from ${session.origin ?? '(no origin)'}${how}`);
+    const credential = session.credential;
     session.on('open', (info) => {
+      if (credential) this.#pairing.seen(credential, guardText(session));
       this.#log(
         `session ${tag}: ${info.sdk.name} ${info.sdk.version} on ${info.page.url || '(no url)'}` +
           (info.page.title ? ` "${info.page.title}"` : ''),
@@ -448,6 +510,10 @@ export class Host extends Emitter<HostEvents> {
     );
     session.on('close', (info) => {
       this.#sessions.delete(session.id);
+      // Not after a revocation: the pairing is gone, and stays gone.
+      if (credential && info.code !== SESSION_CLOSE.revoked) {
+        this.#pairing.seen(credential, guardText(session));
+      }
       this.#log(
         `session ${tag} closed (${info.code ?? '-'}${info.reason ? ` ${info.reason}` : ''})`,
       );
@@ -456,6 +522,9 @@ export class Host extends Emitter<HostEvents> {
     this.emit('session', session);
   }
 }
+
+const guardText = (session: HostSession): string | undefined =>
+  session.pageGuard ? guardName(session.pageGuard) : undefined;
 
 /** Creates a host and starts listening. */
 export async function createHost(options: HostOptions = {}): Promise<Host> {
