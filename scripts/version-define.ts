@@ -19,8 +19,10 @@ export const endpointVersionDefine = {
  *   `'standalone'` (the one-file script) inlines what a typical page needs (the cfworker
  *   validator, the lowering, pairing) and fetches only the rarer parts (ajv, frames, form tools,
  *   the native layer, the `ui.*` built-ins, fflate) from beside itself;
- * - `__TOOLWIRE_PACKAGE__`: `<name>@<version>`, where the script finds its chunks when a CDN
- *   serves it under the bare package URL (packages/polyfill/src/lib/chunks.ts).
+ * - `__TOOLWIRE_PACKAGE__` and `__TOOLWIRE_VERSION__`: the package's name and version, where the
+ *   script finds its chunks when a CDN serves it under the bare package URL
+ *   (packages/polyfill/src/lib/chunks.ts); the name also tells the polyfill's own script, which
+ *   has no pairing prompt, from the endpoint's (packages/polyfill/src/declarative/gate.ts).
  */
 export function pageScriptDefine(
   packageUrl: URL,
@@ -32,6 +34,7 @@ export function pageScriptDefine(
   };
   return {
     __TOOLWIRE_IIFE__: JSON.stringify(build),
-    __TOOLWIRE_PACKAGE__: JSON.stringify(`${name}@${version}`),
+    __TOOLWIRE_PACKAGE__: JSON.stringify(name),
+    __TOOLWIRE_VERSION__: JSON.stringify(version),
   };
 }

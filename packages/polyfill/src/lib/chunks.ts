@@ -18,8 +18,9 @@ declare global {
    * across modules: the IIFE then inlined every chunk. A loader function per chunk cost bytes.)
    */
   const __TOOLWIRE_IIFE__: 'split' | 'standalone' | undefined;
-  /** `<package name>@<version>` in the page scripts (a define), undefined elsewhere. */
-  const __TOOLWIRE_PACKAGE__: string | undefined;
+  /** The package's name and version in its page scripts (defines), undefined elsewhere. */
+  const __TOOLWIRE_PACKAGE__: '@toolwire/polyfill' | '@toolwire/endpoint' | undefined;
+  const __TOOLWIRE_VERSION__: string | undefined;
 }
 
 /**
@@ -106,7 +107,7 @@ class ChunkLoadError extends Error {
             script?.endsWith('.iife.js')
               ? script.replace(/\.iife\.js$/, '.standalone.iife.js')
               : 'endpoint.standalone.iife.js or polyfill.standalone.iife.js'
-          } instead (the common parts inlined, one file)`;
+          } instead (the common parts inlined)`;
     const fix = script
       ? `Serve the polyfill-*.js files that come with the script beside ${script}${instead}`
       : `An inline script (no src) loads no chunks: load the script by src${instead}`;
@@ -134,7 +135,10 @@ function failed(file: string, url: string | undefined, cause: unknown): Promise<
 function folderOf(url: string): string {
   return typeof __TOOLWIRE_PACKAGE__ === 'undefined'
     ? url
-    : url.replace(/\/@toolwire\/[a-z]+(@[^/?#]*)?\/?([?#].*)?$/, `/${__TOOLWIRE_PACKAGE__}/dist/`);
+    : url.replace(
+        /\/@toolwire\/[a-z]+(@[^/?#]*)?\/?([?#].*)?$/,
+        `/${__TOOLWIRE_PACKAGE__}@${__TOOLWIRE_VERSION__}/dist/`,
+      );
 }
 
 /** A chunk fetched from beside the IIFE (only the IIFE build calls this). */
