@@ -14,11 +14,26 @@ import { createHost } from '../packages/host/src/index.js';
 // (here the ui.* built-ins) from `dist/` of its own version on the CDN, never from the page's
 // origin. With `defer` it does not hold up the page's rendering; without, it does.
 
-const dist = fileURLToPath(new URL('../packages/endpoint/dist/', import.meta.url));
-const manifest = JSON.parse(
-  readFileSync(new URL('../packages/endpoint/package.json', import.meta.url), 'utf8'),
-) as { name: string; version: string; jsdelivr: string; unpkg: string };
-const PINNED = `/npm/${manifest.name}@${manifest.version}/dist/`;
+interface Published {
+  name: string;
+  version: string;
+  jsdelivr: string;
+  unpkg: string;
+  /** The package's folder, whose `dist/` the CDN serves. */
+  root: string;
+  /** `/npm/<name>@<version>/dist/`, where the CDN serves `dist/`. */
+  pinned: string;
+}
+
+function published(folder: string): Published {
+  const root = fileURLToPath(new URL(`../packages/${folder}/`, import.meta.url));
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Published;
+  return { ...manifest, root, pinned: `/npm/${manifest.name}@${manifest.version}/dist/` };
+}
+
+const manifest = published('endpoint');
+const polyfill = published('polyfill');
+const PINNED = manifest.pinned;
 
 interface Origin {
   origin: string;
@@ -66,12 +81,18 @@ async function origin(answer: (path: string, res: ServerResponse) => void): Prom
  * answer allows any origin (the chunks are ES modules, fetched with CORS).
  */
 function cdn(): Promise<Origin> {
-  const bare = new RegExp(`^/npm/${manifest.name}(@[^/]*)?/?$`);
   return origin((path, res) => {
     let file: string | undefined;
-    if (bare.test(path)) file = join(dist, '..', manifest.jsdelivr);
-    else if (path.startsWith(PINNED)) file = normalize(join(dist, path.slice(PINNED.length)));
-    if (!file?.startsWith(dist) || !existsSync(file) || !statSync(file).isFile()) {
+    for (const pkg of [manifest, polyfill]) {
+      const dist = join(pkg.root, 'dist');
+      if (new RegExp(`^/npm/${pkg.name}(@[^/]*)?/?$`).test(path))
+        file = join(pkg.root, pkg.jsdelivr);
+      else if (path.startsWith(pkg.pinned))
+        file = normalize(join(dist, path.slice(pkg.pinned.length)));
+      if (file && !file.startsWith(`${dist}/`)) file = undefined;
+      if (file) break;
+    }
+    if (!file || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { 'Access-Control-Allow-Origin': '*' }).end('not found');
       return;
     }
@@ -136,6 +157,9 @@ test.beforeAll(async () => {
     pinned: shopPage(`${theCdn.origin}${PINNED}endpoint.standalone.iife.js`, 'defer'),
     split: shopPage(`${theCdn.origin}${PINNED}endpoint.iife.js`, 'defer'),
     blocking: shopPage(`${bareUrl}?blocking`, ''),
+    polyfill: `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>search</title>
+<script src="${theCdn.origin}/npm/${polyfill.name}" defer></script></head>
+<body><form toolname="search" tooldescription="Searches the shop."><input name="q"></form></body></html>`,
   });
 });
 
@@ -149,9 +173,11 @@ test.afterAll(async () => {
   await page0?.close();
 });
 
-test('the package fields name the one-file script', () => {
+test('the package fields name the one-file scripts', () => {
   expect(manifest.jsdelivr).toBe('./dist/endpoint.standalone.iife.js');
   expect(manifest.unpkg).toBe(manifest.jsdelivr);
+  expect(polyfill.jsdelivr).toBe('./dist/polyfill.standalone.iife.js');
+  expect(polyfill.unpkg).toBe(polyfill.jsdelivr);
 });
 
 function consoleErrors(page: Page): string[] {
@@ -282,4 +308,59 @@ test('with defer, the page renders while the script is still on its way; without
   blocking.release();
   await expect(page.locator('#content')).toBeVisible();
   await page.waitForFunction(() => (window as unknown as { registered?: true }).registered);
+});
+
+test("the polyfill's bare URL: a form tool's chunk comes from dist/ of its version", async ({
+  page,
+}) => {
+  const errors = consoleErrors(page);
+  const before = theCdn.requested.length;
+  await page.goto(`${page0.origin}/polyfill.html`);
+  // The form-tools chunk loads lazily: the form becomes a tool once it has.
+  await expect
+    .poll(() =>
+      page.evaluate(async () =>
+        ((await (document as any).modelContext.getTools()) as { name: string }[]).map(
+          (tool) => tool.name,
+        ),
+      ),
+    )
+    .toEqual(['search']);
+  const fetched = theCdn.requested.slice(before);
+  expect(fetched.slice(0, 2)).toEqual([
+    `/npm/${polyfill.name}`,
+    `${polyfill.pinned}polyfill-declarative.js`,
+  ]);
+  // With what the chunk imports, from the same folder.
+  expect(fetched.slice(1).every((path) => path.startsWith(polyfill.pinned))).toBe(true);
+  expect(errors).toEqual([]);
+});
+
+test('a webType below a structured schema fetches ajv from beside the one-file script, and it checks it', async ({
+  page,
+}) => {
+  const errors = consoleErrors(page);
+  await page.goto(`${page0.origin}/bare.html`);
+  await page.waitForFunction(() => (window as unknown as { registered?: true }).registered);
+  const before = theCdn.requested.length;
+  const calls = await page.evaluate(async () => {
+    const w = window as any;
+    await w.toolManager.register({
+      name: 'notes.due',
+      inputSchema: { type: 'object', properties: { by: { webType: 'Date' } }, required: ['by'] },
+      execute: ({ by }: { by: Date }) => by.getUTCFullYear(),
+    });
+    return {
+      good: await w.tools.callTool('notes.due', { by: new Date('2027-01-02T00:00:00Z') }),
+      bad: await w.tools
+        .callTool('notes.due', { by: '2027-01-02' })
+        .catch((error: Error) => [error.name, error.message]),
+    };
+  });
+  expect(calls).toEqual({ good: 2027, bad: ['DataError', expect.stringContaining('Date')] });
+  const fetched = theCdn.requested.slice(before);
+  expect(fetched[0]).toBe(`${PINNED}polyfill-validator-ajv.js`);
+  expect(fetched.every((path) => /^[^?#]*\/dist\/polyfill-[\w-]+\.js$/.test(path))).toBe(true);
+  expect(fetched.every((path) => path.startsWith(PINNED))).toBe(true);
+  expect(errors).toEqual([]);
 });
