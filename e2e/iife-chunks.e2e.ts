@@ -9,7 +9,8 @@ import { type StaticServer, serveFolder } from './support/static-server.js';
 // Issue 15, "one script tag that works": the built IIFEs served by a plain static server, as a
 // page author copies them. Alone, a split IIFE cannot find its lazy chunks: that must be loud
 // (a console error naming the file, its URL and the fix) and the call must reject with the same
-// reason, never hang. The standalone builds need nothing beside them. Chunks resolve against
+// reason, never hang. The standalone builds need nothing beside them for what a typical page
+// does (their rarer parts are fetched as the split scripts fetch theirs). Chunks resolve against
 // the script's own URL only: an inline script loads none (e2e/script-gadgets.e2e.ts).
 
 const dist = (pkg: string) => fileURLToPath(new URL(`../packages/${pkg}/dist/`, import.meta.url));
@@ -385,6 +386,41 @@ test('endpoint.iife.js without the built-ins chunk: the ui.* tools are listed, a
     expect(refused?.message).toContain(
       `${server.origin}/endpoint-no-builtins/polyfill-ui-builtins.js`,
     );
+    await expect
+      .poll(() => errors.some((text) => text.includes('cannot load polyfill-ui-builtins.js')))
+      .toBe(true);
+  } finally {
+    await host.close();
+  }
+});
+
+test('endpoint.standalone.iife.js alone: a ui.* call, a rarer part, fails coded, naming the files to serve', async ({
+  page,
+}) => {
+  const host = await createHost({ origins: [server.origin], maxToolPolicy: 'write' });
+  try {
+    const errors = consoleErrors(page);
+    // The honest path first (in browserSession): the page's own tool answers, nothing fetched.
+    const before = server.requested.length;
+    const alone = await browserSession(page, host, 'endpoint.standalone.iife.js');
+    const refused = await alone.call('ui.query_nodes', { role: 'button' }).then(
+      () => undefined,
+      (error) => ({ code: error.code, retryable: error.retryable, message: error.message }),
+    );
+    expect(refused).toMatchObject({ code: 'toolwire_chunk_load_failed', retryable: true });
+    expect(refused?.message).toContain(
+      `cannot load polyfill-ui-builtins.js from ${server.origin}/endpoint.standalone.iife.js/polyfill-ui-builtins.js`,
+    );
+    expect(refused?.message).toContain(
+      'Serve the polyfill-*.js files that come with the script beside endpoint.standalone.iife.js.',
+    );
+    expect(refused?.message).not.toContain('instead');
+    const fetched = server.requested.slice(before).filter((path) => path !== '/favicon.ico');
+    expect(fetched).toEqual([
+      '/endpoint.standalone.iife.js/',
+      '/endpoint.standalone.iife.js/endpoint.standalone.iife.js',
+      '/endpoint.standalone.iife.js/polyfill-ui-builtins.js',
+    ]);
     await expect
       .poll(() => errors.some((text) => text.includes('cannot load polyfill-ui-builtins.js')))
       .toBe(true);

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { buildLazyChunks } from '../../../scripts/lazy-chunks.js';
 import { sourceResolve } from '../../../scripts/source-condition.js';
-import { endpointVersionDefine } from '../../../scripts/version-define.js';
+import { endpointVersionDefine, pageScriptDefine } from '../../../scripts/version-define.js';
 import { libraryBuild, pageScriptBuild } from '../../../vite.config.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -43,15 +43,16 @@ await buildLazyChunks(
   'polyfill-shared-endpoint-[hash].js',
 );
 
-// The page scripts: the core, which fetches the polyfill's lazy chunks by URL (the define
-// true), and the one-file script, where each import() is bundled and inlined (false).
-for (const [split, fileName] of [
-  [true, 'endpoint.iife.js'],
-  [false, 'endpoint.standalone.iife.js'],
+// The page scripts: the core, which fetches every lazy part by URL ('split'), and the one-file
+// script, which inlines what a typical page needs and fetches only the rarer parts by URL
+// ('standalone'; scripts/version-define.ts).
+for (const [kind, fileName] of [
+  ['split', 'endpoint.iife.js'],
+  ['standalone', 'endpoint.standalone.iife.js'],
 ] as const) {
   await build({
     ...quiet,
-    define: { ...stamp, __TOOLWIRE_IIFE__: String(split) },
+    define: { ...stamp, ...pageScriptDefine(new URL('../package.json', import.meta.url), kind) },
     build: pageScriptBuild(dist, `${root}src/iife.ts`, 'toolwireEndpoint', fileName),
   });
 }

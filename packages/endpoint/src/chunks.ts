@@ -11,19 +11,20 @@ import { chunkFromScript } from '@toolwire/polyfill/wire';
 import type { DeflateModule } from '@toolwire/protocol';
 import { importDeflate } from '@toolwire/protocol';
 
-/** `true` in the split IIFE build (a define), `false` in the standalone one, else undefined. */
-declare const __TOOLWIRE_IIFE__: boolean | undefined;
+/**
+ * The page script being built (a define): both fetch these two parts by URL, the one-file
+ * script too, as rarer parts; undefined in the module build.
+ */
+declare const __TOOLWIRE_IIFE__: 'split' | 'standalone' | undefined;
 
 /** The built-in DOM tools (builtins/runtime.ts). */
 export function loadBuiltinRuntime(): Promise<typeof import('./builtins/runtime.js')> {
-  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+  return typeof __TOOLWIRE_IIFE__ !== 'undefined'
     ? chunkFromScript('ui-builtins')
     : import('./builtins/runtime.js');
 }
 
 /** fflate's DEFLATE and gunzip, for the bridge and the in-line gzip fallback (compression.ts). */
 export function loadDeflate(): Promise<DeflateModule> {
-  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
-    ? chunkFromScript('deflate')
-    : importDeflate();
+  return typeof __TOOLWIRE_IIFE__ !== 'undefined' ? chunkFromScript('deflate') : importDeflate();
 }

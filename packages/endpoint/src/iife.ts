@@ -40,12 +40,15 @@ if (guardAttribute) {
   }
 }
 
-/** `true` in the split build (a define): the pairing is the chunk `polyfill-pairing.js`. */
-declare const __TOOLWIRE_IIFE__: boolean | undefined;
+/**
+ * The page script being built (a define): in the split one the pairing is the chunk
+ * `polyfill-pairing.js`; the one-file script inlines it.
+ */
+declare const __TOOLWIRE_IIFE__: 'split' | 'standalone' | undefined;
 
 /** Pairing from a link: the checks, the prompt and the kept credential (pairing-flow.ts). */
 function loadPairing(): Promise<typeof import('./pairing-flow.js')> {
-  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__ === 'split'
     ? chunkFromScript('pairing')
     : import('./pairing-flow.js');
 }

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
 import { buildLazyChunks } from '../../../scripts/lazy-chunks.js';
 import { sourceResolve } from '../../../scripts/source-condition.js';
+import { pageScriptDefine } from '../../../scripts/version-define.js';
 import { libraryBuild, pageScriptBuild } from '../../../vite.config.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -52,15 +53,16 @@ await buildLazyChunks(
   'polyfill-shared-[hash].js',
 );
 
-// 3. The page scripts: the core alone, which loads the chunks above by URL (the define true),
-// and the one-file script, where each import() is bundled and inlined (the define false).
-for (const [split, fileName] of [
-  [true, 'polyfill.iife.js'],
-  [false, 'polyfill.standalone.iife.js'],
+// 3. The page scripts: the core alone, which loads the chunks above by URL ('split'), and the
+// one-file script, which inlines the parts a typical page needs and loads only the rarer ones
+// by URL ('standalone'; scripts/version-define.ts).
+for (const [kind, fileName] of [
+  ['split', 'polyfill.iife.js'],
+  ['standalone', 'polyfill.standalone.iife.js'],
 ] as const) {
   await build({
     ...quiet,
-    define: { __TOOLWIRE_IIFE__: String(split) },
+    define: pageScriptDefine(new URL('../package.json', import.meta.url), kind),
     build: pageScriptBuild(dist, `${root}src/iife.ts`, 'toolwirePolyfill', fileName),
   });
 }

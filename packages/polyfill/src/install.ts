@@ -122,7 +122,7 @@ export function install(options: InstallOptions = {}): Installation {
   // Form tools (issue 9): loaded only once the document has a tool form.
   watchForms(win, () => {
     // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
-    (typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+    (typeof __TOOLWIRE_IIFE__ !== 'undefined'
       ? chunkFromScript<typeof import('./declarative/forms.js')>('declarative')
       : import('./declarative/forms.js')
     )

@@ -33,7 +33,7 @@ export function lazyNative(context: NativeModelContext, window: unknown): Native
   let layer: NativeLayer | undefined;
   // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
   const loading = (
-    typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+    typeof __TOOLWIRE_IIFE__ !== 'undefined'
       ? chunkFromScript<typeof import('./native.js')>('native')
       : import('./native.js')
   ).then((chunk) => {

@@ -9,15 +9,15 @@ import type * as Deflate from './deflate.js';
 export type DeflateModule = typeof Deflate;
 
 /**
- * `true` in the endpoint's split page script (a define, see packages/polyfill/src/lib/chunks.ts),
- * which fetches fflate as a chunk of its own and passes `loadDeflate` to the bridge.
+ * Set in the endpoint's page scripts (a define, see packages/polyfill/src/lib/chunks.ts), which
+ * fetch fflate as a chunk of their own and pass `loadDeflate` to the bridge.
  */
-declare const __TOOLWIRE_IIFE__: boolean | undefined;
+declare const __TOOLWIRE_IIFE__: 'split' | 'standalone' | undefined;
 
 /** The bridge's default `loadDeflate`: this package's deflate.ts, by import(). */
 export function importDeflate(): Promise<DeflateModule> {
   // The define makes the import() dead code in the split page script, which loads its own.
-  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+  return typeof __TOOLWIRE_IIFE__ !== 'undefined'
     ? Promise.reject(new Error('this page script loads fflate itself (loadDeflate)'))
     : import('./deflate.js');
 }

@@ -9,12 +9,33 @@
  *   hold one, now or later) is in the document.
  */
 const FORM = 'form[toolname]';
+/** The endpoint's pairing prompt (packages/endpoint/src/pairing-prompt.ts). */
+const PROMPT = 'toolwire-pairing';
 
+/**
+ * An open shadow root may hold a tool form, but for the endpoint's pairing prompt's. The
+ * polyfill's own page script has no prompt: the define drops the test from it (written out at
+ * each use, as a helper function would stay in that script).
+ */
 function holdsForm(node: Node): boolean {
   if (node.nodeType !== 1 && node.nodeType !== 9) return false;
   const element = node as Element;
-  if (element.matches?.(FORM) || element.shadowRoot || element.querySelector(FORM)) return true;
-  for (const child of element.querySelectorAll('*')) if (child.shadowRoot) return true;
+  if (
+    element.matches?.(FORM) ||
+    (typeof __TOOLWIRE_PACKAGE__ !== 'undefined' && __TOOLWIRE_PACKAGE__ === '@toolwire/polyfill'
+      ? element.shadowRoot
+      : element.shadowRoot && element.localName !== PROMPT) ||
+    element.querySelector(FORM)
+  )
+    return true;
+  for (const child of element.querySelectorAll('*')) {
+    if (
+      typeof __TOOLWIRE_PACKAGE__ !== 'undefined' && __TOOLWIRE_PACKAGE__ === '@toolwire/polyfill'
+        ? child.shadowRoot
+        : child.shadowRoot && child.localName !== PROMPT
+    )
+      return true;
+  }
   return false;
 }
 

@@ -112,7 +112,7 @@ export class FramesGate implements GateState {
   load(): Promise<FrameNode> {
     // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
     this.#loading ??= (
-      typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+      typeof __TOOLWIRE_IIFE__ !== 'undefined'
         ? chunkFromScript<typeof import('./node.js')>('frames')
         : import('./node.js')
     ).then((chunk) => {

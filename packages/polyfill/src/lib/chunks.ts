@@ -9,13 +9,18 @@
 
 declare global {
   /**
-   * `true` in the IIFE build (a define), undefined elsewhere. Each place that loads a chunk
-   * tests it itself, `typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__ ?
-   * chunkFromScript(name) : import(...)`: the define makes that import() dead code, dropped
-   * from the IIFE with the chunk it would inline. (A constant exported from here is not folded
+   * The page script being built (a define, scripts/version-define.ts), undefined elsewhere:
+   * `'split'` fetches every chunk by URL, `'standalone'` inlines the common ones. Each place
+   * that loads a chunk tests it itself, `typeof __TOOLWIRE_IIFE__ !== 'undefined' &&
+   * __TOOLWIRE_IIFE__ === 'split' ? chunkFromScript(name) : import(...)` for a common chunk,
+   * `typeof __TOOLWIRE_IIFE__ !== 'undefined' ? ...` for a rare one: the define makes that
+   * import() dead code, dropped from the IIFE with the chunk it would inline. (A constant exported from here is not folded
    * across modules: the IIFE then inlined every chunk. A loader function per chunk cost bytes.)
    */
-  const __TOOLWIRE_IIFE__: boolean | undefined;
+  const __TOOLWIRE_IIFE__: 'split' | 'standalone' | undefined;
+  /** The package's name and version in its page scripts (defines), undefined elsewhere. */
+  const __TOOLWIRE_PACKAGE__: '@toolwire/polyfill' | '@toolwire/endpoint' | undefined;
+  const __TOOLWIRE_VERSION__: string | undefined;
 }
 
 /**
@@ -94,17 +99,21 @@ class ChunkLoadError extends Error {
 
   constructor(file: string, url: string | undefined, cause: unknown) {
     const script = scriptUrl?.split(/[?#]/)[0]?.split('/').pop();
-    const standalone = script?.endsWith('.iife.js')
-      ? script.replace(/\.iife\.js$/, '.standalone.iife.js')
-      : 'endpoint.standalone.iife.js or polyfill.standalone.iife.js';
+    // The one-file script inlines the common parts only: its fix is to serve the rarer ones.
+    const instead =
+      typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__ === 'standalone'
+        ? ''
+        : `, or load ${
+            script?.endsWith('.iife.js')
+              ? script.replace(/\.iife\.js$/, '.standalone.iife.js')
+              : 'endpoint.standalone.iife.js or polyfill.standalone.iife.js'
+          } instead (the common parts inlined)`;
     const fix = script
-      ? `Serve the polyfill-*.js files that come with the script beside ${script}, or load ${standalone} instead`
-      : `An inline script (no src) loads no chunks: load the script by src, or ${standalone} instead`;
-    super(
-      `toolwire: cannot load ${file} from ${url ?? '(no URL)'} (${String(cause)}). ` +
-        `${fix} (every chunk inlined, one file).`,
-      { cause },
-    );
+      ? `Serve the polyfill-*.js files that come with the script beside ${script}${instead}`
+      : `An inline script (no src) loads no chunks: load the script by src${instead}`;
+    super(`toolwire: cannot load ${file} from ${url ?? '(no URL)'} (${String(cause)}). ${fix}.`, {
+      cause,
+    });
     this.file = file;
     this.url = url;
   }
@@ -116,6 +125,22 @@ function failed(file: string, url: string | undefined, cause: unknown): Promise<
   return Promise.reject(error);
 }
 
+/**
+ * The folder the script's chunks are in: the script's own, except for the one-file script
+ * (what the package's `jsdelivr` / `unpkg` fields name) under a CDN's bare package URL
+ * (`https://cdn.jsdelivr.net/npm/@toolwire/endpoint`, `.../@toolwire/endpoint@0.1`, unpkg's
+ * alike), which is not its folder: there, `dist/` of this script's own version, on the same
+ * origin and path.
+ */
+function folderOf(url: string): string {
+  return typeof __TOOLWIRE_PACKAGE__ === 'undefined'
+    ? url
+    : url.replace(
+        /\/@toolwire\/[a-z]+(@[^/?#]*)?\/?([?#].*)?$/,
+        `/${__TOOLWIRE_PACKAGE__}@${__TOOLWIRE_VERSION__}/dist/`,
+      );
+}
+
 /** A chunk fetched from beside the IIFE (only the IIFE build calls this). */
 export function chunkFromScript<T>(name: ChunkName): Promise<T> {
   const file = `polyfill-${name}.js`;
@@ -124,7 +149,13 @@ export function chunkFromScript<T>(name: ChunkName): Promise<T> {
   }
   let url: string;
   try {
-    url = new URL(`./${file}`, scriptUrl).href; // beside the script, on its origin
+    // Beside the script, on its origin (the define drops folderOf from the split script).
+    url = new URL(
+      `./${file}`,
+      typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__ === 'standalone'
+        ? folderOf(scriptUrl)
+        : scriptUrl,
+    ).href;
   } catch (error) {
     return failed(file, undefined, error);
   }

@@ -21,7 +21,7 @@ let loaded: LoweringModule | undefined;
 export function loadLowering(): Promise<LoweringModule> {
   // The chunk (chunks.ts): from beside the IIFE there, where the import() is dead code.
   loading ??= (
-    typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+    typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__ === 'split'
       ? chunkFromScript<LoweringModule>('lowering')
       : (import('@toolwire/lowering') as unknown as Promise<LoweringModule>)
   ).then(

@@ -15,6 +15,10 @@
  * - a structured check's schema names a `webType` below its top (cfworker cannot check one
  *   there; `ready()` loads ajv before that first check).
  * Either engine reports the same `{path, reason, schemaPath}` (ajv-words.ts).
+ *
+ * The one-file page script (`*.standalone.iife.js`) inlines cfworker and never ajv: validation
+ * there is cfworker's, with no move to ajv for speed; only a `webType` below a structured
+ * schema's top fetches ajv's chunk from beside the script. ajv stays the npm route's.
  */
 import { chunkFromScript } from '../lib/chunks.js';
 import type { Check, SchemaValidator } from './types.js';
@@ -28,11 +32,15 @@ export const AJV_AFTER_MS = 20;
 
 /** The engine's chunk (`polyfill-validator-<engine>.js` in the IIFE build). */
 function loadEngine(engine: 'ajv' | 'cfworker'): Promise<SchemaValidator> {
+  // The define folds each test: the split script fetches either engine by URL; the one-file
+  // script inlines cfworker and fetches ajv by URL (never inlined); modules import() both.
   const chunk: Promise<EngineChunk> =
-    typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+    typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__ === 'split'
       ? chunkFromScript<EngineChunk>(`validator-${engine}`)
       : engine === 'ajv'
-        ? import('./ajv.js')
+        ? typeof __TOOLWIRE_IIFE__ !== 'undefined'
+          ? chunkFromScript<EngineChunk>('validator-ajv')
+          : import('./ajv.js')
         : import('./cfworker.js');
   return chunk.then((loaded) => loaded.createValidator());
 }
@@ -102,7 +110,12 @@ function adaptive(cfworker: SchemaValidator, evalAllowed: boolean): SchemaValida
           fast ??= ajv.compile(schema, mode);
           return fast(data);
         }
-        if (!evalAllowed) return slow(data);
+        // The one-file script (which does not inline ajv) never moves to it for speed.
+        if (
+          !evalAllowed ||
+          (typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__ === 'standalone')
+        )
+          return slow(data);
         const started = now();
         const issues = slow(data);
         spentMs += now() - started;
