@@ -20,6 +20,7 @@ import { controlAnswers, publishControl } from '../control/server.js';
 import { controlStatePath, HostRunningError, readControlState } from '../control/state-file.js';
 import type { Host } from '../server/host.js';
 import { createHost } from '../server/host.js';
+import { linkPhrase } from '../shared/link-phrase.js';
 import { redactUrl } from '../shared/token.js';
 import { VERSION } from '../shared/version.js';
 import { DEFAULT_PORT, HIDDEN_ALIASES, HOST_FLAGS, readHostOptions } from './args.js';
@@ -130,7 +131,12 @@ export async function startHost(
   print(
     'or load <script src="endpoint.iife.js"></script> in the page and open its pairing link (--page URL prints one; toolwire pair --page URL makes more)',
   );
-  if (parsed.page) print(`or open: ${host.pairingUrl(parsed.page)}`);
+  if (parsed.page) {
+    const link = host.pairingUrl(parsed.page);
+    print(`or open: ${link}`);
+    const phrase = linkPhrase(link);
+    if (phrase) print(`phrase: ${phrase}`);
+  }
   return {
     host,
     log,
