@@ -186,11 +186,9 @@ test.describe('where a link may connect', () => {
       await page.goto(linkTo(`${TOOLS}?via=${name}`, ws.toString()));
       await expect(dialog(page)).toContainText(`ws://${name}:${host.port}/toolwire`);
       await clickConnect(page);
-      // The tab keeps its first pairing (sessionStorage) and resumes it beside the new link's
-      // session, until the new one is welcomed: three sessions for two links.
-      await expect.poll(() => seen.length, name).toBe(name === 'localhost' ? 3 : 1);
+      await expect.poll(() => seen.length, name).toBe(name === 'localhost' ? 2 : 1);
     }
-    expect(seen.map((session) => session.origin)).toEqual([ORIGIN, ORIGIN, ORIGIN]);
+    expect(seen.map((session) => session.origin)).toEqual([ORIGIN, ORIGIN]);
     const routed = await routeSockets(context, ['[::1]']);
     await page.goto(linkTo(`${PLAIN}?via=ipv6`, 'ws://[::1]:9/toolwire?pair=abc'));
     await clickConnect(page);

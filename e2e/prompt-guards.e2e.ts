@@ -216,52 +216,44 @@ test.describe('a new link beside a working pairing', () => {
     });
   }
 
-  test('after a reload with a new link: the kept pairing is resumed at once; a refused code keeps it, a good one replaces it', async ({
+  test('a link that comes with a load of the page: a refused code reconnects the kept pairing, a good one replaces it', async ({
     page,
     context,
   }) => {
     const host = await startHost();
     const first = await pairTab(page, host);
     const before = await kept(page);
-    // Hostile: a spent code in a full navigation of the same tab (its sessionStorage stays).
+    // Hostile: a spent code in a full load of the same tab (its sessionStorage stays).
     const spent = host.pairingUrl(TOOLS);
     const other = await context.newPage();
     await other.goto(spent);
     await clickConnect(other);
     await expect.poll(() => host.sessions.length).toBe(2);
     await other.close();
+    const existing = new Set(host.sessions);
     const resumed = host.waitForSession({
       timeoutMs: 5000,
-      filter: (s) => s !== first && s.credential !== undefined && !s.paired,
+      filter: (s) => !existing.has(s) && !s.paired,
     });
-    // A full load of the page (another query: not just a fragment change) with the link.
+    // Another query: a load of the page, not just a fragment change.
     await page.goto(`${TOOLS}?load=1${new URL(spent).hash}`);
-    // The kept pairing reconnects while the prompt still asks about the new link.
-    await expect(dialog(page)).toBeVisible();
+    expect((await first.closed).code).toBe(1001); // the last document's session went with it
+    await clickConnect(page);
+    // Refused: the tab reconnects with the pairing it kept, which serves.
     const old = await resumed;
     expect((await old.call('notes.list')).result).toEqual({ ran: 'notes.list' });
-    await clickConnect(page);
+    expect(await kept(page)).toBe(before);
     await expect
       .poll(() => page.evaluate(async () => (await (window as any).toolwire.paired)?.status))
       .toBe('open');
-    expect(await isOpen(old)).toBe(true);
-    expect(await kept(page)).toBe(before);
-    expect((await old.call('notes.list')).result).toEqual({ ran: 'notes.list' });
     // Honest: a good code the same way replaces it, once welcomed.
-    const existing = new Set(host.sessions);
-    const isNew = (s: HostSession) => !existing.has(s);
-    const resumedAgain = host.waitForSession({
+    const fresh = host.waitForSession({
       timeoutMs: 5000,
-      filter: (s) => isNew(s) && !s.paired,
+      filter: (s) => !existing.has(s) && s.paired,
     });
-    const fresh = host.waitForSession({ timeoutMs: 5000, filter: (s) => isNew(s) && s.paired });
     await page.goto(`${TOOLS}?load=2${new URL(host.pairingUrl(TOOLS)).hash}`);
-    const oldAgain = await resumedAgain;
     await clickConnect(page);
     const replaced = await fresh;
-    // The load ended the last document's session; this one's ends once the new one is welcomed.
-    expect((await old.closed).code).toBe(1001);
-    expect((await oldAgain.closed).code).toBe(1000);
     expect((await replaced.call('notes.list')).result).toEqual({ ran: 'notes.list' });
     await expect.poll(() => kept(page)).not.toBe(before);
   });

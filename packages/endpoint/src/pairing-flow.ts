@@ -14,11 +14,12 @@
  *    reloading the tab reconnects with it, without asking again. A refused or revoked
  *    credential is forgotten.
  * 5. A new link in a tab that holds a working pairing is tried beside it, as a session of its
- *    own: the tab's session (or, after a reload, the kept pairing, resumed at once) keeps
- *    serving while the prompt shows and while the new code is traded. Only once the host
- *    welcomed the new session (`paired`) does the old one close and the new pairing replace
- *    the kept one. A dismissed prompt, or a new code the host refuses (spent, expired, for
- *    another origin), leaves the old pairing kept and its session open.
+ *    own: the tab's session keeps serving while the prompt shows and while the new code is
+ *    traded. Only once the host welcomed the new session (`paired`) does the old one close and
+ *    the new pairing replace the kept one. A dismissed prompt, or a new code the host refuses
+ *    (spent, expired, for another origin), leaves the old pairing kept and its session open.
+ *    A link that arrives with a load of the page (no session yet) leaves the kept pairing
+ *    alone while it is tried; if it fails, the tab reconnects with the kept pairing.
  * Each refusal is one console line saying why.
  *
  * `connect` is passed in (pair-from-link.ts passes the endpoint's): the IIFE loads this module
@@ -199,32 +200,35 @@ export async function pairWith(
 
   if (link === null) return resume();
 
-  // The session that works now keeps serving whatever becomes of this link.
-  const old = current && current.status !== 'closed' ? current : resume();
+  // The session that works now keeps serving whatever becomes of this link. After a load, the
+  // kept pairing is left alone while the link is tried, and reconnects if the link fails.
+  const old = current && current.status !== 'closed' ? current : undefined;
+  const kept = old === undefined && readStored(storage) !== undefined;
+  const back = (): Session | undefined => old ?? resume();
   let address: URL;
   try {
     address = new URL(link);
   } catch {
     warn('the pairing link is not a WebSocket address; not connecting.');
-    return old;
+    return back();
   }
   if (address.protocol !== 'ws:' && address.protocol !== 'wss:') {
     warn(`the pairing link is not a WebSocket address (${address.protocol}); not connecting.`);
-    return old;
+    return back();
   }
   const code = address.searchParams.get('pair');
   if (address.searchParams.has('token') || address.searchParams.has('credential') || !code) {
     warn(
       'this link carries no pairing code (a long-lived token in a link is refused); ask the host for a new link (toolwire pair).',
     );
-    return old;
+    return back();
   }
   address.searchParams.delete('pair');
   if (!linkMayReach(address, hosts)) {
     warn(
       `not connecting to ${address.host}: a link pairs only with this machine (localhost, 127.0.0.1, [::1]) unless the page allows the host (data-toolwire-hosts).`,
     );
-    return old;
+    return back();
   }
   const request: PairingRequest = {
     address: address.toString(),
@@ -234,24 +238,31 @@ export async function pairWith(
   const yes = await (prompt ?? ((r: PairingRequest) => askToPair(document, r)))(request);
   if (!yes) {
     warn(`pairing with ${address.host} dismissed.`);
-    return old;
+    return back();
   }
   const fresh = keep(connect({ ...connectOptions, url: address.toString(), pairingCode: code }));
-  if (!old || old.status === 'closed') return fresh;
-  // Two sessions until the host decides: the new one replaces the old only once welcomed.
-  return new Promise<Session>((resolve) => {
-    const settle = (winner: Session, loser: Session) => {
+  if (!old && !kept) return fresh;
+  // The host decides: the new session replaces the old one only once welcomed.
+  return new Promise<Session | undefined>((resolve) => {
+    const done = () => {
       fresh.removeEventListener('paired', onPaired);
       fresh.removeEventListener('close', onClose);
-      loser.close();
-      resolve(winner);
     };
-    const onPaired = () => settle(fresh, old);
+    const onPaired = () => {
+      done();
+      old?.close();
+      resolve(fresh);
+    };
     const onClose = (event: Event) => {
       const { willRetry } = (event as CustomEvent<{ willRetry: boolean }>).detail;
       if (willRetry) return; // not refused: the new session tries again, the old one serves on
-      warn(`the new link did not pair; this tab keeps its pairing with ${old.address}.`);
-      settle(old, fresh);
+      done();
+      fresh.close();
+      const session = back();
+      if (session) {
+        warn(`the new link did not pair; this tab keeps its pairing with ${session.address}.`);
+      }
+      resolve(session);
     };
     fresh.addEventListener('paired', onPaired);
     fresh.addEventListener('close', onClose);

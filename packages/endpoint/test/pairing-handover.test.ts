@@ -129,7 +129,7 @@ function tab(hash: string, options: Partial<LinkPairingOptions> & { answer?: boo
     );
     return session;
   };
-  return { loc, storage, requests, ran, run };
+  return { loc, storage, requests, ran, tools, run };
 }
 
 /** A call on `socket`, answered by the page: resolves the result frame. */
@@ -144,56 +144,48 @@ async function callOn(socket: FakeSocket, id: string): Promise<any> {
 }
 
 describe('a new link beside a working pairing', () => {
-  it('honest: the kept pairing serves until the new one is welcomed, then the new one replaces it', async () => {
+  it('honest (a link with a load): the kept pairing is left alone until the new one is welcomed, then replaced', async () => {
     const t = tab(link('ws://127.0.0.1:4545/x?pair=NEWCODE'));
     const running = t.run();
-    // The kept pairing is resumed at once, and serves while the new code is traded.
-    const old = await nextSocket(1);
-    expect(old.url).toBe('ws://127.0.0.1:4545/x?credential=OLD');
-    old.open();
-    old.receive(welcome());
-    expect((await callOn(old, 'c1')).payload).toBeDefined();
-    const fresh = await nextSocket(2);
+    const fresh = await nextSocket(1);
     expect(fresh.url).toBe('ws://127.0.0.1:4545/x?pair=NEWCODE');
     expect(t.requests[0]?.phrase).toBe(pairingPhrase('NEWCODE'));
     fresh.open();
-    // Open but not welcomed: nothing changes yet.
-    expect(old.closedWith).toBeUndefined();
+    // Open but not welcomed: the kept pairing is still the kept one.
     expect(t.storage.getItem(PAIRING_STORAGE_KEY)).toBe(OLD);
-    await callOn(old, 'c2');
     fresh.receive(welcome({ credential: 'NEW' }));
     const session = await running;
     expect(session?.status).toBe('open');
-    expect(old.closedWith).toEqual({ code: 1000, reason: 'closed by the page' });
     expect(JSON.parse(t.storage.getItem(PAIRING_STORAGE_KEY) as string)).toMatchObject({
       credential: 'NEW',
     });
-    expect(t.ran).toEqual(['notes.list', 'notes.list']);
+    expect((await callOn(fresh, 'c1')).payload).toBeDefined();
+    expect(sockets).toHaveLength(1); // the kept pairing was never needed
   });
 
   for (const [why, reason] of [
     ['spent', 'this pairing code was already used; ask for a new link (toolwire pair)'],
     ['foreign', 'this pairing code is not for pages of https://page.example'],
   ]) {
-    it(`hostile (${why} code): refused, the kept pairing stays stored and its session serves`, async () => {
+    it(`hostile (${why} code, with a load): refused, the kept pairing stays and reconnects, and serves`, async () => {
       const lines = vi.spyOn(console, 'warn').mockImplementation(() => {});
       const t = tab(link('ws://127.0.0.1:4545/x?pair=SPENT'));
       const running = t.run();
-      const old = await nextSocket(1);
-      old.open();
-      old.receive(welcome());
-      await callOn(old, 'before');
-      const fresh = await nextSocket(2);
+      const fresh = await nextSocket(1);
       expect(fresh.url).toContain('pair=SPENT'); // the new code was tried
       fresh.open();
       fresh.hostCloses(SESSION_CLOSE.pairingRefused, reason as string);
       const session = await running;
-      // The session the tab goes on with is the old one, open and serving.
+      // The tab goes on with its kept pairing.
+      const old = await nextSocket(2);
+      expect(old.url).toBe('ws://127.0.0.1:4545/x?credential=OLD');
+      expect(session?.address).toBe('ws://127.0.0.1:4545/x');
+      old.open();
+      old.receive(welcome());
       expect(session?.status).toBe('open');
-      expect(old.closedWith).toBeUndefined();
       expect(t.storage.getItem(PAIRING_STORAGE_KEY)).toBe(OLD);
       expect((await callOn(old, 'after')).payload).toBeDefined();
-      expect(t.ran).toEqual(['notes.list', 'notes.list']);
+      expect(t.ran).toEqual(['notes.list']);
       expect(lines.mock.calls.map((args) => String(args[0]))).toContain(
         'toolwire: the new link did not pair; this tab keeps its pairing with ws://127.0.0.1:4545/x.',
       );
@@ -207,7 +199,7 @@ describe('a new link beside a working pairing', () => {
     const current = connect({
       url: 'ws://127.0.0.1:4545/x',
       credential: 'OLD',
-      tools: fakeTools().tools,
+      tools: t.tools,
       builtins: false,
       reconnect: false,
       WebSocket: FakeSocket as unknown as typeof WebSocket,
@@ -216,12 +208,15 @@ describe('a new link beside a working pairing', () => {
     const running = await nextSocket(1);
     running.open();
     running.receive(welcome());
+    expect((await callOn(running, 'before')).payload).toBeDefined();
     const refusedRun = t.run(current);
     const bad = await nextSocket(2); // no resumed copy of the kept pairing: the tab has one
     expect(bad.url).toContain('pair=BAD');
     bad.hostCloses(SESSION_CLOSE.pairingRefused, 'unknown pairing code');
     expect(await refusedRun).toBe(current);
     expect(current.status).toBe('open');
+    expect(running.closedWith).toBeUndefined();
+    expect((await callOn(running, 'after-refusal')).payload).toBeDefined();
     expect(t.storage.getItem(PAIRING_STORAGE_KEY)).toBe(OLD);
     // Then a good one: it replaces the running session.
     t.loc.hash = link('ws://127.0.0.1:4545/x?pair=GOOD');
