@@ -58,22 +58,20 @@ const hosts = parseHosts(ownScriptAttribute('data-toolwire-hosts'));
 const pair = (): Promise<Session | undefined> => {
   const link = takePairingLink(location, history);
   if (link === null && !hasKeptPairing()) return Promise.resolve(undefined);
-  return (
-    loadPairing()
-      // A second link opened in the same tab: the session it has serves until the new one is
-      // welcomed (pairWith closes it then), and goes on serving if the new code is refused.
-      .then((pairing) => pairing.pairWith({ guard, hosts }, connect, { link }, api.session))
-      .then(
-        (session) => {
-          if (session) api.session = session;
-          return session;
-        },
-        (error: unknown) => {
-          console.warn(`toolwire: pairing failed: ${String(error)}`);
-          return undefined;
-        },
-      )
-  );
+  // A second link opened in the same tab: the session it has serves until the new one is
+  // welcomed (pairWith closes it then), and goes on serving if the new code is refused.
+  return loadPairing()
+    .then((pairing) => pairing.pairWith({ guard, hosts }, connect, { link }, api.session))
+    .then(
+      (session) => {
+        if (session) api.session = session;
+        return session;
+      },
+      (error: unknown) => {
+        console.warn(`toolwire: pairing failed: ${String(error)}`);
+        return undefined;
+      },
+    );
 };
 api.paired = pair();
 // A link opened in a tab that already shows this page changes only the fragment: no reload.
