@@ -90,6 +90,15 @@ describe('the host prints the pairing phrase', () => {
     expect(host.err().split('\n')).toContain(`phrase: ${pairingPhrase(codeOf(link))}`);
   });
 
+  it('toolwire mcp --page (a host of its own) prints the phrase under the link', async () => {
+    const client = mcpInProcess(['--port', '0', '--page', `${ORIGIN}/`], stateEnv());
+    stops.push(() => client.stop());
+    await client.open();
+    await until(() => client.err().includes('phrase: '), 'the phrase line');
+    const link = /or open: (\S+)/.exec(client.err())?.[1] as string;
+    expect(client.err().split('\n')).toContain(`phrase: ${pairingPhrase(codeOf(link))}`);
+  });
+
   it('the MCP pair tool answers the phrase, for a page and for the extension', async () => {
     const client = mcpInProcess(['--port', '0'], stateEnv());
     stops.push(() => client.stop());
