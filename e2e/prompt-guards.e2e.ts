@@ -3,6 +3,7 @@ import type { Host, HostOptions, HostSession } from '../packages/host/src/index.
 import { createHost } from '../packages/host/src/index.js';
 import { pairingPhrase } from '../packages/protocol/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
+import { HostProcess, toolwire } from './support/cli.js';
 import { clickConnect, openPaired } from './support/pairing.js';
 
 // The page's pairing prompt, in real Chromium against a real @toolwire/host in this process:
@@ -91,6 +92,28 @@ test.describe('the prompt', () => {
     // Another link, other words.
     const other = host.pairingUrl(TOOLS);
     expect(pairingPhrase(codeOf(other))).not.toBe(phrase);
+  });
+
+  test('the phrase `toolwire host --page` printed (a real CLI process) is the one the prompt shows', async ({
+    page,
+  }) => {
+    const cli = new HostProcess(['--page', TOOLS]);
+    try {
+      const link = await cli.pairingLink();
+      const printed = /^phrase: (\S+)$/m.exec(cli.stderr)?.[1];
+      expect(printed).toBe(pairingPhrase(codeOf(link)));
+      await page.goto(link);
+      await expect(dialog(page)).toContainText(`Check that your terminal shows: ${printed}`);
+      await clickConnect(page);
+      await expect(dialog(page)).toHaveCount(0);
+      await expect
+        .poll(
+          async () => JSON.parse((await toolwire(['sessions', '--json'], cli.env)).out).sessions,
+        )
+        .toHaveLength(1);
+    } finally {
+      await cli.stop();
+    }
   });
 
   test('Connect ignores a click and a key press in its first half second; a click after it connects', async ({
