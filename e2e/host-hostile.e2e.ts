@@ -11,7 +11,7 @@ import {
 import { WebSocketServer } from 'ws';
 import type { Host, HostOptions, HostSession } from '../packages/host/src/index.js';
 import { createHost } from '../packages/host/src/index.js';
-import { SESSION_CLOSE, sessionWelcome } from '../packages/protocol/src/index.js';
+import { pairingPhrase, SESSION_CLOSE, sessionWelcome } from '../packages/protocol/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { clickConnect, openPaired, withConnectUrl } from './support/pairing.js';
 
@@ -312,12 +312,14 @@ test.describe('a link never connects without the click', () => {
   }) => {
     const host = await startHost();
     const seen = sessionsOf(host);
-    await page.goto(host.pairingUrl(TOOLS));
+    const link = host.pairingUrl(TOOLS);
+    await page.goto(link);
     const prompt = dialog(page);
     await expect(prompt).toBeVisible();
     await expect(prompt).toHaveAccessibleName(PROMPT);
+    const phrase = pairingPhrase(wsOf(link).searchParams.get('pair') as string);
     await expect(prompt).toHaveAccessibleDescription(
-      `A link asks to connect this page to the toolwire host at ${host.address}. It could then use read-only tools: they read the page, and change nothing. Connect only if you started that host.`,
+      `A link asks to connect this page to the toolwire host at ${host.address}. It could then use read-only tools: they read the page, and change nothing. Connect only if you started that host. Check that your terminal shows: ${phrase}`,
     );
     await expect(prompt).toBeFocused();
     // A key press meant for the page connects nothing: no button has focus yet.
@@ -333,6 +335,8 @@ test.describe('a link never connects without the click', () => {
     await expect(prompt.getByRole('button', { name: 'Not now' })).toBeFocused();
     await page.keyboard.press('Tab');
     await expect(prompt.getByRole('button', { name: 'Connect' })).toBeFocused();
+    // Connect is armed half a second after the prompt showed (prompt-guards.e2e.ts).
+    await expect(prompt.getByRole('button', { name: 'Connect' })).toBeEnabled();
     await page.keyboard.press('Enter');
     await expect.poll(() => seen.length).toBe(1);
     await expect(prompt).toHaveCount(0);
@@ -830,6 +834,7 @@ test.describe('heartbeats', () => {
     await page.clock.install();
     await page.goto(linkTo(TOOLS, `ws://127.0.0.1:${port}/toolwire?pair=abc`));
     await page.clock.pauseAt(await page.evaluate(() => Date.now() + 1000));
+    await page.clock.runFor(500); // Connect is armed half a second after the prompt shows
     await clickConnect(page);
     // The page did connect, and spoke: its session.open and answers reached the server.
     await expect

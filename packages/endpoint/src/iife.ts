@@ -61,15 +61,13 @@ const hosts = parseHosts(ownScriptAttribute('data-toolwire-hosts'));
 const pair = (): Promise<Session | undefined> => {
   const link = takePairingLink(location, history);
   if (link === null && !hasKeptPairing()) return Promise.resolve(undefined);
+  // A second link opened in the same tab: the session it has serves until the new one is
+  // welcomed (pairWith closes it then), and goes on serving if the new code is refused.
   return loadPairing()
-    .then((pairing) => pairing.pairWith({ guard, hosts }, connect, { link }))
+    .then((pairing) => pairing.pairWith({ guard, hosts }, connect, { link }, api.session))
     .then(
       (session) => {
-        if (session) {
-          // A new pairing replaces the tab's old one (a second link opened in the same tab).
-          if (api.session && api.session !== session) api.session.close();
-          api.session = session;
-        }
+        if (session) api.session = session;
         return session;
       },
       (error: unknown) => {

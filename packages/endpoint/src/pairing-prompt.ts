@@ -8,6 +8,12 @@
  * - Rendered in a shadow root, so the page's styles neither hide nor restyle it, and built with
  *   `textContent` only: the address is text, never markup.
  * - No button has focus at first: a key press meant for the page cannot connect it.
+ * - Connect ignores every activation (a click, Enter or Space, whatever clicks it) until the
+ *   prompt has been on screen for half a second: a click or key press aimed at the page as the
+ *   prompt appears under it connects nothing. Meanwhile the button is `aria-disabled`. A tab
+ *   hidden meanwhile starts the half second again once it is shown.
+ * - It shows the pairing phrase of the link's code (`pairingPhrase`), the words the terminal
+ *   printed beside the link, so the person can tell their link from one a site slipped them.
  */
 
 export interface PairingRequest {
@@ -15,7 +21,12 @@ export interface PairingRequest {
   address: string;
   /** The guard's preset name (or a description), as the page author set it. */
   guard: string;
+  /** The pairing phrase of the link's code, as the host printed it beside the link. */
+  phrase?: string;
 }
+
+/** How long Connect ignores activation once the prompt shows (and again when it shows again). */
+const ARMING_MS = 500;
 
 const GUARD_WORDS: Record<string, string> = {
   disabled: 'no tools (discovery and calls are off)',
@@ -45,6 +56,8 @@ code { font: 13px ui-monospace, monospace; overflow-wrap: anywhere; }
 button { font: inherit; padding: 6px 14px; border-radius: 6px; border: 1px solid #5b6270;
   background: #f2f3f5; color: inherit; cursor: pointer; }
 button.connect { background: #2f6fde; border-color: #2f6fde; color: #fff; }
+button[aria-disabled=true] { opacity: .55; cursor: default; }
+.phrase code { font-weight: 600; }
 button:focus-visible { outline: 3px solid #2f6fde; outline-offset: 2px; }
 `;
 
@@ -59,7 +72,10 @@ export function askToPair(document: Document, request: PairingRequest): Promise<
     dialog.setAttribute('role', 'dialog');
     dialog.setAttribute('aria-modal', 'false');
     dialog.setAttribute('aria-labelledby', 'toolwire-pairing-title');
-    dialog.setAttribute('aria-describedby', 'toolwire-pairing-text');
+    dialog.setAttribute(
+      'aria-describedby',
+      request.phrase ? 'toolwire-pairing-text toolwire-pairing-phrase' : 'toolwire-pairing-text',
+    );
     dialog.tabIndex = -1;
     const title = document.createElement('h2');
     title.id = 'toolwire-pairing-title';
@@ -77,6 +93,14 @@ export function askToPair(document: Document, request: PairingRequest): Promise<
       allowed,
       '. Connect only if you started that host.',
     );
+    const check = document.createElement('p');
+    if (request.phrase) {
+      check.id = 'toolwire-pairing-phrase';
+      check.className = 'phrase';
+      const phrase = document.createElement('code');
+      phrase.textContent = request.phrase;
+      check.append('Check that your terminal shows: ', phrase);
+    }
     const actions = document.createElement('div');
     actions.className = 'actions';
     const dismiss = document.createElement('button');
@@ -87,16 +111,36 @@ export function askToPair(document: Document, request: PairingRequest): Promise<
     connect.className = 'connect';
     connect.textContent = 'Connect';
     actions.append(dismiss, connect);
-    dialog.append(title, text, actions);
+    dialog.append(title, text, ...(request.phrase ? [check] : []), actions);
     root.append(style, dialog);
 
     const previous = document.activeElement as HTMLElement | null;
+    // Connect is armed half a second after the prompt is on screen (shown, in a visible tab).
+    let armed = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const arm = () => {
+      clearTimeout(timer);
+      armed = false;
+      connect.setAttribute('aria-disabled', 'true');
+      if (document.visibilityState === 'hidden') return;
+      timer = setTimeout(() => {
+        armed = true;
+        connect.removeAttribute('aria-disabled');
+      }, ARMING_MS);
+    };
+    let done = false;
     const finish = (answer: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      document.removeEventListener('visibilitychange', arm);
       host.remove();
       if (previous && previous !== document.body && previous.isConnected) previous.focus?.();
       resolve(answer);
     };
-    connect.addEventListener('click', () => finish(true), { once: true });
+    connect.addEventListener('click', () => {
+      if (armed) finish(true);
+    });
     dismiss.addEventListener('click', () => finish(false), { once: true });
     dialog.addEventListener('keydown', (event) => {
       if (event.key === 'Escape') {
@@ -106,5 +150,7 @@ export function askToPair(document: Document, request: PairingRequest): Promise<
     });
     (document.body ?? document.documentElement).append(host);
     dialog.focus();
+    arm();
+    document.addEventListener('visibilitychange', arm);
   });
 }

@@ -6,7 +6,13 @@
 // the honest case that proves the same path works.
 import type { Tools } from '@toolwire/polyfill';
 import type { SessionWelcomePayload } from '@toolwire/protocol';
-import { encodePayload, SESSION_CLOSE, sessionPing, sessionWelcome } from '@toolwire/protocol';
+import {
+  encodePayload,
+  pairingPhrase,
+  SESSION_CLOSE,
+  sessionPing,
+  sessionWelcome,
+} from '@toolwire/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '../../../test-support/wait.js';
 import type { Session } from '../src/connect.js';
@@ -387,7 +393,7 @@ describe('pairFromLink: where a link may connect', () => {
       const session = await t.run();
       expect(session, name).toBeDefined();
       const address = `ws://${name.toLowerCase()}:4545/toolwire`;
-      expect(t.requests).toEqual([{ address, guard: 'read-only' }]);
+      expect(t.requests).toEqual([{ address, guard: 'read-only', phrase: pairingPhrase('CODE') }]);
       const socket = await nextSocket(1);
       expect(socket.url).toBe(`${address}?pair=CODE`);
     }
@@ -613,6 +619,7 @@ describe('the prompt (askToPair)', () => {
       const before = document.createElement('button');
       document.body.append(before);
       before.focus();
+      if (answer === 'connect') vi.useFakeTimers();
       const shown = askToPair(document, request);
       const host = document.querySelector('toolwire-pairing') as HTMLElement;
       const root = host.shadowRoot as ShadowRoot;
@@ -626,8 +633,12 @@ describe('the prompt (askToPair)', () => {
       // The address is text, never markup.
       expect(root.querySelector('b')).toBeNull();
       const [notNow, connectButton] = [...root.querySelectorAll('button')];
-      if (answer === 'connect') connectButton?.click();
-      else if (answer === 'not now') notNow?.click();
+      // Connect answers once the prompt has shown for half a second (pairing-handover.test.ts).
+      if (answer === 'connect') {
+        vi.advanceTimersByTime(500);
+        vi.useRealTimers();
+        connectButton?.click();
+      } else if (answer === 'not now') notNow?.click();
       else dialog.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
       outcomes.push(await shown);
       expect(document.querySelector('toolwire-pairing')).toBeNull();

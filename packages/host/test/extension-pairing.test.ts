@@ -80,6 +80,7 @@ describe('toolwire pair --extension', () => {
       address: expect.stringContaining('?pair='),
       origin: EXTENSION,
       expiresAt: expect.any(String),
+      phrase: expect.stringMatching(/^[a-z]{4}-[a-z]{4}-[a-z]{4}$/),
     });
   });
 

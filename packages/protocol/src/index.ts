@@ -61,6 +61,7 @@ export { DEFAULT_MAX_DEPTH } from './json.js';
 export * from './messages.js';
 export type { ToolFailureOutcome, ToolResultOutcome } from './outcome.js';
 export { toolFailure, toolResult } from './outcome.js';
+export { pairingPhrase } from './pairing-phrase.js';
 export { normalizeSearch } from './query.js';
 export { computeRevision } from './revision.js';
 export { SESSION_CLOSE } from './session/close.js';

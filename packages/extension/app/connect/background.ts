@@ -57,6 +57,9 @@ export function serveConnections(tabTools: (tabId: number) => TabToolsClient): T
     store: sessionStore,
     badge,
     onChange: (tabId) => void broadcast(tabId),
+    onNotice: (tabId, notice) => {
+      for (const port of ports) post(port, { type: 'error', tabId, ...notice });
+    },
   });
   const status = async (tabId: number): Promise<ConnectEvent> => {
     const pairedWith = await connections.pairedWith();

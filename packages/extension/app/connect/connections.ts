@@ -7,6 +7,10 @@
  *   the last pairing gave (one pairing for the extension and a host run, one session a tab).
  *   Connecting a connected tab again replaces its link (a new guard); a Disconnect, or another
  *   Connect, while a tab is still being read cancels that connect.
+ * - A pasted address for a tab whose link is live is tried beside that link: the old link
+ *   serves until the host welcomes the new one (`paired`), then closes. A new code the host
+ *   refuses ends only the new attempt (`onNotice` says why): the old link stays, and so does
+ *   the stored pairing. A refused code never deletes a pairing; a refused credential does.
  * - The credential is kept through `PairingStore` (the background uses `chrome.storage.session`:
  *   gone when the browser closes, never written to disk). A refused or revoked one is dropped.
  * - A tab that closes or navigates ends its link (the client says so; background.ts also ends
@@ -35,6 +39,8 @@ export interface ConnectionsOptions {
   badge(tabId: number, state: TabLinkState | undefined): void;
   /** Called after any change of a tab's state. */
   onChange?(tabId: number): void;
+  /** A new address tried beside a live link ended without pairing: why, for the panel. */
+  onNotice?(tabId: number, notice: { code: string; message: string }): void;
   WebSocket?: typeof WebSocket;
   /** Forwarded to the endpoint (tests turn it off). */
   reconnect?: boolean;
@@ -53,6 +59,8 @@ const CANCELLED: ConnectAnswer = {
 export class TabConnections {
   #options: ConnectionsOptions;
   #links = new Map<number, TabLink>();
+  /** A pasted address's link, tried beside the tab's live link until the host welcomes it. */
+  #pending = new Map<number, TabLink>();
   #states = new Map<number, TabLinkState>();
   /** Each connect and cancel of a tab counts: only the latest attempt's link may stay. */
   #attempts = new Map<number, number>();
@@ -78,6 +86,7 @@ export class TabConnections {
     if (pasted && !pasted.ok) return pasted;
     // From here a later Connect or a Disconnect of this tab cancels this one.
     const attempt = this.#bump(tabId);
+    this.#cancelPending(tabId);
     const current = () => this.#attempts.get(tabId) === attempt;
     const stored = pasted ? undefined : await this.#options.store.load();
     if (!pasted && !stored) {
@@ -88,11 +97,18 @@ export class TabConnections {
       };
     }
     if (!current()) return CANCELLED;
-    // The tab's current link, if any, ends; its last state is not shown (this attempt's is).
     const previous = this.#links.get(tabId);
-    this.#links.delete(tabId);
-    previous?.close();
+    // A new code beside a live link: the old one serves until the new one is welcomed.
+    const beside =
+      pasted !== undefined && previous !== undefined && previous.state.status !== 'ended';
+    if (!beside) {
+      // The tab's current link, if any, ends; its last state is not shown (this attempt's is).
+      this.#links.delete(tabId);
+      previous?.close();
+    }
     const address = pasted ? pasted.address : (stored as StoredPairing).address;
+    /** The credential this link connects with: the kept one, or the one its code is traded for. */
+    let mine = pasted ? undefined : (stored as StoredPairing).credential;
     const options: TabLinkOptions = {
       client: this.#options.tabTools(tabId),
       address,
@@ -102,12 +118,24 @@ export class TabConnections {
       guard: request.guard,
       ...(this.#options.WebSocket ? { WebSocket: this.#options.WebSocket } : {}),
       ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
-      onPaired: (detail) =>
-        void this.#options.store.save({ address, credential: detail.credential }),
-      onRefused: () => void this.#forget(address),
-      // While it opens, the attempt decides; once connected, being the tab's link does.
+      onPaired: (detail) => {
+        mine = detail.credential;
+        void this.#options.store.save({ address, credential: detail.credential });
+        if (link !== undefined) this.#promote(tabId, link);
+      },
+      // A refused credential is forgotten, if still the kept one; a refused code leaves the
+      // kept pairing alone.
+      onRefused: () => {
+        if (mine !== undefined) void this.#forget(address, mine);
+      },
+      // While it opens, the attempt decides; once connected, being the tab's link does. A link
+      // tried beside a live one shows nothing until it takes over; if it ends first, it says why.
       onState: (state) => {
-        if (current() || (link !== undefined && this.#links.get(tabId) === link))
+        if (link !== undefined && this.#pending.get(tabId) === link) {
+          if (state.status === 'ended') this.#dropPending(tabId, state);
+          return;
+        }
+        if ((!beside && current()) || (link !== undefined && this.#links.get(tabId) === link))
           this.#update(tabId, state);
       },
     };
@@ -129,6 +157,10 @@ export class TabConnections {
       link.close();
       return CANCELLED;
     }
+    if (beside && this.#links.get(tabId) === previous && previous.state.status !== 'ended') {
+      this.#pending.set(tabId, link);
+      return { ok: true, state: previous.state };
+    }
     this.#links.set(tabId, link);
     this.#update(tabId, link.state);
     return { ok: true, state: link.state };
@@ -136,12 +168,14 @@ export class TabConnections {
 
   /** Ends the tab's link, or cancels its connect in progress (Disconnect, or the tab went). */
   disconnect(tabId: number): void {
+    this.#cancelPending(tabId);
+    // A connect still reading the tab is cancelled too.
+    this.#bump(tabId);
     const link = this.#links.get(tabId);
     if (link) {
       link.close();
       return;
     }
-    this.#bump(tabId);
     if (this.#states.has(tabId)) this.#clear(tabId);
   }
 
@@ -150,6 +184,33 @@ export class TabConnections {
     this.disconnect(tabId);
     this.#states.delete(tabId);
     this.#attempts.delete(tabId);
+  }
+
+  /** The host welcomed `link`: it becomes the tab's link, and the one it was tried beside ends. */
+  #promote(tabId: number, link: TabLink): void {
+    if (this.#pending.get(tabId) !== link) return;
+    this.#pending.delete(tabId);
+    const old = this.#links.get(tabId);
+    this.#links.set(tabId, link);
+    old?.close();
+    this.#update(tabId, link.state);
+  }
+
+  /** A link tried beside the tab's live one ended first: the live one stays; the panel hears why. */
+  #dropPending(tabId: number, state: TabLinkState): void {
+    this.#pending.delete(tabId);
+    const error = state.error ?? { code: 'pairing_refused', message: 'The host refused it.' };
+    if (error.code === 'disconnected') return; // cancelled here, not refused there
+    this.#options.onNotice?.(tabId, {
+      code: error.code,
+      message: `The new address did not connect: ${error.message.replace(/\.?$/, '.')} This tab keeps its connection to ${this.#links.get(tabId)?.state.address ?? 'the host'}.`,
+    });
+  }
+
+  #cancelPending(tabId: number): void {
+    const pending = this.#pending.get(tabId);
+    this.#pending.delete(tabId);
+    pending?.close();
   }
 
   #bump(tabId: number): number {
@@ -171,8 +232,9 @@ export class TabConnections {
     this.#options.onChange?.(tabId);
   }
 
-  async #forget(address: string): Promise<void> {
+  async #forget(address: string, credential: string): Promise<void> {
     const stored = await this.#options.store.load();
-    if (stored?.address === address) await this.#options.store.save(undefined);
+    if (stored?.address === address && stored.credential === credential)
+      await this.#options.store.save(undefined);
   }
 }

@@ -3,8 +3,14 @@
  * pairing address `toolwire pair --extension ID` printed, the guard (read-only by default),
  * Connect / Disconnect, and the tab's status. It asks the background over the
  * `toolwire-connect` port; every string from a page or a host is set as text, never markup.
+ *
+ * A pasted address shows its pairing phrase (`pairingPhrase`, the words `toolwire pair
+ * --extension` printed beside it), and Connect ignores activation for half a second after the
+ * address changes, so a click meant for something else as the address lands connects nothing.
  */
+import { pairingPhrase } from '@toolwire/protocol';
 import type { ConnectEvent, ConnectRequest, ConnectStatus } from './messages.js';
+import { readPairingAddress } from './pairing-address.js';
 import type { TabGuard } from './tab-link.js';
 import { TAB_GUARDS } from './tab-link.js';
 
@@ -19,6 +25,9 @@ export interface ConnectSection {
   /** Shows (and acts on) this tab. */
   watch(tabId: number): void;
 }
+
+/** How long Connect ignores activation after the pasted address changes. */
+const ARMING_MS = 500;
 
 const GUARD_TEXT: Record<TabGuard, string> = {
   'read-only': 'read-only: tools that only read',
@@ -62,6 +71,9 @@ export function mountConnect(section: HTMLElement, openPort: () => ConnectPort):
   pairing.spellcheck = false;
   const pairingLabel = element(doc, 'label', { textContent: 'Pairing address' });
   pairingLabel.htmlFor = pairing.id;
+  const phrase = element(doc, 'p', { className: 'connect-phrase', id: 'connect-phrase' });
+  phrase.hidden = true;
+  pairing.setAttribute('aria-describedby', phrase.id);
   const command = element(doc, 'code', { className: 'connect-command' });
   const hint = element(doc, 'p', { className: 'connect-hint' });
   const guard = element(doc, 'select', { id: 'connect-guard' });
@@ -83,6 +95,7 @@ export function mountConnect(section: HTMLElement, openPort: () => ConnectPort):
     status,
     pairingLabel,
     pairing,
+    phrase,
     hint,
     guardLabel,
     guard,
@@ -104,7 +117,10 @@ export function mountConnect(section: HTMLElement, openPort: () => ConnectPort):
       command,
       event.pairedWith ? '.' : ', paste the address it prints here, then Connect.',
     );
-    if (event.state?.status === 'connected') pairing.value = '';
+    if (event.state?.status === 'connected' && pairing.value) {
+      pairing.value = '';
+      pasted();
+    }
   };
   const onEvent = (event: ConnectEvent) => {
     if (event.tabId !== tabId) return;
@@ -123,8 +139,36 @@ export function mountConnect(section: HTMLElement, openPort: () => ConnectPort):
     );
   };
   open();
+  // A new address: its phrase shows, and Connect waits half a second before it answers.
+  let armed = true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const pasted = () => {
+    clearTimeout(timer);
+    const text = pairing.value.trim();
+    const read = text ? readPairingAddress(text) : undefined;
+    if (read?.ok) {
+      const words = element(doc, 'code', { textContent: pairingPhrase(read.code) });
+      phrase.replaceChildren('Check that your terminal shows: ', words);
+      phrase.hidden = false;
+    } else {
+      phrase.replaceChildren();
+      phrase.hidden = true;
+    }
+    if (!text) {
+      armed = true;
+      connect.removeAttribute('aria-disabled');
+      return;
+    }
+    armed = false;
+    connect.setAttribute('aria-disabled', 'true');
+    timer = setTimeout(() => {
+      armed = true;
+      connect.removeAttribute('aria-disabled');
+    }, ARMING_MS);
+  };
+  pairing.addEventListener('input', pasted);
   connect.addEventListener('click', () => {
-    if (tabId < 0) return;
+    if (tabId < 0 || !armed) return;
     const text = pairing.value.trim();
     status.textContent = 'Connecting…';
     port.postMessage({

@@ -31,6 +31,7 @@ import {
 import type { Host, HostOptions } from '../server/host.js';
 import { createHost } from '../server/host.js';
 import { openPairingFile, pairingHome } from '../server/pairing-file.js';
+import { linkPhrase } from '../shared/link-phrase.js';
 import { redactUrl } from '../shared/token.js';
 import { VERSION } from '../shared/version.js';
 import { DEFAULT_PORT, HIDDEN_ALIASES, HOST_FLAGS, readHostOptions } from './args.js';
@@ -171,7 +172,12 @@ export async function startHost(
   print(
     'or load <script src="endpoint.iife.js"></script> in the page and open its pairing link (--page URL prints one; toolwire pair --page URL makes more)',
   );
-  if (parsed.page) print(`or open: ${host.pairingUrl(parsed.page)}`);
+  if (parsed.page) {
+    const link = host.pairingUrl(parsed.page);
+    print(`or open: ${link}`);
+    const phrase = linkPhrase(link);
+    if (phrase) print(`phrase: ${phrase}`);
+  }
   return {
     host,
     log,

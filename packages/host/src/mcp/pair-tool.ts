@@ -17,6 +17,7 @@
  */
 import { ToolProtocolError } from '@toolwire/protocol';
 import { extensionOrigin } from '../server/extension-origin.js';
+import { linkPhrase } from '../shared/link-phrase.js';
 import type { McpPairing, McpPairTarget } from './source.js';
 
 export const PAIR_TOOL_NAME = 'toolwire_pair';
@@ -49,6 +50,11 @@ export const PAIR_TOOL = {
       link: { type: 'string', description: 'Open this in the browser, then click Connect.' },
       origin: { type: 'string', description: 'The only origin that may use the link.' },
       expiresAt: { type: 'string', format: 'date-time' },
+      phrase: {
+        type: 'string',
+        description:
+          "The pairing phrase: the page's prompt (or the extension's panel) shows the same words.",
+      },
     },
     required: ['link', 'origin', 'expiresAt'],
   },
@@ -91,13 +97,17 @@ export function pairTarget(args: unknown): McpPairTarget | ToolProtocolError {
 
 /** What a successful call answers: the link to open (or paste), as text and as structured content. */
 export function pairResult(pairing: McpPairing, target: McpPairTarget): Record<string, unknown> {
+  const phrase = linkPhrase(pairing.link);
+  const check = phrase
+    ? `\nphrase: ${phrase} (connect only if the ${'extension' in target ? 'panel' : "page's prompt"} shows the same words)`
+    : '';
   const text =
     'extension' in target
-      ? `Paste this address in the toolwire extension's side panel ("Connect this tab to toolwire"), pick what the host may call, and click Connect (single use, for ${pairing.origin} only, until ${pairing.expiresAt}):\n${pairing.link}`
-      : `Open this link in the browser, then click Connect in the page's prompt (single use, for pages of ${pairing.origin}, until ${pairing.expiresAt}):\n${pairing.link}`;
+      ? `Paste this address in the toolwire extension's side panel ("Connect this tab to toolwire"), pick what the host may call, and click Connect (single use, for ${pairing.origin} only, until ${pairing.expiresAt}):\n${pairing.link}${check}`
+      : `Open this link in the browser, then click Connect in the page's prompt (single use, for pages of ${pairing.origin}, until ${pairing.expiresAt}):\n${pairing.link}${check}`;
   return {
     content: [{ type: 'text', text }],
-    structuredContent: { ...pairing },
+    structuredContent: { ...pairing, ...(phrase ? { phrase } : {}) },
     isError: false,
   };
 }
