@@ -56,27 +56,137 @@ function issueDetail(issue: ValidationIssue): IssueDetail {
   };
 }
 
+const NOUNS: Record<string, string> = {
+  integer: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+  array: 'an array',
+  object: 'an object',
+  null: 'null',
+};
+
+/** The keywords whose failure is said from the schema (what the value must be). */
+const SAID = new Set([
+  'type',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'enum',
+  'const',
+]);
+
+/** The subschema a `#/...` schemaPath names in `schema`, or undefined. */
+function schemaAt(schema: unknown, pointer: string): Record<string, unknown> | undefined {
+  let node = schema;
+  for (const raw of pointer.split('/').slice(1)) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return node !== null && typeof node === 'object' && !Array.isArray(node)
+    ? (node as Record<string, unknown>)
+    : undefined;
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** What a subschema asks of a value, in words ("an integer >= 1"), or undefined. */
+function expectation(schema: Record<string, unknown>): string | undefined {
+  if ('const' in schema) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.enum))
+    return `one of ${schema.enum.map((value) => JSON.stringify(value)).join(', ')}`;
+  const types = [schema.type].flat().filter((type) => typeof type === 'string');
+  const words = [types.map((type) => NOUNS[type] ?? type).join(' or ')];
+  const bounds: string[] = [];
+  for (const [keyword, sign] of [
+    ['minimum', '>='],
+    ['exclusiveMinimum', '>'],
+    ['maximum', '<='],
+    ['exclusiveMaximum', '<'],
+  ] as const) {
+    if (typeof schema[keyword] === 'number') bounds.push(`${sign} ${schema[keyword]}`);
+  }
+  for (const [min, max, unit] of [
+    ['minLength', 'maxLength', 'character'],
+    ['minItems', 'maxItems', 'item'],
+  ] as const) {
+    const low = schema[min];
+    const high = schema[max];
+    if (typeof low === 'number' && typeof high === 'number')
+      bounds.push(low === high ? `of ${plural(low, unit)}` : `of ${low} to ${plural(high, unit)}`);
+    else if (typeof low === 'number') bounds.push(`of at least ${plural(low, unit)}`);
+    else if (typeof high === 'number') bounds.push(`of at most ${plural(high, unit)}`);
+  }
+  words.push(bounds.join(' and '));
+  const said = words.filter(Boolean).join(' ');
+  return said || undefined;
+}
+
+/**
+ * One issue as a person says it: "`sku` is required", "`qty` must be an integer >= 1",
+ * "`note` is not allowed". With the schema the issue was found against, a failed bound or
+ * type says the whole of what the value must be; otherwise, and for the other keywords, the
+ * validator's own reason follows the name. `whole` names the root ("the arguments").
+ */
+function describeIssue(issue: ValidationIssue, schema?: unknown, whole = 'the value'): string {
+  const path = pointerToPath(issue.path);
+  const name = path === '$' ? whole : `\`${path.replace(/^\$\.?/, '')}\``;
+  const place = issue.schemaPath.replace(/^#/, '');
+  const keyword = place.split('/').at(-1) ?? '';
+  if (keyword === 'required') return `${name} is required`;
+  if (keyword === 'additionalProperties' && path !== '$') return `${name} is not allowed`;
+  const at = SAID.has(keyword) ? schemaAt(schema, place.replace(/\/[^/]*$/, '')) : undefined;
+  const wanted = at && expectation(at);
+  if (wanted) return `${name} must be ${wanted}`;
+  // ajv's "must be integer,null" with its nouns; a Standard Schema's own words after a colon.
+  const reason = issue.reason.replace(
+    /^must be ([a-z]+(?:,[a-z]+)*)$/,
+    (_, types: string) =>
+      `must be ${types
+        .split(',')
+        .map((type) => NOUNS[type] ?? type)
+        .join(' or ')}`,
+  );
+  return reason.startsWith('must ') ? `${name} ${reason}` : `${name}: ${reason}`;
+}
+
+/** The first issues in words, joined: the message's text. */
+function describeIssues(
+  issues: readonly ValidationIssue[],
+  schema: unknown,
+  whole: string,
+): string {
+  const said = issues.slice(0, 3).map((issue) => describeIssue(issue, schema, whole));
+  if (issues.length > said.length) said.push(`and ${issues.length - said.length} more`);
+  return said.join('; ') || `${whole}: no issue reported`;
+}
+
 /**
  * The wire's error for arguments or a result that fail their schema (docs/wire.md "tool.call"):
- * `details` are the issues; the message names the first.
+ * `details` are the issues, as validators word them; the message says the first few as a
+ * person would ("`sku` is required"), read against `schema` when it is given.
  */
 export function schemaFailure(
   which: 'arguments' | 'result',
   toolId: string,
   issues: readonly ValidationIssue[],
+  schema?: unknown,
 ): ErrorPayload {
   const details = issues.map(issueDetail);
-  const first = details[0];
-  const where = `${first?.path ?? '$'} ${first?.message ?? ''}`.trim();
   return which === 'arguments'
     ? errorPayload(
         'tool_arguments_schema_invalid',
-        `The arguments do not match the tool's argumentsSchema: ${where}`,
+        describeIssues(issues, schema, 'the arguments'),
         details as unknown as JsonValue,
       )
     : errorPayload(
         'tool_result_schema_invalid',
-        `The result of "${toolId}" does not match its resultSchema: ${where}`,
+        `The result of "${toolId}" does not match its resultSchema: ${describeIssues(issues, schema, 'the result')}`,
         details as unknown as JsonValue,
       );
 }

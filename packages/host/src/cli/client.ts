@@ -221,8 +221,16 @@ export function readJsonArgument(value: string, what: string): unknown {
     : value;
   try {
     return JSON.parse(text);
-  } catch {
-    throw new CliFailure(EXIT.usage, `${what} is not valid JSON`);
+  } catch (error) {
+    // A shell ate the quotes ({sku:A-1}): say how to keep them.
+    const quote =
+      /^\s*[[{]/.test(text) && !value.startsWith('@')
+        ? ` (quote it for the shell: '{"sku":"A-1"}')`
+        : '';
+    throw new CliFailure(
+      EXIT.usage,
+      `${what}: not valid JSON (${(error as Error).message})${quote}`,
+    );
   }
 }
 
@@ -252,6 +260,8 @@ export interface ClientCommandSpec {
   notes?: readonly string[];
   /** Its one positional argument: its name in messages, and the ClientArgs field it fills. */
   positional?: { label: string; field: 'toolId' | 'file' | 'session' };
+  /** An optional second positional argument: the call's arguments (what --args also takes). */
+  argsPositional?: string;
   /** Prints its answer; resolves with the exit code. Throw CliFailure to fail. */
   run(context: ClientContext): Promise<number>;
 }
@@ -281,10 +291,18 @@ export function clientCommand(spec: ClientCommandSpec): Command {
       if (positional && extra.length === 0) {
         throw new UsageError(`${positional.label} is missing`);
       }
-      const unexpected = extra[positional ? 1 : 0];
+      const taken = (positional ? 1 : 0) + (spec.argsPositional ? 1 : 0);
+      const unexpected = extra[taken];
       if (unexpected !== undefined) throw new UsageError(`unexpected argument "${unexpected}"`);
       const client = readClientArgs(values);
       if (positional) client[positional.field] = extra[0] as string;
+      const inline = spec.argsPositional ? extra[1] : undefined;
+      if (inline !== undefined) {
+        if (client.args !== undefined) {
+          throw new UsageError(`give the arguments once: as ${spec.argsPositional} or with --args`);
+        }
+        client.args = inline;
+      }
       return { command: spec.name, options: {}, quiet: false, client };
     },
     run: async (parsed, io) => {
