@@ -56,6 +56,7 @@ function issueDetail(issue: ValidationIssue): IssueDetail {
   };
 }
 
+/** A JSON type as a person names it (`null` stays `null`). */
 const NOUNS: Record<string, string> = {
   integer: 'an integer',
   number: 'a number',
@@ -63,68 +64,64 @@ const NOUNS: Record<string, string> = {
   boolean: 'true or false',
   array: 'an array',
   object: 'an object',
-  null: 'null',
 };
 
 /** The keywords whose failure is said from the schema (what the value must be). */
-const SAID = new Set([
-  'type',
-  'minimum',
-  'maximum',
-  'exclusiveMinimum',
-  'exclusiveMaximum',
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-  'enum',
-  'const',
-]);
+const SAID = /^(type|enum|const|(min|max)(imum|Length|Items)|exclusiveM(in|ax)imum)$/;
 
 /** The subschema a `#/...` schemaPath names in `schema`, or undefined. */
 function schemaAt(schema: unknown, pointer: string): Record<string, unknown> | undefined {
   let node = schema;
   for (const raw of pointer.split('/').slice(1)) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<string, unknown>)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+    node = (node as Record<string, unknown> | undefined)?.[
+      raw.replace(/~1/g, '/').replace(/~0/g, '~')
+    ];
   }
-  return node !== null && typeof node === 'object' && !Array.isArray(node)
-    ? (node as Record<string, unknown>)
-    : undefined;
+  return node !== null && typeof node === 'object' ? (node as Record<string, unknown>) : undefined;
 }
 
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-
-/** What a subschema asks of a value, in words ("an integer >= 1"), or undefined. */
-function expectation(schema: Record<string, unknown>): string | undefined {
+/** What a subschema asks of a value, in words ("an integer >= 1"), or ''. */
+function expectation(schema: Record<string, unknown>): string {
   if ('const' in schema) return JSON.stringify(schema.const);
   if (Array.isArray(schema.enum))
     return `one of ${schema.enum.map((value) => JSON.stringify(value)).join(', ')}`;
-  const types = [schema.type].flat().filter((type) => typeof type === 'string');
-  const words = [types.map((type) => NOUNS[type] ?? type).join(' or ')];
+  const words = [
+    [schema.type]
+      .flat()
+      .filter((type) => typeof type === 'string')
+      .map((type) => NOUNS[type] ?? type)
+      .join(' or '),
+  ];
   const bounds: string[] = [];
   for (const [keyword, sign] of [
     ['minimum', '>='],
     ['exclusiveMinimum', '>'],
     ['maximum', '<='],
     ['exclusiveMaximum', '<'],
-  ] as const) {
-    if (typeof schema[keyword] === 'number') bounds.push(`${sign} ${schema[keyword]}`);
+  ]) {
+    const bound = schema[keyword as string];
+    // zod writes the safe integer range into every int: no bound a person would name.
+    if (typeof bound === 'number' && Math.abs(bound) !== Number.MAX_SAFE_INTEGER)
+      bounds.push(`${sign} ${bound}`);
   }
-  for (const [min, max, unit] of [
-    ['minLength', 'maxLength', 'character'],
-    ['minItems', 'maxItems', 'item'],
-  ] as const) {
-    const low = schema[min];
-    const high = schema[max];
-    if (typeof low === 'number' && typeof high === 'number')
-      bounds.push(low === high ? `of ${plural(low, unit)}` : `of ${low} to ${plural(high, unit)}`);
-    else if (typeof low === 'number') bounds.push(`of at least ${plural(low, unit)}`);
-    else if (typeof high === 'number') bounds.push(`of at most ${plural(high, unit)}`);
+  for (const unit of ['Length', 'Items']) {
+    const low = schema[`min${unit}`] as number | undefined;
+    const high = schema[`max${unit}`] as number | undefined;
+    const count = (n: number) =>
+      `${n} ${unit === 'Length' ? 'character' : 'item'}${n === 1 ? '' : 's'}`;
+    if (low === undefined && high === undefined) continue;
+    bounds.push(
+      low === high
+        ? `of ${count(low as number)}`
+        : high === undefined
+          ? `of at least ${count(low as number)}`
+          : low === undefined
+            ? `of at most ${count(high)}`
+            : `of ${low} to ${count(high)}`,
+    );
   }
   words.push(bounds.join(' and '));
-  const said = words.filter(Boolean).join(' ');
-  return said || undefined;
+  return words.filter(Boolean).join(' ');
 }
 
 /**
@@ -140,7 +137,7 @@ function describeIssue(issue: ValidationIssue, schema?: unknown, whole = 'the va
   const keyword = place.split('/').at(-1) ?? '';
   if (keyword === 'required') return `${name} is required`;
   if (keyword === 'additionalProperties' && path !== '$') return `${name} is not allowed`;
-  const at = SAID.has(keyword) ? schemaAt(schema, place.replace(/\/[^/]*$/, '')) : undefined;
+  const at = SAID.test(keyword) ? schemaAt(schema, place.replace(/\/[^/]*$/, '')) : undefined;
   const wanted = at && expectation(at);
   if (wanted) return `${name} must be ${wanted}`;
   // ajv's "must be integer,null" with its nouns; a Standard Schema's own words after a colon.

@@ -81,6 +81,17 @@ describe('a schema failure in words', () => {
     expect(several?.details).toHaveLength(5);
   });
 
+  it("leaves out zod's safe-integer range, which no person would name", async () => {
+    const zodInt = {
+      type: 'object',
+      properties: { qty: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+    };
+    expect(await argumentsFailure({ qty: 1 }, zodInt)).toBeUndefined();
+    expect((await argumentsFailure({ qty: 0 }, zodInt))?.message).toBe(
+      '`qty` must be an integer >= 1',
+    );
+  });
+
   it('without the schema, the validator reason in plain words; results keep their prefix', () => {
     const issue = {
       path: '/qty',
