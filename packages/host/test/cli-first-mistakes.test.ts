@@ -3,6 +3,7 @@
  * the tool's schema refuses (the first line says it in words), and JSON a shell ate the quotes
  * of. A real `toolwire host` in-process, a page over a real WebSocket whose bridge validates.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/wait.js';
@@ -81,6 +82,24 @@ describe('toolwire call, as people first type it', () => {
     expect(list.err).toBe(
       'toolwire: the arguments must be a JSON object, such as \'{"sku":"A-1"}\'\n',
     );
+  });
+
+  it('toolwire batch takes the JSON in place of a file, as call takes its arguments', async () => {
+    const env = await hostWithCart();
+    const file = join(dir, `batch-${counter}.json`);
+    const calls = [
+      { toolId: 'cart.add', arguments: { sku: 'A-1' } },
+      { toolId: 'cart.add', arguments: { sku: 'B-2', qty: 2 } },
+    ];
+    writeFileSync(file, JSON.stringify(calls));
+    const fromFile = await cli(['batch', file, '--json'], env);
+    expect(fromFile.code, fromFile.err).toBe(0);
+    const inline = await cli(['batch', JSON.stringify(calls), '--json'], env);
+    expect(inline.code, inline.err).toBe(0);
+    expect(JSON.parse(inline.out).result.results).toEqual(JSON.parse(fromFile.out).result.results);
+    const broken = await cli(['batch', '[{toolId:cart.add}]'], env);
+    expect(broken.code).toBe(2);
+    expect(broken.err).toMatch(/^toolwire: the batch: not valid JSON \(/);
   });
 
   it("a schema failure's first line says what is wrong in words; the code is unchanged", async () => {
