@@ -67,7 +67,8 @@ const NOUNS: Record<string, string> = {
 };
 
 /** The keywords whose failure is said from the schema (what the value must be). */
-const SAID = /^(type|enum|const|(min|max)(imum|Length|Items)|exclusiveM(in|ax)imum)$/;
+const SAID =
+  /^(type|enum|const|(min|max)(imum|Length|Items)|exclusiveM(in|ax)imum|invalid_type|too_(small|big))$/;
 
 /** The subschema a `#/...` schemaPath names in `schema`, or undefined. */
 function schemaAt(schema: unknown, pointer: string): Record<string, unknown> | undefined {
@@ -135,9 +136,18 @@ function describeIssue(issue: ValidationIssue, schema?: unknown, whole = 'the va
   const name = path === '$' ? whole : `\`${path.replace(/^\$\.?/, '')}\``;
   const place = issue.schemaPath.replace(/^#/, '');
   const keyword = place.split('/').at(-1) ?? '';
-  if (keyword === 'required') return `${name} is required`;
+  // A Standard Schema's issue (`~standard/zod/too_small`) names no place in the JSON Schema:
+  // the value's own subschema is found by the value's path, through `properties`.
+  const standard = place.startsWith('~standard/');
+  if (keyword === 'required' || (standard && /received undefined/i.test(issue.reason)))
+    return `${name} is required`;
   if (keyword === 'additionalProperties' && path !== '$') return `${name} is not allowed`;
-  const at = SAID.test(keyword) ? schemaAt(schema, place.replace(/\/[^/]*$/, '')) : undefined;
+  const at = SAID.test(keyword)
+    ? schemaAt(
+        schema,
+        standard ? issue.path.replace(/\//g, '/properties/') : place.replace(/\/[^/]*$/, ''),
+      )
+    : undefined;
   const wanted = at && expectation(at);
   if (wanted) return `${name} must be ${wanted}`;
   // ajv's "must be integer,null" with its nouns; a Standard Schema's own words after a colon.

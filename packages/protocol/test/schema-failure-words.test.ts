@@ -92,6 +92,36 @@ describe('a schema failure in words', () => {
     );
   });
 
+  it("a zod schema's issues, read against the JSON Schema zod gave agents", async () => {
+    const { z } = await import('zod');
+    const cart = z.object({ sku: z.string().min(1), qty: z.number().int().min(1).default(1) });
+    const json = z.toJSONSchema(cart, { io: 'input' });
+    // As the polyfill carries them (standard-schema.ts): the path, zod's message, its code.
+    const failure = async (value: unknown) => {
+      const checked = await cart['~standard'].validate(value);
+      if (!('issues' in checked) || !checked.issues) return undefined;
+      const issues = checked.issues.map((issue) => ({
+        path: (issue.path ?? []).map((key) => `/${String(key)}`).join(''),
+        reason: issue.message,
+        schemaPath: `~standard/zod/${(issue as { code?: string }).code}`,
+      }));
+      return schemaFailure('arguments', 'cart.add', issues, json).message;
+    };
+    expect(await failure({ sku: 'A-1' })).toBeUndefined();
+    expect(await failure({ qty: 0 })).toBe('`sku` is required; `qty` must be an integer >= 1');
+    expect(await failure({ sku: 'A-1', qty: 1.5 })).toBe('`qty` must be an integer >= 1');
+    expect(await failure({ sku: '', qty: 'x' })).toBe(
+      '`sku` must be a string of at least 1 character; `qty` must be an integer >= 1',
+    );
+    // A refinement says nothing the JSON Schema knows: zod's own words after the name.
+    const custom = [
+      { path: '/sku', reason: 'Unknown product', schemaPath: '~standard/zod/custom' },
+    ];
+    expect(schemaFailure('arguments', 'cart.add', custom, json).message).toBe(
+      '`sku`: Unknown product',
+    );
+  });
+
   it('without the schema, the validator reason in plain words; results keep their prefix', () => {
     const issue = {
       path: '/qty',
