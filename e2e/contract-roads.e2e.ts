@@ -34,13 +34,22 @@ const DEADLINE_MS = 1500;
 
 type Outcome =
   | { ok: true; result: unknown }
-  | { ok: false; code: string; retryable: boolean | undefined; deniedBy?: unknown };
+  | {
+      ok: false;
+      code: string;
+      retryable: boolean | undefined;
+      deniedBy?: unknown;
+      /** What the road shows a person: the message (an MCP text's first line, without the code). */
+      said?: string;
+    };
 
 interface Row {
   failure: string;
   tool: string;
   args: Record<string, unknown>;
   code: string;
+  /** The message every road shows a person, where the row checks it. */
+  said?: string;
   /** Where the browser's own WebMCP runs the tool and cannot tell this failure apart. */
   nativeCode?: string;
   retryable: boolean;
@@ -57,6 +66,7 @@ const ROWS: Row[] = [
     tool: 'contract.schema',
     args: { n: 'x' },
     code: 'tool_arguments_schema_invalid',
+    said: '`n` must be an integer',
     retryable: false,
   },
   {
@@ -128,7 +138,9 @@ interface Road {
 async function runTable(road: Road, withHost: boolean, native: boolean) {
   const honest = await road.call('contract.ok', { n: 7 }, false);
   expect(honest, 'the honest call goes through first').toEqual({ ok: true, result: { n: 7 } });
-  type Got = { code: string; retryable: boolean | undefined; deniedBy?: unknown } | 'answered';
+  type Got =
+    | { code: string; retryable: boolean | undefined; deniedBy?: unknown; said?: string }
+    | 'answered';
   const got: Record<string, Got> = {};
   const want: typeof got = {};
   for (const row of ROWS) {
@@ -140,11 +152,13 @@ async function runTable(road: Road, withHost: boolean, native: boolean) {
           code: outcome.code,
           retryable: outcome.retryable,
           ...(row.deniedBy ? { deniedBy: outcome.deniedBy } : {}),
+          ...(row.said ? { said: outcome.said } : {}),
         };
     want[row.failure] = {
       code: (native && row.nativeCode) || row.code,
       retryable: row.retryable,
       ...(row.deniedBy ? { deniedBy: row.deniedBy } : {}),
+      ...(row.said ? { said: row.said } : {}),
     };
   }
   expect(got).toEqual(want);
@@ -175,8 +189,8 @@ function cliOutcome(run: { code: number; out: string; err: string }): Outcome {
     throw new Error(`toolwire printed no JSON (exit ${run.code}): ${run.err}`);
   }
   if (run.code === 0) return { ok: true, result: parsed.result?.result };
-  const { code, retryable, details } = parsed.error ?? {};
-  return { ok: false, code, retryable, deniedBy: details?.deniedBy };
+  const { code, retryable, details, message } = parsed.error ?? {};
+  return { ok: false, code, retryable, deniedBy: details?.deniedBy, said: message };
 }
 
 /** `toolwire call` against the host in `env`. */
@@ -231,6 +245,9 @@ function mcpRoad(mcp: McpProcess, page: Page): Road {
           retryable: answer._meta?.['toolwire/retryable'],
           // The text's second line is the failure's details as JSON, when it has any.
           deniedBy: detailsOf(answer.content[0]?.text)?.deniedBy,
+          said: String(answer.content[0]?.text ?? '')
+            .split('\n')[0]
+            ?.replace(`${answer._meta?.['toolwire/code']}: `, ''),
         };
       } catch (error: any) {
         // MCP answers an unknown name with a protocol error; toolwire puts its code in `data`.
@@ -317,6 +334,7 @@ test.describe('one contract on every road', () => {
               code: payload.code,
               retryable: payload.retryable,
               deniedBy: payload.details?.deniedBy,
+              said: payload.message,
             };
       },
       runs: pageRuns(page),
@@ -404,7 +422,12 @@ test.describe('one contract on every road', () => {
           return { ok: true, result };
         } catch (error) {
           if (!(error instanceof WebMCPError)) throw error;
-          return { ok: false, code: error.code, retryable: (error as any).retryable };
+          return {
+            ok: false,
+            code: error.code,
+            retryable: (error as any).retryable,
+            said: error.message,
+          };
         }
       },
       runs: pageRuns(page),

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
@@ -85,6 +85,14 @@ test('toolwire host + a real page: sessions, tools, call, batch as processes', a
 
   const echo = await toolwire(['call', 'demo.echo', '--args', '{"text":"hi"}'], env);
   expect(echo).toEqual({ code: 0, out: '{\n  "text": "hi"\n}\n', err: '' });
+  // The JSON as a positional argument, as people first type it: the same call.
+  expect(await toolwire(['call', 'demo.echo', '{"text":"hi"}'], env)).toEqual(echo);
+  // Arguments the page's schema refuses: the first line says it in words, the code unchanged.
+  const refused = await toolwire(['call', 'demo.echo', '{"text":5}'], env);
+  expect(refused.code).toBe(1);
+  expect(refused.err.split('\n')[0]).toBe(
+    'toolwire: tool_arguments_schema_invalid: `text` must be a string',
+  );
   const argsFile = join(dir, 'args.json');
   writeFileSync(argsFile, '{"text":"from a file"}');
   const echoJson = await toolwire(
@@ -97,7 +105,12 @@ test('toolwire host + a real page: sessions, tools, call, batch as processes', a
     session: id,
     result: { toolId: 'demo.echo', success: true, result: { text: 'from a file' } },
   });
-  expect(await page.evaluate(() => (window as any).calls)).toEqual(['demo.echo', 'demo.echo']);
+  // Three ran (--args, positional, @file); the refused one never reached the tool.
+  expect(await page.evaluate(() => (window as any).calls)).toEqual([
+    'demo.echo',
+    'demo.echo',
+    'demo.echo',
+  ]);
   const tree = await toolwire(
     ['call', 'ui.query_nodes', '--args', '{"selector":"body"}', '--after', 'visualTree', '--json'],
     env,
@@ -307,4 +320,25 @@ test('toolwire mcp with no options attaches to the running toolwire host (proces
   } finally {
     await client.close();
   }
+});
+
+test('a second toolwire host on a busy port says which host runs there and how to reach it', async () => {
+  host = new PageHost(['--port', '0', '--allow-origin', ORIGIN]);
+  const port = new URL(await host.url()).port;
+  // The honest path: the running host answers the commands.
+  expect((await toolwire(['sessions'], host.env)).code).toBe(0);
+  const state = JSON.parse(readFileSync(host.env.TOOLWIRE_STATE as string, 'utf8'));
+  const named = `pid ${state.pid}, pages at ws://127.0.0.1:${port}/toolwire, control API ${state.controlUrl}, state in ${host.env.TOOLWIRE_STATE}`;
+  // The same state file: refused before it binds, naming the first.
+  const same = await toolwire(['host', '--port', port], host.env);
+  expect(same.code).toBe(1);
+  expect(same.err).toBe(
+    `toolwire host: a toolwire host already runs (${named}): the toolwire commands reach that one (toolwire sessions; toolwire pair --page URL for a pairing link); for a second host, give it a state file of its own (TOOLWIRE_STATE=PATH)\n`,
+  );
+  // toolwire mcp with host options, on that port: the port is what stops it, and it says whose.
+  const mcp = await toolwire(['mcp', '--port', port, '--allow-origin', ORIGIN], host.env);
+  expect(mcp.code).toBe(1);
+  expect(mcp.err.trimEnd().split('\n').at(-1)).toBe(
+    `toolwire mcp: port ${port} is in use by a toolwire host (${named}): toolwire mcp --attach serves its tools; --port N (0 = any free port) runs this one elsewhere`,
+  );
 });

@@ -120,6 +120,8 @@ test('input that fails the schema is refused before the tool runs', async ({ pag
   // the browser runs the tool, as the page's endpoint does on the wire.
   expect(error).toMatchObject({
     code: 'tool_arguments_schema_invalid',
+    // What a person reads first, the same on both paths; `details` are for programs.
+    message: '`qty` must be an integer >= 1',
     retryable: false,
     via: expected(info.project.name),
     details: [expect.objectContaining({ path: '$.qty', keyword: 'minimum' })],

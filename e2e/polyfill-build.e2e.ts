@@ -67,3 +67,39 @@ test('the module build under the same CSP: eval is refused, validation still rej
   expect(result.bad).toMatchObject({ name: 'DataError', count: 1 });
   expect(result.good).toBe(3);
 });
+
+test("toolManager.register with the specification's top-level description fails, naming naturalLanguageProperties", async ({
+  page,
+}) => {
+  await page.goto('/e2e/pages/iife.html');
+  const outcome = await page.evaluate(async () => {
+    const w = window as any;
+    // The honest shape first: agents see the tool.
+    await w.toolManager.register({
+      name: 'cart.add',
+      naturalLanguageProperties: { description: 'Adds a product to the cart.' },
+      inputSchema: { type: 'object', properties: { sku: { type: 'string' } } },
+      execute: ({ sku }: { sku: string }) => ({ added: sku }),
+    });
+    const honest = (await w.tools.getTools({ agentOnly: true })).map((t: any) => t.name);
+    // What someone who knows registerTool() writes first.
+    const refused = await w.toolManager
+      .register({
+        name: 'cart.remove',
+        description: 'Removes a product from the cart.',
+        inputSchema: { type: 'object', properties: { sku: { type: 'string' } } },
+        execute: () => 'removed',
+      })
+      .then(
+        () => 'registered',
+        (error: Error) => `${error.name}: ${error.message}`,
+      );
+    const all = (await w.tools.getTools()).map((t: any) => t.name);
+    return { honest, refused, all };
+  });
+  expect(outcome.honest).toEqual(['cart.add']);
+  expect(outcome.refused).toBe(
+    'TypeError: Tool "cart.remove": description goes in naturalLanguageProperties.',
+  );
+  expect(outcome.all).toEqual(['cart.add']);
+});

@@ -140,3 +140,35 @@ test('no polyfill: each tool reports the error, once in the console, the page st
     expect.stringMatching(/^console: useTool: window\.toolManager is missing/),
   ]);
 });
+
+test("docs/react.md's cart (example/cart.tsx): agents see its zod schema, the page shows their call", async ({
+  page,
+}) => {
+  const problems = await open(page, 'cart.html');
+  await expect.poll(() => listed(page)).toEqual(['cart.add']);
+  const schema = await page.evaluate(async () => {
+    const [tool] = await (
+      window as unknown as { tools: { getTools(o: object): Promise<{ inputSchema: unknown }[]> } }
+    ).tools.getTools({ agentOnly: true });
+    return tool?.inputSchema;
+  });
+  expect(schema).toMatchObject({
+    type: 'object',
+    properties: { sku: { type: 'string' }, qty: { type: 'integer', minimum: 1 } },
+    required: ['sku'],
+  });
+  // The honest call first: the page shows it.
+  expect(await call(page, 'cart.add', { sku: 'A-1', qty: 2 })).toEqual({ sku: 'A-1', inCart: 2 });
+  await expect(page.getByRole('listitem')).toHaveText(['2 × A-1']);
+  expect(await call(page, 'cart.add', { sku: 'B-2' })).toEqual({ sku: 'B-2', inCart: 1 });
+  await expect(page.getByRole('listitem')).toHaveText(['2 × A-1', '1 × B-2']);
+  // A call the schema refuses never reaches execute: nothing changes on the page.
+  const refused = await page.evaluate(() =>
+    (window as unknown as { tools: PageTools }).tools
+      .callTool('cart.add', { qty: 0 })
+      .catch((error: Error & { toolCode?: string }) => `${error.name} ${error.toolCode}`),
+  );
+  expect(refused).toBe('DataError tool_arguments_schema_invalid');
+  await expect(page.getByRole('listitem')).toHaveText(['2 × A-1', '1 × B-2']);
+  expect(problems).toEqual([]);
+});

@@ -61,7 +61,7 @@ describe('pnpm docs:build', () => {
     ['lowering.html', 'packages/lowering/LOWERING.md', '[W1]'],
     ['cli.html', 'packages/host/README.md', 'The control API'],
     ['polyfill-rules.html', 'packages/polyfill/README.md', 'Declarative tools'],
-    ['react.html', 'packages/react/README.md', 'What the hook does'],
+    ['react.html', 'packages/react/README.md', 'One component, start to finish'],
     ['playwright.html', 'packages/playwright/README.md', 'What the two paths return'],
     ['performance.html', 'bench/README.md', 'Headline rows'],
   ])('%s includes %s', (file, source, text) => {

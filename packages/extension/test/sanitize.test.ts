@@ -86,7 +86,7 @@ describe('sanitizeOutcome', () => {
         ok: false,
         error: {
           code: 'tool_arguments_schema_invalid',
-          message: "The arguments do not match the tool's argumentsSchema: $.q must be string",
+          message: '`q` must be a string',
           retryable: false,
           details: issues,
         },
@@ -95,7 +95,7 @@ describe('sanitizeOutcome', () => {
       ok: false,
       error: {
         code: 'tool_arguments_schema_invalid',
-        message: "The arguments do not match the tool's argumentsSchema: $.q must be string",
+        message: '`q` must be a string',
         retryable: false,
         details: issues,
       },

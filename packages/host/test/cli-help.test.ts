@@ -94,7 +94,7 @@ describe('usage errors: one line, the command named, its --help', () => {
       'toolwire sessions: --port is not an option of this command; see toolwire sessions --help',
     ],
     [['call'], 'toolwire call: TOOL_ID is missing; see toolwire call --help'],
-    [['call', 'a', 'b'], 'toolwire call: unexpected argument "b"; see toolwire call --help'],
+    [['call', 'a', '{}', 'b'], 'toolwire call: unexpected argument "b"; see toolwire call --help'],
     [
       ['mcp', '--port', 'x'],
       'toolwire mcp: --port needs a whole number, not "x"; see toolwire mcp --help',

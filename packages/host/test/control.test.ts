@@ -94,6 +94,7 @@ describe('toolwire host: the control API and its state file', () => {
     expect(saved?.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(saved?.token).not.toBe(TOKEN);
     expect(Object.keys(saved ?? {}).sort()).toEqual([
+      'address',
       'controlUrl',
       'pid',
       'port',
@@ -101,6 +102,8 @@ describe('toolwire host: the control API and its state file', () => {
       'token',
     ]);
     expect(saved?.controlUrl).toBe(`http://127.0.0.1:${saved?.port}`);
+    // The page address without its token: the page token never goes in the file.
+    expect(saved?.address).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/toolwire$/);
     expect(statSync(state).mode & 0o777).toBe(0o600);
     expect(run.err()).toContain(`control API on ${saved?.controlUrl}`);
     expect(await stopHost?.()).toBe(0);

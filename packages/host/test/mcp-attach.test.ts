@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../test-support/wait.js';
@@ -43,9 +43,20 @@ const names = async (client: ReturnType<typeof mcp>): Promise<string[]> =>
 
 /** A port something else listens on. */
 async function squat(): Promise<number> {
-  const server: Server = createServer();
+  // A program that accepts and never answers (the host's probe of the port meets one).
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  cleanups.push(
+    () =>
+      new Promise((resolve) => {
+        server.close(resolve);
+        for (const socket of sockets) socket.destroy();
+      }),
+  );
   return (server.address() as { port: number }).port;
 }
 
@@ -166,20 +177,54 @@ describe('toolwire mcp: attach or a host of its own', () => {
     expect(named.err()).toMatch(/^toolwire: no toolwire host answers at http:\/\/127\.0\.0\.1:9/);
   });
 
-  it('a port in use is one line naming --attach and --port (mcp), --port (host)', async () => {
+  it('a port in use by a program that is not toolwire: one line naming --port', async () => {
     const port = await squat();
     const env = stateEnv();
     const client = mcpInProcess(['--port', String(port), '--allow-origin', 'http://a.test'], env);
     expect(await client.exit).toBe(1);
     expect(client.err()).toBe(
-      `toolwire mcp: port ${port} is in use (by a toolwire host?): --attach serves the running host's tools, --port N (0 = any free port) runs this one elsewhere\n`,
+      `toolwire mcp: port ${port} is in use by a program that is not a toolwire host: --port N (0 = any free port) runs this one elsewhere\n`,
     );
     const host = await cli(['host', '--port', String(port)], env);
     expect(host.code).toBe(1);
     expect(host.err).toBe(
-      `toolwire host: port ${port} is in use (by a toolwire host? toolwire sessions asks it): --port N (0 = any free port) runs this one elsewhere\n`,
+      `toolwire host: port ${port} is in use by a program that is not a toolwire host: --port N (0 = any free port) runs this one elsewhere\n`,
     );
     expect(existsSync(env.TOOLWIRE_STATE)).toBe(false);
+  });
+
+  it('a port in use by a toolwire host: the line names that host and how to reach it', async () => {
+    const env = stateEnv();
+    const running = await runningHost(env);
+    const port = Number(new URL(running.url).port);
+    // The honest path: the running host is there, and the commands reach it.
+    expect((await cli(['sessions'], env)).code).toBe(0);
+    const state = JSON.parse(readFileSync(env.TOOLWIRE_STATE, 'utf8'));
+    const address = `ws://127.0.0.1:${port}/toolwire`;
+    expect(state.address).toBe(address);
+    const named = `pid ${process.pid}, pages at ${address}, control API ${state.controlUrl}, state in ${env.TOOLWIRE_STATE}`;
+    // mcp with host options of its own, on that port: the state file names the host there.
+    const client = mcpInProcess(['--port', String(port), '--allow-origin', 'http://a.test'], env);
+    expect(await client.exit).toBe(1);
+    // Its last line (a line before says a host runs and this one would be separate).
+    expect(client.err().split('\n').at(-2)).toBe(
+      `toolwire mcp: port ${port} is in use by a toolwire host (${named}): toolwire mcp --attach serves its tools; --port N (0 = any free port) runs this one elsewhere`,
+    );
+    // A second host with the same state file is refused before it binds, naming the first.
+    const second = await cli(['host', '--port', String(port)], env);
+    expect(second.code).toBe(1);
+    expect(second.err).toBe(
+      `toolwire host: a toolwire host already runs (${named}): the toolwire commands reach that one (toolwire sessions; toolwire pair --page URL for a pairing link); for a second host, give it a state file of its own (TOOLWIRE_STATE=PATH)\n`,
+    );
+    // With a state file of its own, the port is what stops it: a toolwire host answers there.
+    const other = stateEnv();
+    const third = await cli(['host', '--port', String(port)], other);
+    expect(third.code).toBe(1);
+    expect(third.err).toBe(
+      `toolwire host: port ${port} is in use by a toolwire host with no state file here: a toolwire mcp (its MCP client reaches it), or a host started with another TOOLWIRE_STATE (the commands reach it with that TOOLWIRE_STATE); --port N (0 = any free port) runs this one elsewhere\n`,
+    );
+    expect(existsSync(other.TOOLWIRE_STATE)).toBe(false);
+    expect(JSON.parse(readFileSync(env.TOOLWIRE_STATE, 'utf8'))).toEqual(state);
   });
 });
 

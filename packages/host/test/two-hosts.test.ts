@@ -48,7 +48,7 @@ async function reaches(env: Record<string, string>, toolId: string): Promise<voi
 }
 
 const REFUSED =
-  /^toolwire host: a toolwire host already runs \(pid (\d+), control API http:\/\/127\.0\.0\.1:\d+, state in [^)]+\): the toolwire commands reach that one; for a second host, give it a state file of its own \(TOOLWIRE_STATE=PATH\)\n$/;
+  /^toolwire host: a toolwire host already runs \(pid (\d+), pages at ws:\/\/127\.0\.0\.1:\d+\/toolwire, control API http:\/\/127\.0\.0\.1:\d+, state in [^)]+\): the toolwire commands reach that one \(toolwire sessions; toolwire pair --page URL for a pairing link\); for a second host, give it a state file of its own \(TOOLWIRE_STATE=PATH\)\n$/;
 
 // Each test starts several processes of Node compiling the CLI from source: generous bounds.
 describe('two toolwire hosts, one state file', () => {

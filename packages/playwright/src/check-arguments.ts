@@ -34,7 +34,7 @@ export async function checkArguments(
   const validate = await validatorFor(schema);
   const check = validate?.(input);
   if (!check || check.valid) return undefined;
-  const failure = schemaFailure('arguments', name, check.errors);
+  const failure = schemaFailure('arguments', name, check.errors, schema);
   return new WebMCPError('tool_arguments_schema_invalid', failure.message, 'native', name, {
     retryable: failure.retryable,
     details: failure.details,

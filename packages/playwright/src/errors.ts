@@ -59,8 +59,14 @@ export function pageFailure(
   via: WebMCPPath,
   toolName: string,
   policy: ToolPolicy,
+  inputSchema?: unknown,
 ): WebMCPError {
-  const { code, message, retryable, details } = wireFailure(error, { toolId: toolName, policy });
+  const { code, message, retryable, details } = wireFailure(error, {
+    toolId: toolName,
+    policy,
+    // A schema failure's message is read against the listed schema, as the wire's is.
+    schemas: { input: inputSchema },
+  });
   return new WebMCPError(code as WebMCPErrorCode, message, via, toolName, { retryable, details });
 }
 

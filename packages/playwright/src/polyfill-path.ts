@@ -136,7 +136,7 @@ export function polyfillCall(
     if (outcome.ok) return outcome.value;
     if ('missing' in outcome)
       throw new WebMCPError('webmcp_unavailable', MISSING, 'polyfill', name);
-    throw pageFailure(outcome.error, 'polyfill', name, policy);
+    throw pageFailure(outcome.error, 'polyfill', name, policy, tool.inputSchema);
   };
   return bounded(call().catch(evaluateFailed('polyfill', name)), timeout, {
     via: 'polyfill',

@@ -231,7 +231,7 @@ describe('webmcp(page).callTool: polyfill', () => {
         },
         {
           code: 'tool_arguments_schema_invalid',
-          message: "The arguments do not match the tool's argumentsSchema: $.q must be string",
+          message: '`q` must be a string',
           details: [
             {
               path: '$.q',

@@ -128,6 +128,10 @@ export class ToolManager extends EventTarget {
     }
     if (this.#registry.get(name))
       throw domException('InvalidStateError', `A tool named "${name}" is already registered.`);
+    // The specification's registerTool() shape puts these at the top; here they would hide the
+    // tool from agents without a word, so they are refused (docs/browser-api.md "Registering").
+    if ('description' in tool)
+      throw new TypeError(`Tool "${name}": description goes in naturalLanguageProperties.`);
     const nlp = tool.naturalLanguageProperties;
     if (nlp !== undefined && (typeof nlp !== 'object' || nlp === null))
       throw new TypeError('naturalLanguageProperties must be an object.');

@@ -71,6 +71,11 @@ export interface ToolDefinition {
   inputSchema?: JsonSchema;
   outputSchema?: JsonSchema;
   naturalLanguageProperties?: NaturalLanguageProperties;
+  /**
+   * Not here: `register()` refuses a top-level description with a TypeError. It goes in
+   * `naturalLanguageProperties`, whose presence shows the tool to agents.
+   */
+  description?: never;
   /** Wire policy; default from annotations: readOnlyHint -> read, destructiveHint -> critical, else write. */
   policy?: ToolPolicy;
   availability?(): AvailabilityResult;

@@ -34,6 +34,40 @@ describe('toolManager.register', () => {
     expect((await rejection(toolManager.register(noDescription))).name).toBe('InvalidStateError');
   });
 
+  it("refuses the specification's top-level description with a TypeError naming naturalLanguageProperties", async () => {
+    const { toolManager, tools } = freshInstall();
+    // The honest shape: the description in naturalLanguageProperties shows the tool to agents.
+    await toolManager.register({
+      ...echo,
+      name: 'cart.add',
+      naturalLanguageProperties: { description: 'Adds a product to the cart.' },
+    });
+    expect((await tools.getTools({ agentOnly: true })).map((tool) => tool.name)).toEqual([
+      'cart.add',
+    ]);
+    // What people who know registerTool() write first: never a tool agents silently miss.
+    const cases: Record<string, unknown>[] = [
+      { description: 'Adds a product to the cart.' },
+      // Beside naturalLanguageProperties too: which one agents read would be a guess.
+      {
+        description: 'Adds a product to the cart.',
+        naturalLanguageProperties: { description: 'Adds a product to the cart.' },
+      },
+      // Present but undefined (a spread of an optional field) is still the wrong place.
+      { description: undefined, naturalLanguageProperties: { description: 'Adds.' } },
+    ];
+    for (const extra of cases) {
+      const error = await rejection(
+        toolManager.register({ ...echo, name: 'spec.shape', ...extra } as never),
+      );
+      expect(error.name).toBe('TypeError');
+      expect(error.message).toBe(
+        'Tool "spec.shape": description goes in naturalLanguageProperties.',
+      );
+    }
+    expect((await tools.getTools()).map((tool) => tool.name)).toEqual(['cart.add']);
+  });
+
   it('refuses untrustworthy exposedTo entries with SecurityError and accepts origins and *', async () => {
     const { toolManager } = freshInstall();
     for (const origin of [

@@ -217,7 +217,10 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
       if (typeof validateArgs !== 'function') return failure(toolId, validateArgs);
       const argsCheck = validateArgs(rawArgs);
       if (!argsCheck.valid) {
-        return failure(toolId, schemaFailure('arguments', toolId, argsCheck.errors));
+        return failure(
+          toolId,
+          schemaFailure('arguments', toolId, argsCheck.errors, definition.argumentsSchema),
+        );
       }
     }
     // 6. The tool, under its deadline and open to a cancel (inline: one promise hop fewer a call).
@@ -261,7 +264,10 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
       if (typeof validateResult !== 'function') return failure(toolId, validateResult);
       const resultCheck = validateResult(wireResult);
       if (!resultCheck.valid) {
-        return failure(toolId, schemaFailure('result', toolId, resultCheck.errors));
+        return failure(
+          toolId,
+          schemaFailure('result', toolId, resultCheck.errors, definition.resultSchema),
+        );
       }
     }
     // 8. Evidence, on success only.

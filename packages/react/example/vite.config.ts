@@ -64,6 +64,7 @@ export function exampleConfig(server: { host?: string; port?: number } = {}) {
         'ajv/dist/2020.js',
         'ajv-formats',
         '@cfworker/json-schema',
+        'zod',
       ],
       noDiscovery: true,
     },

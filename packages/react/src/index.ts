@@ -1,2 +1,2 @@
-export type { ToolManagerLike, UseToolResult } from './types.js';
-export { useTool } from './use-tool.js';
+export type { ToolInput, ToolManagerLike, UseToolResult } from './types.js';
+export { useTool, useTools } from './use-tool.js';

@@ -1,5 +1,18 @@
 /** Public types of `@toolwire/react`. */
-import type { ToolDefinition } from '@toolwire/polyfill';
+import type { ToolDefinition, ToolExecuteContext, ToolSchema } from '@toolwire/polyfill';
+
+/**
+ * What the hooks take: a definition `toolManager.register()` accepts (a `defineTool()` one
+ * included), or one whose `inputSchema` / `outputSchema` is a Standard Schema such as zod's,
+ * which the hook passes through `defineTool()` itself.
+ */
+export interface ToolInput
+  extends Omit<ToolDefinition, 'inputSchema' | 'outputSchema' | 'execute'> {
+  inputSchema?: ToolSchema;
+  outputSchema?: ToolSchema;
+  // biome-ignore lint/suspicious/noExplicitAny: a tool declares its own input type, as in ToolDefinition.
+  execute(input: any, context: ToolExecuteContext): unknown;
+}
 
 /**
  * What the hook needs of `window.toolManager`. Structural, so the

@@ -1,7 +1,8 @@
 import type { ToolDefinition, ToolExecuteContext } from '@toolwire/polyfill';
 import { defineTool } from '@toolwire/polyfill';
 import { describe, expectTypeOf, it } from 'vitest';
-import { type UseToolResult, useTool } from '../src/index.js';
+import { z } from 'zod';
+import { type UseToolResult, useTool, useTools } from '../src/index.js';
 
 /**
  * The shape a typed definition has (what a defineTool() would return): execute's input and
@@ -34,6 +35,32 @@ describe('useTool types', () => {
     });
     expectTypeOf(useTool).toBeCallableWith(add);
     expectTypeOf(add.execute).parameter(0).toEqualTypeOf<{ by: number; at?: Date }>();
+  });
+
+  it("takes a zod schema as inputSchema, execute's input typed from it", () => {
+    const cartAdd = z.object({ sku: z.string(), qty: z.number().int().default(1) });
+    const hook = () =>
+      useTool({
+        name: 'cart.add',
+        naturalLanguageProperties: { description: 'Adds a product to the cart.' },
+        inputSchema: cartAdd,
+        execute: (input) => {
+          expectTypeOf(input).toEqualTypeOf<{ sku: string; qty: number }>();
+          return input.qty;
+        },
+      });
+    expectTypeOf(hook).returns.toEqualTypeOf<UseToolResult<'cart.add'>>();
+  });
+
+  it('useTools keeps each name, in order', () => {
+    const hook = () =>
+      useTools([
+        { name: 'notes.add', execute: () => 1 },
+        { name: 'notes.list', execute: () => [] },
+      ]);
+    expectTypeOf(hook).returns.toEqualTypeOf<
+      readonly [UseToolResult<'notes.add'>, UseToolResult<'notes.list'>]
+    >();
   });
 
   it('narrows the error by status', () => {

@@ -188,10 +188,13 @@ export class ToolReader {
       const text = await context.executeTool(tool, (args ?? {}) as object, { signal });
       return { ok: true, result: text === null ? null : parseResult(text) };
     } catch (error) {
+      const schema = this.#handles.get(name)?.inputSchema;
       return errorOutcome(error, {
         toolId: name,
         policy: this.#policies.get(name) ?? 'write',
         cause: signal.aborted ? signal.reason : undefined,
+        // A schema failure is said against the tool's schema (`qty` must be an integer >= 1).
+        schemas: { input: typeof schema === 'string' ? parseSchema(schema) : schema },
       });
     }
   }

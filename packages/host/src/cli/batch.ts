@@ -17,7 +17,7 @@ export const batch = clientCommand({
   synopsis: 'batch FILE',
   summary: [
     'Run a batch of calls (a JSON array of {toolId, arguments}, or',
-    '{calls: [...]}); FILE may be - for stdin.',
+    '{calls: [...]}); FILE may be - for stdin, or the JSON itself.',
   ],
   options: ['session', 'continue-on-error', 'timeout'],
   notes: [
@@ -27,14 +27,20 @@ export const batch = clientCommand({
   ],
   examples: [
     'toolwire batch calls.json   # [{"toolId":"notes.add","arguments":{"text":"a"}}, ...]',
+    'toolwire batch \'[{"toolId":"notes.add","arguments":{"text":"a"}}]\'',
     'echo \'[{"toolId":"notes.tags"}]\' | toolwire batch -',
     'toolwire batch calls.json --continue-on-error --json',
   ],
   positional: { label: 'FILE', field: 'file' },
   async run({ args, io, session, callPage, out, json }) {
     const file = args.file as string;
-    const text = file === '-' ? await readStdin(io.stdin) : readText(file);
-    const batch = readJsonArgument(text, file === '-' ? 'stdin' : file) as Loose;
+    // JSON given in place of a file name, as `call` takes its arguments: it starts with [ or {.
+    const inline = /^\s*[[{]/.test(file);
+    const text = file === '-' ? await readStdin(io.stdin) : inline ? file : readText(file);
+    const batch = readJsonArgument(
+      text,
+      file === '-' ? 'stdin' : inline ? 'the batch' : file,
+    ) as Loose;
     const calls = Array.isArray(batch) ? batch : batch?.calls;
     if (!Array.isArray(calls)) {
       throw new CliFailure(

@@ -7,8 +7,8 @@ import { render } from './format.js';
 
 export const call = clientCommand({
   name: 'call',
-  synopsis: 'call TOOL_ID',
-  summary: ['Call a tool.'],
+  synopsis: 'call TOOL_ID [ARGS]',
+  summary: ['Call a tool; ARGS is its arguments as a JSON object (or use --args).'],
   options: ['session', 'args', 'after', 'timeout'],
   notes: [
     '',
@@ -19,15 +19,20 @@ export const call = clientCommand({
   ],
   examples: [
     'toolwire call notes.tags',
+    'toolwire call notes.add \'{"text":"hello"}\'',
     'toolwire call notes.add --args \'{"text":"hello"}\'',
     'toolwire call notes.add --args @args.json --after visualTree --json',
     'toolwire call report.build --timeout 120000   # the page may stop it sooner',
   ],
   positional: { label: 'TOOL_ID', field: 'toolId' },
+  argsPositional: 'ARGS',
   async run({ args, session, callPage, out, json }) {
-    const callArgs = args.args === undefined ? {} : readJsonArgument(args.args, '--args');
+    const callArgs = args.args === undefined ? {} : readJsonArgument(args.args, 'the arguments');
     if (callArgs === null || typeof callArgs !== 'object' || Array.isArray(callArgs)) {
-      throw new CliFailure(EXIT.usage, '--args must be a JSON object');
+      throw new CliFailure(
+        EXIT.usage,
+        'the arguments must be a JSON object, such as \'{"sku":"A-1"}\'',
+      );
     }
     const answer = await callPage('/v1/call', {
       ...session,

@@ -227,8 +227,16 @@ export function readJsonArgument(value: string, what: string): unknown {
     : value;
   try {
     return JSON.parse(text);
-  } catch {
-    throw new CliFailure(EXIT.usage, `${what} is not valid JSON`);
+  } catch (error) {
+    // A shell ate the quotes ({sku:A-1}): say how to keep them.
+    const quote =
+      /^\s*[[{]/.test(text) && !value.startsWith('@')
+        ? ` (quote it for the shell: '{"sku":"A-1"}')`
+        : '';
+    throw new CliFailure(
+      EXIT.usage,
+      `${what}: not valid JSON (${(error as Error).message})${quote}`,
+    );
   }
 }
 
@@ -261,6 +269,8 @@ export interface ClientCommandSpec {
    * whether it may be left out (the command then checks what it was given).
    */
   positional?: { label: string; field: 'toolId' | 'file' | 'session'; optional?: boolean };
+  /** An optional second positional argument: the call's arguments (what --args also takes). */
+  argsPositional?: string;
   /** Prints its answer; resolves with the exit code. Throw CliFailure to fail. */
   run(context: ClientContext): Promise<number>;
   /**
@@ -298,10 +308,18 @@ export function clientCommand(spec: ClientCommandSpec): Command {
       if (positional && !positional.optional && extra.length === 0) {
         throw new UsageError(`${positional.label} is missing`);
       }
-      const unexpected = extra[positional ? 1 : 0];
+      const taken = (positional ? 1 : 0) + (spec.argsPositional ? 1 : 0);
+      const unexpected = extra[taken];
       if (unexpected !== undefined) throw new UsageError(`unexpected argument "${unexpected}"`);
       const client = readClientArgs(values);
       if (positional && extra[0] !== undefined) client[positional.field] = extra[0];
+      const inline = spec.argsPositional ? extra[1] : undefined;
+      if (inline !== undefined) {
+        if (client.args !== undefined) {
+          throw new UsageError(`give the arguments once: as ${spec.argsPositional} or with --args`);
+        }
+        client.args = inline;
+      }
       return { command: spec.name, options: {}, quiet: false, client };
     },
     run: async (parsed, io) => {

@@ -20,10 +20,13 @@
  * `startHost` and `untilStopped` also serve `toolwire mcp` (mcp.ts), which runs a host without
  * the control API.
  */
+import { get as httpGet } from 'node:http';
 import type { ControlServer } from '../control/server.js';
 import { controlAnswers, publishControl } from '../control/server.js';
 import {
   controlStatePath,
+  controlStatePaths,
+  describeRunning,
   HostRunningError,
   readControlState,
   StateFileError,
@@ -48,14 +51,78 @@ export interface StartedHost {
   close(): Promise<void>;
 }
 
-/** Why the host could not start, as one line; a port in use names the ways out. */
-function startFailure(parsed: ParsedCommand, error: unknown): string {
+/** The port of a `ws://` address, or undefined. */
+function portOf(address: string): number | undefined {
+  try {
+    const url = new URL(address);
+    return url.port === '' ? undefined : Number(url.port);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who holds `port`: a live host a state file names (this environment's, or the usual places),
+ * else what answers there: a toolwire host without a state file we can read, or not toolwire.
+ */
+async function holderOf(parsed: ParsedCommand, env: CommandIo['env'], port: number) {
+  const paths = new Set([
+    ...controlStatePaths(env),
+    ...controlStatePaths({ ...env, TOOLWIRE_STATE: undefined }),
+  ]);
+  for (const path of paths) {
+    try {
+      const state = readControlState(path);
+      if (state?.address && portOf(state.address) === port && (await controlAnswers(state)))
+        return { path, state };
+    } catch {
+      // an untrusted or unreadable file names no one
+    }
+  }
+  // A toolwire host answers a plain GET on its path with its name (server/host.ts #onHttp).
+  const hostname = parsed.options.hostname ?? '127.0.0.1';
+  const near = hostname === '0.0.0.0' ? '127.0.0.1' : hostname === '::' ? '::1' : hostname;
+  const at = `http://${near.includes(':') ? `[${near}]` : near}:${port}${parsed.options.path ?? '/toolwire'}`;
+  return (await firstWords(at)).startsWith('toolwire host') ? 'toolwire' : undefined;
+}
+
+/** The start of what a plain GET of `url` answers; '' for no HTTP answer within 2 s. */
+function firstWords(url: string): Promise<string> {
+  return new Promise((resolve) => {
+    // No agent: the socket is ours to close, so the program holding the port is left alone.
+    const request = httpGet(url, { agent: false, timeout: 2000 }, (response) => {
+      response.setEncoding('utf8');
+      let text = '';
+      response.on('data', (chunk: string) => {
+        text += chunk;
+        if (text.length >= 64) request.destroy();
+      });
+      response.on('close', () => resolve(text));
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(''));
+    request.on('close', () => resolve(''));
+  });
+}
+
+/** Why the host could not start, as one line; a port in use names who has it and the ways out. */
+async function startFailure(parsed: ParsedCommand, io: CommandIo, error: unknown): Promise<string> {
   const { code } = error as NodeJS.ErrnoException;
   if (code !== 'EADDRINUSE') return `could not start the host: ${(error as Error).message}`;
   const port = parsed.options.port ?? DEFAULT_PORT;
-  return parsed.command === 'mcp'
-    ? `port ${port} is in use (by a toolwire host?): --attach serves the running host's tools, --port N (0 = any free port) runs this one elsewhere`
-    : `port ${port} is in use (by a toolwire host? toolwire sessions asks it): --port N (0 = any free port) runs this one elsewhere`;
+  const elsewhere = '--port N (0 = any free port) runs this one elsewhere';
+  const holder = await holderOf(parsed, io.env, port);
+  const reach =
+    parsed.command === 'mcp'
+      ? 'toolwire mcp --attach serves its tools'
+      : 'toolwire sessions, call and pair reach it';
+  if (typeof holder === 'object') {
+    return `port ${port} is in use by a toolwire host (${describeRunning(holder.path, holder.state)}): ${reach}; ${elsewhere}`;
+  }
+  if (holder === 'toolwire') {
+    return `port ${port} is in use by a toolwire host with no state file here: a toolwire mcp (its MCP client reaches it), or a host started with another TOOLWIRE_STATE (the commands reach it with that TOOLWIRE_STATE); ${elsewhere}`;
+  }
+  return `port ${port} is in use by a program that is not a toolwire host: ${elsewhere}`;
 }
 
 /** The live host the state file at `path` names, as a HostRunningError to print; never throws. */
@@ -121,7 +188,7 @@ export async function startHost(
     });
     listening = true;
   } catch (error) {
-    print(`toolwire ${parsed.command}: ${startFailure(parsed, error)}`);
+    print(`toolwire ${parsed.command}: ${await startFailure(parsed, io, error)}`);
     return EXIT.failed;
   }
   let control: ControlServer | undefined;

@@ -88,6 +88,7 @@ export async function publishControl(
         port: control.port,
         token: control.token,
         runId,
+        address: host.address,
       },
       controlAnswers,
     );

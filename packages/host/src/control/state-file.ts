@@ -50,6 +50,14 @@ export interface ControlState {
   token: string;
   /** Random per run: whose file this is, for removal on exit (header 5). */
   runId?: string;
+  /** The page WebSocket address, without any secret: what a busy port's message names. */
+  address?: string;
+}
+
+/** "pid 12, pages at ws://127.0.0.1:45124/toolwire, control API http://..., state in PATH". */
+export function describeRunning(path: string, running: ControlState): string {
+  const pages = typeof running.address === 'string' ? `, pages at ${running.address}` : '';
+  return `pid ${running.pid}${pages}, control API ${running.controlUrl}, state in ${path}`;
 }
 
 /** The claim found a live host in the file (header 4): `running` is what the file says. */
@@ -60,7 +68,7 @@ export class HostRunningError extends Error {
     readonly running: ControlState,
   ) {
     super(
-      `a toolwire host already runs (pid ${running.pid}, control API ${running.controlUrl}, state in ${path}): the toolwire commands reach that one; for a second host, give it a state file of its own (TOOLWIRE_STATE=PATH)`,
+      `a toolwire host already runs (${describeRunning(path, running)}): the toolwire commands reach that one (toolwire sessions; toolwire pair --page URL for a pairing link); for a second host, give it a state file of its own (TOOLWIRE_STATE=PATH)`,
     );
   }
 }

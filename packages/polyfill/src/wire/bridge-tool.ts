@@ -94,6 +94,7 @@ export function toBridgeTool(
             toolId: id,
             policy,
             cause: signal.aborted ? signal.reason : undefined,
+            schemas: { input: tool.inputSchema, output: tool.outputSchema },
           }),
         );
       };

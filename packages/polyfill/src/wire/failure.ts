@@ -30,6 +30,8 @@ export interface WireFailureContext {
    * stopped the call.
    */
   cause?: unknown;
+  /** The tool's schemas, which a schema failure's message is read against. */
+  schemas?: { input?: unknown; output?: unknown };
 }
 
 /** A `tool.error` payload: `{code, message, retryable, details}`. */
@@ -112,6 +114,7 @@ function map(error: unknown, context: WireFailureContext): WireFailure {
         kind === 'tool_arguments_schema_invalid' ? 'arguments' : 'result',
         toolId,
         issues,
+        kind === 'tool_arguments_schema_invalid' ? context.schemas?.input : context.schemas?.output,
       );
       return failure(wireCode, said, false, details);
     }
