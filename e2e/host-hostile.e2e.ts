@@ -494,7 +494,7 @@ test.describe("the tab's credential", () => {
     const second = await reconnected;
     await expect(dialog(page)).toHaveCount(0);
     expect(second.paired).toBe(false);
-    expect(second.credential).toBe(first.credential);
+    expect(second.pairingId).toBe(first.pairingId);
     expect(second.origin).toBe(ORIGIN);
     await expect.poll(() => second.info?.page.url).toBe(TOOLS);
     expect((await second.call('notes.list')).result).toEqual({ ran: 'notes.list' });
@@ -539,7 +539,7 @@ test.describe("the tab's credential", () => {
     await clickConnect(page);
     const second = await next;
     expect(second.paired).toBe(true);
-    expect(second.credential).not.toBe(first.credential);
+    expect(second.pairingId).not.toBe(first.pairingId);
     expect((await first.closed).code).toBe(1000);
     expect(await page.evaluate(() => location.hash)).toBe('');
     expect((await second.call('notes.list')).result).toEqual({ ran: 'notes.list' });
@@ -559,7 +559,7 @@ test.describe("the tab's credential", () => {
     const popupLines = consoleLines(popup);
     const twin = await host.waitForSession({ timeoutMs: 5000, filter: (s) => s !== first });
     await expect(dialog(popup)).toHaveCount(0);
-    expect(twin.credential).toBe(first.credential);
+    expect(twin.pairingId).toBe(first.pairingId);
     expect((await twin.call('notes.list')).result).toEqual({ ran: 'notes.list' });
     const lines = consoleLines(page);
     expect(host.revoke(first.id)).toBe(true);
@@ -593,7 +593,7 @@ test.describe("the tab's credential", () => {
     await expect
       .poll(() => lines, { timeout: 8000 })
       .toEqual([
-        `toolwire: the host at ${restarted.address} refused this tab's pairing: this tab's pairing is not known to the host (it restarted or revoked it); open a new pairing link.`,
+        `toolwire: the host at ${restarted.address} refused this tab's pairing: this tab's pairing is not known to the host (it was revoked, or kept by another host); open a new pairing link.`,
       ]);
     expect(seen).toEqual([]);
     expect(await page.evaluate(() => sessionStorage.getItem('toolwire.pairing'))).toBeNull();

@@ -33,6 +33,7 @@ export type {
 } from './server/host.js';
 export { createHost, Host } from './server/host.js';
 export type { PairingCode } from './server/pairing.js';
+export type { PairingKind, PairingRecord, PairingStore } from './server/pairing-store.js';
 export type {
   BatchOptions,
   CallOptions,
