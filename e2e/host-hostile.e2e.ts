@@ -641,7 +641,7 @@ test.describe("the tab's credential", () => {
     await expect
       .poll(() => lines, { timeout: 8000 })
       .toEqual([
-        `toolwire: the host at ${restarted.address} refused this tab's pairing: this tab's pairing is not known to the host (it was revoked, or kept by another host); open a new pairing link.`,
+        `toolwire: the host at ${restarted.address} refused this tab's pairing: this tab's pairing is not known to the host (revoked, or made with another host or run); open a new pairing link.`,
       ]);
     expect(seen).toEqual([]);
     expect(await page.evaluate(() => sessionStorage.getItem('toolwire.pairing'))).toBeNull();

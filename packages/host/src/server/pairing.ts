@@ -123,7 +123,7 @@ export class Pairing {
     const record = this.store.get(pairingId);
     if (!record || record.origin !== origin) {
       return refuse(
-        "this tab's pairing is not known to the host (it was revoked, or kept by another host); open a new pairing link",
+        "this tab's pairing is not known to the host (revoked, or made with another host or run); open a new pairing link",
       );
     }
     if (record.lastSeen + PAIRING_IDLE_EXPIRY_MS <= this.#now()) {

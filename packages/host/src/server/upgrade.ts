@@ -97,7 +97,7 @@ export function authorizeUpgrade(
   // A page that still sends its code or credential itself: whoever answered got it already.
   if (query.has('pair') || query.has('credential')) {
     return close(
-      "this page's toolwire is too old for this host (it sends its pairing secret itself); update toolwire on the page and open a new link",
+      "this page's toolwire is too old for this host (it sends its secret); update it, then open a new link",
     );
   }
   // A pairing code or credential is bound to an origin by the host: it is the check.
