@@ -1,15 +1,21 @@
+import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { createServer as createNetServer, connect as netConnect } from 'node:net';
-import { expect, type Page, test } from '@playwright/test';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, expect, type Page, test } from '@playwright/test';
 import { WebSocketServer } from 'ws';
 import type { Host, HostOptions, HostSession } from '../packages/host/src/index.js';
 import { createHost } from '../packages/host/src/index.js';
 import { MemoryPairingStore } from '../packages/host/src/internal.js';
 import { createNonce, SESSION_CLOSE, sessionWelcome } from '../packages/protocol/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
+import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
 import type { ExtensionBrowser } from './support/extension.js';
 import { launchWithExtension } from './support/extension.js';
 import { clickConnect, withConnectUrl } from './support/pairing.js';
+import { serveFolder } from './support/static-server.js';
 
 // The page verifies its host (docs/wire.md "The handshake"), in real Chromium against the real
 // host in this process: once the host is gone, a plain `ws` server bound to its port (a
@@ -326,3 +332,56 @@ async function tcpRelay(from: number, to: number): Promise<{ close(): Promise<vo
     },
   };
 }
+
+test('a page that is not a secure context pairs through the @noble/hashes fallback, and refuses a squatter', async () => {
+  // A page of its own server, reached by a name Chromium does not count as this machine
+  // (mapped to 127.0.0.1, so no traffic leaves it): not a secure context, no crypto.subtle.
+  const folder = mkdtempSync(join(tmpdir(), 'toolwire-insecure-'));
+  const dist = fileURLToPath(new URL('../packages/endpoint/dist/', import.meta.url));
+  for (const file of readdirSync(dist)) {
+    if (file.endsWith('.js')) copyFileSync(join(dist, file), join(folder, file));
+  }
+  writeFileSync(
+    join(folder, 'page.html'),
+    `<!doctype html><html><head><meta charset="utf-8"><title>insecure</title>
+<script src="/endpoint.iife.js"></script>
+<script>
+  window.ran = [];
+  window.toolManager.register({
+    name: 'notes.list',
+    naturalLanguageProperties: { description: 'Lists.', annotations: { readOnlyHint: true } },
+    execute: () => { window.ran.push('notes.list'); return { ran: 'notes.list' }; },
+  });
+</script></head><body>insecure</body></html>`,
+  );
+  const server = await serveFolder(folder);
+  closers.push(() => server.close());
+  const port = new URL(server.origin).port;
+  const browser = await chromium.launch({
+    executablePath: findChromium(),
+    args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP insecure.test 127.0.0.1'],
+  });
+  closers.push(() => browser.close());
+  const page = await browser.newPage();
+  const address = `http://insecure.test:${port}/page.html`;
+  const host = await startHost();
+  const hostPort = host.port;
+  const proven: HostSession[] = [];
+  host.on('session', (session) => session.on('open', () => proven.push(session)));
+  const link = host.pairingLink(address);
+  await page.goto(link.url);
+  expect(await page.evaluate(() => [isSecureContext, typeof crypto.subtle])).toEqual([
+    false,
+    'undefined',
+  ]);
+  await clickConnect(page);
+  // Honest first: both proofs checked out, through the fallback the page fetched.
+  await expect.poll(() => proven.length, { timeout: 15_000 }).toBe(1);
+  expect(server.requested).toContain('/polyfill-hmac.js');
+  expect(proven[0]?.pairingId).toEqual(expect.any(String));
+  await stopHost(host);
+  const seen = await squat(hostPort, 'notes.list');
+  await bothRefused(seen);
+  expect(await page.evaluate(() => (window as any).ran)).toEqual([]);
+  leaksNothing(seen, [link.code], { name: 'credential-id', value: proven[0]?.pairingId as string });
+});
