@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, type Page, type TestInfo, test } from '@playwright/test';
 import { WebMCPError, webmcp } from '../packages/playwright/src/index.js';
-import { sessionWelcome } from '../packages/protocol/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { HostProcess, toolwire } from './support/cli.js';
 import type { ExtensionBrowser } from './support/extension.js';
 import { launchWithExtension } from './support/extension.js';
 import { launchMcp, type McpProcess } from './support/mcp.js';
 import { clickConnect } from './support/pairing.js';
-import { TestHost } from './support/ws-host.js';
+import { TestHost, waitForMessage } from './support/ws-host.js';
 
 // One contract on every road: the same set of failing tools (e2e/pages/roads/page.ts, written
 // for `document.modelContext`) called through every road a call can take, each answering the
@@ -302,22 +301,15 @@ test.describe('one contract on every road', () => {
 
   test("the page's endpoint, over the wire", async ({ page }, info) => {
     const host = await new TestHost().start();
+    host.secrets.push('abc-pairing-code');
     cleanups.push(() => host.stop());
     const next = host.nextConnection();
-    await page.goto(`${PAGE}#toolwire=${encodeURIComponent(`${host.url}?pair=abc`)}`);
+    await page.goto(`${PAGE}#toolwire=${encodeURIComponent(`${host.url}?pair=abc-pairing-code`)}`);
     await clickConnect(page);
     const connection = await next;
-    // The host's grant, as toolwire's host would send it: read.
-    connection.socket.send(
-      JSON.stringify(
-        sessionWelcome({
-          sessionId: 's-1',
-          hostRun: 'contract',
-          maxToolPolicy: 'read',
-          heartbeatIntervalMs: 0,
-        }),
-      ),
-    );
+    // The host's grant, as toolwire's host would send it: read; proven for the link's code.
+    connection.welcome({ sessionId: 's-1', hostRun: 'contract', maxToolPolicy: 'read' });
+    await waitForMessage(connection.messages, (m) => m?.type === 'session.open');
     await expect(page.locator('#status')).toHaveText('ready');
     const road: Road = {
       async call(toolId, args, timeout) {

@@ -291,11 +291,16 @@ test('a page with only <script src=endpoint.iife.js> and a pairing link connects
   page,
 }) => {
   const connection = host.nextConnection();
+  host.secrets.push('abc-pairing-code');
   await page.goto(
-    `/e2e/pages/endpoint/iife.html#toolwire=${encodeURIComponent(`${host.url}?pair=abc`)}`,
+    `/e2e/pages/endpoint/iife.html#toolwire=${encodeURIComponent(`${host.url}?pair=abc-pairing-code`)}`,
   );
   await clickConnect(page);
   const conn = await connection;
+  // The code never travels, only its id; the page serves once the welcome proved the host.
+  expect(conn.url.searchParams.has('pair-id')).toBe(true);
+  expect(conn.url.toString()).not.toContain('abc-pairing-code');
+  conn.welcome();
   const open = await waitForMessage(conn.messages, (m) => m?.type === 'session.open');
   expect(open.payload.page.title).toBe('only the endpoint script');
   // The token is gone from the address bar once read.

@@ -1,5 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
 import { createHost } from '../packages/host/src/index.js';
+import { createNonce, secretId } from '../packages/protocol/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { HostProcess, toolwire } from './support/cli.js';
 import type { ExtensionBrowser } from './support/extension.js';
@@ -307,14 +309,23 @@ test("a page cannot use the extension's pairing address; the extension still can
   const { page, tabId } = await openTab();
   const extensionId = (browser as ExtensionBrowser).extensionId;
   const address = (await toolwire(['pair', '--extension', extensionId], env)).out.trim();
-  // The page tries it itself (a page can read anything pasted or shown in it).
+  // The page tries it itself (a page can read anything pasted or shown in it), naming the code
+  // by its id as the handshake does (docs/wire.md "The handshake").
+  const named = new URL(address);
+  const code = named.searchParams.get('pair') as string;
+  named.searchParams.delete('pair');
+  named.searchParams.set(
+    'pair-id',
+    secretId((key, message) => createHmac('sha256', key).update(message).digest(), code),
+  );
+  named.searchParams.set('nonce', createNonce());
   const refused = await page.evaluate(
     (url) =>
       new Promise<{ code: number; reason: string }>((resolve) => {
         const socket = new WebSocket(url);
         socket.onclose = (event) => resolve({ code: event.code, reason: event.reason });
       }),
-    address,
+    named.toString(),
   );
   expect(refused.code).toBe(4401);
   expect(refused.reason).toContain(`not for pages of http://localhost:${E2E_PORT}`);

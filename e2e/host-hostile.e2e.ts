@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -11,7 +12,14 @@ import {
 import { WebSocketServer } from 'ws';
 import type { Host, HostOptions, HostSession } from '../packages/host/src/index.js';
 import { createHost } from '../packages/host/src/index.js';
-import { pairingPhrase, SESSION_CLOSE, sessionWelcome } from '../packages/protocol/src/index.js';
+import {
+  createNonce,
+  hostProof,
+  pairingPhrase,
+  SESSION_CLOSE,
+  secretId,
+  sessionWelcome,
+} from '../packages/protocol/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { clickConnect, openPaired, withConnectUrl } from './support/pairing.js';
 
@@ -37,6 +45,23 @@ const FRAME_TOP = `${ORIGIN}/e2e/pages/hostile-host/frame-top.html`;
 /** A page of the other origin that frames the address in its fragment. */
 const FRAMER = `${OTHER_ORIGIN}/e2e/pages/hostile-host/framer.html`;
 const PROMPT = 'Connect this tab to toolwire?';
+
+const nodeHmac = (key: string, message: string): Uint8Array =>
+  createHmac('sha256', key).update(message).digest();
+const idOf = (secret: string) => secretId(nodeHmac, secret);
+
+/** A welcome proving its sender holds `key`, for a socket the page dialed at `url` (port `port`). */
+function provenWelcome(url: string, key: string, port: number | string, sessionId: string) {
+  const pageNonce = new URL(url, 'ws://x').searchParams.get('nonce') ?? '';
+  const hostNonce = createNonce();
+  return sessionWelcome({
+    sessionId,
+    hostRun: 'evil',
+    maxToolPolicy: 'read',
+    heartbeatIntervalMs: 200,
+    proof: { nonce: hostNonce, mac: hostProof(nodeHmac, key, { pageNonce, hostNonce, port }) },
+  });
+}
 
 const hosts: Host[] = [];
 const servers: WebSocketServer[] = [];
@@ -128,7 +153,7 @@ async function pairTab(page: Page, host: Host, url = TOOLS): Promise<HostSession
 
 test.describe('where a link may connect', () => {
   /** Routed (fake) sockets by URL: nothing goes to the network. */
-  async function routeSockets(context: BrowserContext, names: string[]) {
+  async function routeSockets(context: BrowserContext, names: string[], code?: string) {
     const routed: { url: string; frames: string[] }[] = [];
     await context.routeWebSocket(
       (url) => names.includes(url.hostname),
@@ -136,16 +161,28 @@ test.describe('where a link may connect', () => {
         const entry = { url: ws.url(), frames: [] as string[] };
         routed.push(entry);
         ws.onMessage((message) => entry.frames.push(String(message)));
+        // Standing in for the host the link names: it holds the link's code, so it proves.
+        if (code) {
+          const url = new URL(ws.url());
+          ws.send(JSON.stringify(provenWelcome(ws.url(), code, url.port || '80', 'routed')));
+        }
       },
     );
     return routed;
   }
 
+  /** The socket address with its nonce left out (every socket has a fresh one). */
+  const withoutNonce = (url: string | undefined) => {
+    const parsed = new URL(url ?? '');
+    parsed.searchParams.delete('nonce');
+    return parsed.toString();
+  };
+
   test('a link to another machine never connects; the page allowing that host does, after the click', async ({
     page,
     context,
   }) => {
-    const routed = await routeSockets(context, ['evil.example']);
+    const routed = await routeSockets(context, ['evil.example'], 'abc');
     const evil = '#toolwire=ws%3A%2F%2Fevil.example%2Fx%3Fpair%3Dabc';
     // The honest path: a page whose own markup allows evil.example pairs with it once asked.
     const allowing = await context.newPage();
@@ -154,7 +191,7 @@ test.describe('where a link may connect', () => {
     expect(routed).toEqual([]);
     await clickConnect(allowing);
     await expect.poll(() => routed.length).toBe(1);
-    expect(routed[0]?.url).toBe('ws://evil.example/x?pair=abc');
+    expect(withoutNonce(routed[0]?.url)).toBe(`ws://evil.example/x?pair-id=${idOf('abc')}`);
     await expect.poll(() => routed[0]?.frames.some((f) => f.includes('"session.open"'))).toBe(true);
     await allowing.close();
     // The attack: the same link on a page that allows no other host.
@@ -192,7 +229,9 @@ test.describe('where a link may connect', () => {
     const routed = await routeSockets(context, ['[::1]']);
     await page.goto(linkTo(`${PLAIN}?via=ipv6`, 'ws://[::1]:9/toolwire?pair=abc'));
     await clickConnect(page);
-    await expect.poll(() => routed.map((r) => r.url)).toEqual(['ws://[::1]:9/toolwire?pair=abc']);
+    await expect
+      .poll(() => routed.map((r) => withoutNonce(r.url)))
+      .toEqual([`ws://[::1]:9/toolwire?pair-id=${idOf('abc')}`]);
   });
 });
 
@@ -394,20 +433,30 @@ test.describe('a code pairs once, in time, for its origin', () => {
     // The browser's navigation entry still holds the link: its code must be spent.
     expect(leaks.navigation).toContain('#toolwire=');
     const leaked = wsOf(leaks.navigation);
-    expect(leaked.searchParams.get('pair')).toMatch(/^[\w-]{22}$/);
-    // A raw socket with the leaked code, from the page itself: closed with 4401, "already used".
-    const closed = await page.evaluate(
-      (url) =>
-        new Promise<{ code: number; reason: string }>((resolve) => {
-          const socket = new WebSocket(url);
-          socket.onclose = (event) => resolve({ code: event.code, reason: event.reason });
-        }),
-      leaked.toString(),
-    );
-    expect(closed).toEqual({
+    const code = leaked.searchParams.get('pair') as string;
+    expect(code).toMatch(/^[\w-]{22}$/);
+    // A raw socket naming the leaked code, from the page itself: closed with 4401, "already
+    // used"; one sending the code itself, the old way, is refused before any lookup.
+    const rawClose = (url: string) =>
+      page.evaluate(
+        (address) =>
+          new Promise<{ code: number; reason: string }>((resolve) => {
+            const socket = new WebSocket(address);
+            socket.onclose = (event) => resolve({ code: event.code, reason: event.reason });
+          }),
+        url,
+      );
+    const named = new URL(leaked);
+    named.searchParams.delete('pair');
+    named.searchParams.set('pair-id', idOf(code));
+    named.searchParams.set('nonce', createNonce());
+    expect(await rawClose(named.toString())).toEqual({
       code: SESSION_CLOSE.pairingRefused,
       reason: 'this pairing code was already used; ask for a new link (toolwire pair)',
     });
+    expect((await rawClose(leaked.toString())).reason).toContain(
+      "this page's toolwire is too old for this host",
+    );
     // Another tab opening the leaked link: the prompt, the click, then a refusal it explains.
     const thief = await context.newPage();
     const lines = consoleLines(thief);
@@ -498,7 +547,7 @@ test.describe("the tab's credential", () => {
     const second = await reconnected;
     await expect(dialog(page)).toHaveCount(0);
     expect(second.paired).toBe(false);
-    expect(second.credential).toBe(first.credential);
+    expect(second.pairingId).toBe(first.pairingId);
     expect(second.origin).toBe(ORIGIN);
     await expect.poll(() => second.info?.page.url).toBe(TOOLS);
     expect((await second.call('notes.list')).result).toEqual({ ran: 'notes.list' });
@@ -543,7 +592,7 @@ test.describe("the tab's credential", () => {
     await clickConnect(page);
     const second = await next;
     expect(second.paired).toBe(true);
-    expect(second.credential).not.toBe(first.credential);
+    expect(second.pairingId).not.toBe(first.pairingId);
     expect((await first.closed).code).toBe(1000);
     expect(await page.evaluate(() => location.hash)).toBe('');
     expect((await second.call('notes.list')).result).toEqual({ ran: 'notes.list' });
@@ -563,7 +612,7 @@ test.describe("the tab's credential", () => {
     const popupLines = consoleLines(popup);
     const twin = await host.waitForSession({ timeoutMs: 5000, filter: (s) => s !== first });
     await expect(dialog(popup)).toHaveCount(0);
-    expect(twin.credential).toBe(first.credential);
+    expect(twin.pairingId).toBe(first.pairingId);
     expect((await twin.call('notes.list')).result).toEqual({ ran: 'notes.list' });
     const lines = consoleLines(page);
     expect(host.revoke(first.id)).toBe(true);
@@ -597,7 +646,7 @@ test.describe("the tab's credential", () => {
     await expect
       .poll(() => lines, { timeout: 8000 })
       .toEqual([
-        `toolwire: the host at ${restarted.address} refused this tab's pairing: this tab's pairing is not known to the host (it restarted or revoked it); open a new pairing link.`,
+        `toolwire: the host at ${restarted.address} refused this tab's pairing: this tab's pairing is not known to the host (revoked, or made with another host or run); open a new pairing link.`,
       ]);
     expect(seen).toEqual([]);
     expect(await page.evaluate(() => sessionStorage.getItem('toolwire.pairing'))).toBeNull();
@@ -813,15 +862,9 @@ test.describe('heartbeats', () => {
     server.on('connection', (socket, request) => {
       const seen: Seen = { url: request.url ?? '', frames: [] };
       connections.push(seen);
+      // It holds the link's code (it proves itself), then falls silent.
       socket.send(
-        JSON.stringify(
-          sessionWelcome({
-            sessionId: `evil-${connections.length}`,
-            hostRun: 'evil',
-            maxToolPolicy: 'read',
-            heartbeatIntervalMs: 200,
-          }),
-        ),
+        JSON.stringify(provenWelcome(seen.url, 'abc', port, `evil-${connections.length}`)),
       );
       // ...and then nothing, ever.
       socket.on('message', (data) => seen.frames.push(String(data)));
@@ -855,7 +898,9 @@ test.describe('heartbeats', () => {
     // The first retry comes within the initial backoff (250 ms, jittered downwards).
     await page.clock.runFor(250);
     await expect.poll(() => connections.length).toBe(2);
-    expect(connections[1]?.url).toBe('/toolwire?pair=abc');
+    // The code was spent for a credential on the first socket: the retry names the credential.
+    expect(connections[1]?.url).toContain('credential-id=');
+    expect(connections[1]?.url).not.toContain('pair');
   });
 
   test('a page whose main thread is blocked is closed by the host; its pending call fails', async ({

@@ -87,6 +87,10 @@ export const ENDPOINT_CHUNKS = [
     part: 'fflate (a gzipped payload, or gzip without CompressionStream)',
     entry: 'polyfill-deflate.js',
   },
+  {
+    part: 'HMAC for the handshake without crypto.subtle (a page that is not a secure context)',
+    entry: 'polyfill-hmac.js',
+  },
 ] as const;
 
 export interface PageBytes {

@@ -4,7 +4,8 @@
  * - dist/endpoint.iife.js: polyfill + protocol + endpoint in one classic script that installs
  *   the globals and exposes window.toolwire.connect; its lazy parts are the polyfill's chunks
  *   (validator engines, lowering...), copied beside it, and the endpoint's own (src/chunks.ts:
- *   `polyfill-ui-builtins.js`, `polyfill-pairing.js`, `polyfill-deflate.js`), all fetched by
+ *   `polyfill-ui-builtins.js`, `polyfill-pairing.js`, `polyfill-deflate.js`,
+ *   `polyfill-hmac.js`), all fetched by
  *   URL on first use;
  * - dist/endpoint.standalone.iife.js: the same with every chunk inlined, one file to copy (and
  *   what CDNs serve for the bare package URL, which is not the file's directory).
@@ -39,6 +40,7 @@ await buildLazyChunks(
     'polyfill-ui-builtins': `${root}src/builtins/runtime.ts`,
     'polyfill-pairing': `${root}src/pairing-flow.ts`,
     'polyfill-deflate': fileURLToPath(new URL('../../protocol/src/deflate.ts', import.meta.url)),
+    'polyfill-hmac': `${root}src/hmac-fallback.ts`,
   },
   'polyfill-shared-endpoint-[hash].js',
 );

@@ -1,7 +1,8 @@
 /**
  * The endpoint's own lazily loaded parts (issue 16, item 2, "a light page"), beside the
- * polyfill's (validators, lowering): the built-in `ui.*` tools' implementations and fflate (the
- * third, pairing from a link, is loaded by iife.ts, its only user). Module builds let the bundler split each at its import(); the split IIFE
+ * polyfill's (validators, lowering): the built-in `ui.*` tools' implementations, fflate, and the
+ * HMAC for pages without `crypto.subtle` (the fourth, pairing from a link, is loaded by iife.ts,
+ * its only user). Module builds let the bundler split each at its import(); the split IIFE
  * (`endpoint.iife.js`) fetches it from beside its own URL as `polyfill-<name>.js` (the one
  * pattern a page serves for every chunk), and a load that fails rejects with the polyfill's
  * ChunkLoadError; the standalone IIFE inlines each (scripts/build.ts).
@@ -27,4 +28,11 @@ export function loadBuiltinRuntime(): Promise<typeof import('./builtins/runtime.
 /** fflate's DEFLATE and gunzip, for the bridge and the in-line gzip fallback (compression.ts). */
 export function loadDeflate(): Promise<DeflateModule> {
   return typeof __TOOLWIRE_IIFE__ !== 'undefined' ? chunkFromScript('deflate') : importDeflate();
+}
+
+/** HMAC-SHA-256 without WebCrypto (hmac-fallback.ts), for a page that is not a secure context. */
+export function loadHmacFallback(): Promise<typeof import('./hmac-fallback.js')> {
+  return typeof __TOOLWIRE_IIFE__ !== 'undefined' && __TOOLWIRE_IIFE__
+    ? chunkFromScript('hmac')
+    : import('./hmac-fallback.js');
 }

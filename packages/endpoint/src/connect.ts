@@ -14,10 +14,13 @@
  * 5. Limits: a frame above `maxMessageBytes` closes the socket with 4009 (the protocol's 1009,
  *    "message too big", is reserved: browsers let pages send only 1000 and 3000-4999); nothing
  *    the host sends can throw out of the session, and nothing inflates beyond the frame limit.
- * 6. Pairing (issue 13): a `?pair=` code in the URL (or `pairingCode`) is traded, on the first
- *    socket, for the credential the host's `session.welcome` carries; every reconnect then uses
- *    the credential, never the spent code. A refused code or credential (4401) or a revocation
- *    (4403) ends the session with one console line saying why: no retry.
+ * 6. Pairing: a `?pair=` code in the URL (or `pairingCode`) is spent, on the first socket, for
+ *    a credential both sides derive; every reconnect then uses the credential, never the spent
+ *    code. Neither is ever sent: each socket names its secret by an id and a nonce, and serves
+ *    nothing until the host's welcome proves it holds the secret (docs/wire.md "The
+ *    handshake"; the page token too, unless `hostProof: false`). A welcome without that proof
+ *    closes with 4010 and the page retries, keeping its pairing. A refused code or credential
+ *    (4401) or a revocation (4403) ends the session with one console line saying why: no retry.
  * 7. The welcome's grant (`maxToolPolicy`) lowers what this page executes, checked at every call.
  *    `session.open` and each catalog push report the page's guard and the tools it hides.
  * 8. Heartbeats: pings are answered; a host silent for three of its heartbeat intervals is

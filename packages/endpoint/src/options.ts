@@ -8,13 +8,22 @@ export interface ConnectOptions {
   /**
    * ws:// or wss:// URL of the host. It may carry its secret already: `?token=` (the host's
    * page token), `?pair=` (a single-use pairing code) or `?credential=` (a tab's credential).
+   * Only the token is sent as it is; a code or a credential is named by its public id, and the
+   * host proves it holds it before the page serves anything (docs/wire.md "The handshake").
    */
   url: string;
   token?: string;
-  /** A single-use pairing code (from a link), traded for a credential on the first socket. */
+  /** A single-use pairing code (from a link), spent for a credential on the first socket. */
   pairingCode?: string;
-  /** A credential this tab was given before (see the `paired` event). */
+  /** The credential's secret this tab derived before (see the `paired` event). */
   credential?: string;
+  /**
+   * Ask the host to prove it holds the page token before serving it. Default true. `false` is
+   * for a host of the protocol that sends no proof (another SDK's): the page then sends no nonce
+   * and serves at once, as before. Token connections only: a pairing code or a credential is
+   * always proven.
+   */
+  hostProof?: boolean;
   /** The page's local guard. Default 'read-only'. */
   guard?: GuardPreset | Guard;
   /** Serve ui.get_visual_tree, ui.query_nodes, ui.perform_action, ui.get_screenshot. Default true. */
@@ -74,8 +83,14 @@ export type SessionStatus = 'connecting' | 'open' | 'closed';
 export interface PairedDetail {
   /** The host's address, without any secret. */
   address: string;
+  /**
+   * The credential's secret, derived by both sides from the code and the socket's nonces: pass
+   * it as `connect({ credential })`. It never crosses the wire; keep it as you would a password.
+   */
   credential: string;
   hostRun: string;
+  /** The public id of the host's identity, as its welcome said (undefined: it said none). */
+  hostId?: string | undefined;
 }
 
 /** Why the host ended this tab's pairing (`refused` event): no retry follows. */

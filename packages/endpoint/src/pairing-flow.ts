@@ -51,8 +51,11 @@ export interface LinkPairingOptions extends Omit<ConnectOptions, 'url' | 'token'
 
 interface StoredPairing {
   address: string;
+  /** The credential's secret (never sent: the page names it by its id and proves it holds it). */
   credential: string;
   hostRun: string;
+  /** The public id of the host's identity, as its welcome said. */
+  hostId?: string;
 }
 
 const warn = (line: string) => console.warn(`toolwire: ${line}`);
@@ -159,6 +162,7 @@ export async function pairWith(
         address: detail.address,
         credential: detail.credential,
         hostRun: detail.hostRun,
+        ...(detail.hostId === undefined ? {} : { hostId: detail.hostId }),
       } satisfies StoredPairing);
       try {
         storage?.setItem(PAIRING_STORAGE_KEY, mine);

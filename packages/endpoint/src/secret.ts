@@ -1,4 +1,8 @@
-/** The host's address and the one secret a connection carries in its query (docs/wire.md "Authorization"). */
+/**
+ * The host's address and the one secret a connection is opened with (docs/wire.md "The
+ * handshake"): the page token travels as it is (`?token=`, as the protocol's hosts read it); a
+ * pairing code or a credential never does, only its public id (`?pair-id=`, `?credential-id=`).
+ */
 import type { ConnectOptions } from './options.js';
 
 export type Secret = { name: 'token' | 'pair' | 'credential'; value: string } | undefined;
@@ -18,9 +22,20 @@ export function splitSecret(options: ConnectOptions): { address: string; secret:
   return { address: parsed.toString(), secret };
 }
 
-export function withSecret(address: string, secret: Secret): string {
-  if (!secret) return address;
+/** The address to dial: the secret named by its id (the token as it is), and the nonce. */
+export async function dialUrl(
+  address: string,
+  secret: Secret,
+  nonce: string | undefined,
+  idOf: (secret: string) => string | Promise<string>,
+): Promise<string> {
   const parsed = new URL(address);
-  parsed.searchParams.set(secret.name, secret.value);
+  if (secret?.name === 'token') parsed.searchParams.set('token', secret.value);
+  else if (secret) {
+    const id = await idOf(secret.value);
+    // `pair-id` or `credential-id`.
+    parsed.searchParams.set(`${secret.name}-id`, id);
+  }
+  if (nonce !== undefined) parsed.searchParams.set('nonce', nonce);
   return parsed.toString();
 }

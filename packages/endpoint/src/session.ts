@@ -2,8 +2,9 @@
  * One page's connection to a host (see connect.ts for the whole contract). The session layer of
  * each connection (session.open, the welcome, heartbeats and silence, the frame limit, cancel and
  * progress, serving requests through the tool bridge) is @toolwire/protocol's PageSessionCore;
- * this class adds what outlives one connection: the page's tools and built-ins, pairing (the
- * code traded for a credential), reconnecting with backoff, and the catalog push.
+ * this class adds what outlives one connection: the page's tools and built-ins, the handshake's
+ * secret (a code spent for a derived credential, docs/wire.md "The handshake"), reconnecting
+ * with backoff, and the catalog push.
  */
 import { install } from '@toolwire/polyfill';
 import type {
@@ -15,19 +16,30 @@ import type {
   ToolPolicy,
   TransportCloseInfo,
 } from '@toolwire/protocol';
-import { createToolBridge, PageSessionCore, SESSION_CLOSE } from '@toolwire/protocol';
+import {
+  createNonce,
+  createToolBridge,
+  credentialSecret,
+  dialedPort,
+  hostProof,
+  PageSessionCore,
+  pageProof,
+  SESSION_CLOSE,
+  secretId,
+} from '@toolwire/protocol';
 import { createBuiltinTools } from './builtins/index.js';
 import { CatalogPush, guardReport } from './catalog-push.js';
 import { loadDeflate } from './chunks.js';
 import { pageGzip } from './compression.js';
 import type { Connection } from './connection.js';
+import { pageHmac } from './hmac.js';
 import type { ConnectOptions, PairedDetail, RefusedDetail, SessionStatus } from './options.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './options.js';
 import { PageCatalog } from './page-catalog.js';
 import { Backoff } from './reconnect.js';
 import { lazyPeek } from './request-peek.js';
 import type { Secret } from './secret.js';
-import { splitSecret, withSecret } from './secret.js';
+import { dialUrl, splitSecret } from './secret.js';
 import { pageValidator } from './validator.js';
 import { webSocketConnector } from './websocket-transport.js';
 
@@ -53,6 +65,9 @@ function tabIdentity(page: ConnectOptions['page']): { origin: string; url: strin
   };
 }
 
+/** Addresses already warned about an unproven host: one console line each, not one a retry. */
+const warnedUnproven = new Set<string>();
+
 function randomId(): string {
   return typeof crypto !== 'undefined' && 'randomUUID' in crypto
     ? crypto.randomUUID()
@@ -64,8 +79,10 @@ function randomId(): string {
  * `error`, `request` (detail: {type, id, toolId?, message}, before it is served; `message` is the
  * decoded request, undefined when the frame is not JSON or over 64 KiB), `response`
  * (detail: the response envelope, after it is sent), `welcome` (detail: the host's
- * session.welcome payload), `paired` (detail: PairedDetail) and `refused` (detail:
- * RefusedDetail; the session is closed for good).
+ * session.welcome payload, once its proof checked out), `paired` (detail: PairedDetail) and
+ * `refused` (detail: RefusedDetail; the session is closed for good). With the handshake (every
+ * pairing code and credential, and the page token unless `hostProof: false`), `open` and the
+ * status `open` come with the host's proven welcome, not with the socket.
  */
 export class Session extends EventTarget {
   #options: ConnectOptions;
@@ -85,6 +102,12 @@ export class Session extends EventTarget {
   #catalog: PageCatalog;
   #address: string;
   #secret: Secret;
+  /** A socket is being dialed (its id computed): no second one meanwhile. */
+  #dialing = false;
+  /** A credential derived, kept by the host once its first request comes: `paired` then. */
+  #paired: PairedDetail | undefined;
+  /** The public id of each secret this session dialed with, computed once. */
+  #ids = new Map<string, Promise<string>>();
   /** `request` / `response` have (or once had) a listener: only then are their events built. */
   #observed = { request: false, response: false };
   readonly sessionKey = randomId();
@@ -138,7 +161,8 @@ export class Session extends EventTarget {
       delayMs: options.catalogChangedDelayMs ?? 100,
       guard: options.guard,
       snapshot: () => this.#bridge.snapshot(),
-      current: () => this.#connection,
+      // Nothing, not even the catalog's revisions, goes to a host that has not proved itself.
+      current: () => (this.#core?.proven ? this.#connection : undefined),
       send: (connection, message) => this.#send(connection, message),
     });
     if (source) {
@@ -206,26 +230,65 @@ export class Session extends EventTarget {
 
   // ---- the connection -----------------------------------------------------------------------
 
-  #open(): void {
-    if (this.#closedByUser) return;
+  /**
+   * Does this connection ask the host for its proof? Always with a pairing code or credential;
+   * with the page token unless `hostProof: false` (a host of the protocol that sends none).
+   */
+  get #proving(): boolean {
+    if (!this.#secret) return false;
+    return this.#secret.name !== 'token' || this.#options.hostProof !== false;
+  }
+
+  async #open(): Promise<void> {
+    if (this.#closedByUser || this.#dialing) return;
+    this.#dialing = true;
     const connect =
       this.#options.connector ??
       webSocketConnector(this.#options.WebSocket ?? globalThis.WebSocket);
+    const secret = this.#secret;
+    const nonce = this.#proving ? createNonce() : undefined;
     let connection: Connection;
     try {
-      connection = connect(withSecret(this.#address, this.#secret));
+      const url = await dialUrl(this.#address, secret, nonce, this.#idOf);
+      if (this.#closedByUser) return;
+      connection = connect(url);
     } catch (error) {
       this.dispatchEvent(new CustomEvent('error', { detail: error }));
       this.#scheduleRetry();
       return;
+    } finally {
+      this.#dialing = false;
     }
     this.#connection = connection;
+    /** A pairing code's socket: the credential derived once the host's proof checked out. */
+    let derived: string | undefined;
+    const verifyWelcome =
+      nonce === undefined || !secret
+        ? undefined
+        : async (welcome: SessionWelcomePayload): Promise<string | undefined> => {
+            const proof = welcome.proof;
+            if (!proof) return undefined;
+            const hmac = await pageHmac();
+            const bound = {
+              pageNonce: nonce,
+              hostNonce: proof.nonce,
+              port: dialedPort(this.#address),
+            };
+            if ((await hostProof(hmac, secret.value, bound)) !== proof.mac) return undefined;
+            if (secret.name === 'pair') {
+              derived = await credentialSecret(hmac, secret.value, bound);
+              // Its id now: the reconnect that needs it then dials at once.
+              this.#ids.set(derived, secretId(hmac, derived));
+            }
+            return pageProof(hmac, secret.value, bound);
+          };
     const core = new PageSessionCore({
       transport: connection,
       bridge: this.#bridge,
       open: () => this.#openPayload(),
       maxFrameBytes: this.#maxMessageBytes,
-      onWelcome: (welcome) => this.#onWelcome(welcome),
+      verifyWelcome,
+      onWelcome: (welcome) => this.#onWelcome(welcome, secret, derived),
       onClose: (info) => this.#onClose(connection, info),
       beforeServe: this.#beforeServe,
       onResponse: (response) => {
@@ -239,9 +302,8 @@ export class Session extends EventTarget {
     this.#core = core;
     this.#setStatus('connecting');
     connection.onopen = () => {
-      this.#backoff.reset();
-      this.#setStatus('open');
-      this.dispatchEvent(new Event('open'));
+      // With the handshake, the connection counts as open once the host proved itself.
+      if (!verifyWelcome) this.#opened();
       core.start();
     };
     connection.onbinary = () => core.heard();
@@ -252,6 +314,12 @@ export class Session extends EventTarget {
     if (this.#connection !== connection) return;
     this.#connection = undefined;
     this.#core = undefined;
+    // Whoever answered did not prove it is the host this tab paired with: the real one may come
+    // back, so the pairing stays and the retries go on, with one line per address.
+    if (code === SESSION_CLOSE.hostUnproven && !warnedUnproven.has(this.#address)) {
+      warnedUnproven.add(this.#address);
+      console.warn(`toolwire: ${this.#address} is not this tab's host (no proof); not serving it.`);
+    }
     // The host said no to this tab's code or credential, or revoked it: retrying cannot help.
     const refused = code === SESSION_CLOSE.pairingRefused || code === SESSION_CLOSE.revoked;
     if (refused) this.#closedByUser = true;
@@ -290,26 +358,47 @@ export class Session extends EventTarget {
     };
   }
 
-  /** The host's welcome on this connection: a pairing code is spent for its credential. */
-  #onWelcome(welcome: SessionWelcomePayload): void {
+  #idOf = (secret: string): Promise<string> => {
+    let id = this.#ids.get(secret);
+    if (!id) {
+      id = pageHmac().then((hmac) => secretId(hmac, secret));
+      this.#ids.set(secret, id);
+    }
+    return id;
+  };
+
+  /** The connection may serve: its welcome proved the host (or no proof was asked for). */
+  #opened(): void {
+    this.#backoff.reset();
+    this.#setStatus('open');
+    this.dispatchEvent(new Event('open'));
+  }
+
+  /**
+   * The host's welcome on this connection, proven when a proof was asked for: a pairing code is
+   * spent for the credential both sides derived.
+   */
+  #onWelcome(welcome: SessionWelcomePayload, secret: Secret, derived: string | undefined): void {
+    if (secret && this.#proving) this.#opened();
     this.dispatchEvent(new CustomEvent('welcome', { detail: welcome }));
-    if (welcome.credential && this.#secret?.name === 'pair') {
-      // The code is spent: this tab reconnects with its credential from now on.
-      this.#secret = { name: 'credential', value: welcome.credential };
-      this.dispatchEvent(
-        new CustomEvent<PairedDetail>('paired', {
-          detail: {
-            address: this.#address,
-            credential: welcome.credential,
-            hostRun: welcome.hostRun,
-          },
-        }),
-      );
+    if (derived !== undefined && secret?.name === 'pair' && this.#secret === secret) {
+      // The code is spent: this tab reconnects with its credential from now on. The host keeps
+      // it once our session.open checked out, before its first request: `paired` waits for that.
+      this.#secret = { name: 'credential', value: derived };
+      this.#paired = {
+        address: this.#address,
+        credential: derived,
+        hostRun: welcome.hostRun,
+        hostId: welcome.hostId,
+      };
     }
   }
 
   /** Before a request is served: the page's tools settle first; a `request` listener hears it. */
   #beforeServe = (frame: string): Promise<unknown> | undefined => {
+    const detail = this.#paired;
+    this.#paired = undefined;
+    if (detail) this.dispatchEvent(new CustomEvent<PairedDetail>('paired', { detail }));
     const refreshing = this.#catalog.refreshing;
     if (refreshing) return refreshing.then(() => this.#announce(frame));
     this.#announce(frame);
@@ -346,7 +435,8 @@ export class Session extends EventTarget {
   }
 
   #retryNow = (): void => {
-    if (this.#closedByUser || this.#connection || this.#options.reconnect === false) return;
+    if (this.#closedByUser || this.#connection || this.#dialing) return;
+    if (this.#options.reconnect === false) return;
     this.#backoff.cancel();
     this.#backoff.reset();
     this.#open();

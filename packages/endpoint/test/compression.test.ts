@@ -25,6 +25,8 @@ async function openPage() {
   const before = sockets.length;
   const session = connect({
     url: 'ws://127.0.0.1:9/toolwire?token=t',
+    // This host stand-in sends no proof: the handshake has its own tests (pairing.test.ts).
+    hostProof: false,
     tools,
     builtins: false,
     reconnect: false,

@@ -3,6 +3,9 @@
  * from the host's side; what the page sent is kept. Every instance lands in `sockets` (one list
  * per test file: vitest gives each file its own modules).
  */
+import type { SessionWelcomePayload } from '@toolwire/protocol';
+import { provenWelcome } from './handshake.js';
+
 export const sockets: FakeSocket[] = [];
 
 export class FakeSocket {
@@ -41,6 +44,16 @@ export class FakeSocket {
 
   receive(message: object): void {
     this.onmessage?.({ data: JSON.stringify(message) });
+  }
+
+  /**
+   * The host's welcome proving it holds `key` (the page's code, credential or token) for this
+   * socket's nonce; what the page must answer, and the credential a code's socket derives.
+   */
+  welcomeProven(key: string, payload: Partial<SessionWelcomePayload> = {}) {
+    const welcome = provenWelcome(this.url, key, payload);
+    this.receive(welcome.message);
+    return welcome;
   }
 
   /** Parsed frames of one type sent so far. */

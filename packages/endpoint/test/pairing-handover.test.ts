@@ -6,8 +6,7 @@
 // pairing kept and its session open. The prompt shows the link's pairing phrase and ignores
 // Connect for its first half second. Each refusal follows the honest case it mirrors.
 import type { Tools } from '@toolwire/polyfill';
-import type { SessionWelcomePayload } from '@toolwire/protocol';
-import { pairingPhrase, SESSION_CLOSE, sessionWelcome } from '@toolwire/protocol';
+import { pairingPhrase, SESSION_CLOSE } from '@toolwire/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '../../../test-support/wait.js';
 import type { Session } from '../src/connect.js';
@@ -18,6 +17,7 @@ import { pairWith } from '../src/pairing-flow.js';
 import type { PairingRequest } from '../src/pairing-prompt.js';
 import { askToPair } from '../src/pairing-prompt.js';
 import { FakeSocket, sockets } from './fake-socket.js';
+import { idOf, provenWelcome } from './handshake.js';
 
 const sessions: Session[] = [];
 afterEach(() => {
@@ -66,15 +66,6 @@ class MemoryStorage {
     return [...this.#items.keys()][index] ?? null;
   }
 }
-
-const welcome = (payload: Partial<SessionWelcomePayload> = {}) =>
-  sessionWelcome({
-    sessionId: 's1',
-    hostRun: 'run-1',
-    maxToolPolicy: 'read',
-    heartbeatIntervalMs: 0,
-    ...payload,
-  });
 
 const OLD = JSON.stringify({ address: 'ws://127.0.0.1:4545/x', credential: 'OLD', hostRun: 'r' });
 const link = (ws: string) => `#toolwire=${encodeURIComponent(ws)}`;
@@ -134,6 +125,8 @@ function tab(hash: string, options: Partial<LinkPairingOptions> & { answer?: boo
 
 /** A call on `socket`, answered by the page: resolves the result frame. */
 async function callOn(socket: FakeSocket, id: string): Promise<any> {
+  // A host calls only once the page proved itself, in its session.open.
+  await until(() => socket.frames('session.open').length > 0);
   socket.receive({
     type: 'tool.call',
     id,
@@ -148,18 +141,21 @@ describe('a new link beside a working pairing', () => {
     const t = tab(link('ws://127.0.0.1:4545/x?pair=NEWCODE'));
     const running = t.run();
     const fresh = await nextSocket(1);
-    expect(fresh.url).toBe('ws://127.0.0.1:4545/x?pair=NEWCODE');
+    expect(fresh.url).toContain(`pair-id=${idOf('NEWCODE')}`);
+    expect(fresh.url).not.toContain('NEWCODE'); // named by its id, never sent
     expect(t.requests[0]?.phrase).toBe(pairingPhrase('NEWCODE'));
     fresh.open();
     // Open but not welcomed: the kept pairing is still the kept one.
     expect(t.storage.getItem(PAIRING_STORAGE_KEY)).toBe(OLD);
-    fresh.receive(welcome({ credential: 'NEW' }));
+    const proven = provenWelcome(fresh.url, 'NEWCODE');
+    fresh.receive(proven.message);
+    // The host's first request follows the page's proof: the pairing is kept then.
+    expect((await callOn(fresh, 'c1')).payload).toBeDefined();
     const session = await running;
     expect(session?.status).toBe('open');
     expect(JSON.parse(t.storage.getItem(PAIRING_STORAGE_KEY) as string)).toMatchObject({
-      credential: 'NEW',
+      credential: proven.credential,
     });
-    expect((await callOn(fresh, 'c1')).payload).toBeDefined();
     expect(sockets).toHaveLength(1); // the kept pairing was never needed
   });
 
@@ -172,17 +168,17 @@ describe('a new link beside a working pairing', () => {
       const t = tab(link('ws://127.0.0.1:4545/x?pair=SPENT'));
       const running = t.run();
       const fresh = await nextSocket(1);
-      expect(fresh.url).toContain('pair=SPENT'); // the new code was tried
+      expect(fresh.url).toContain(`pair-id=${idOf('SPENT')}`); // the new code was tried
       fresh.open();
       fresh.hostCloses(SESSION_CLOSE.pairingRefused, reason as string);
       const session = await running;
       // The tab goes on with its kept pairing.
       const old = await nextSocket(2);
-      expect(old.url).toBe('ws://127.0.0.1:4545/x?credential=OLD');
+      expect(old.url).toContain(`credential-id=${idOf('OLD')}`);
       expect(session?.address).toBe('ws://127.0.0.1:4545/x');
       old.open();
-      old.receive(welcome());
-      expect(session?.status).toBe('open');
+      old.receive(provenWelcome(old.url, 'OLD').message);
+      await until(() => session?.status === 'open');
       expect(t.storage.getItem(PAIRING_STORAGE_KEY)).toBe(OLD);
       expect((await callOn(old, 'after')).payload).toBeDefined();
       expect(t.ran).toEqual(['notes.list']);
@@ -207,11 +203,11 @@ describe('a new link beside a working pairing', () => {
     sessions.push(current);
     const running = await nextSocket(1);
     running.open();
-    running.receive(welcome());
+    running.receive(provenWelcome(running.url, 'OLD').message);
     expect((await callOn(running, 'before')).payload).toBeDefined();
     const refusedRun = t.run(current);
     const bad = await nextSocket(2); // no resumed copy of the kept pairing: the tab has one
-    expect(bad.url).toContain('pair=BAD');
+    expect(bad.url).toContain(`pair-id=${idOf('BAD')}`);
     bad.hostCloses(SESSION_CLOSE.pairingRefused, 'unknown pairing code');
     expect(await refusedRun).toBe(current);
     expect(current.status).toBe('open');
@@ -224,12 +220,14 @@ describe('a new link beside a working pairing', () => {
     const good = await nextSocket(3);
     expect(sockets).toHaveLength(3);
     good.open();
-    good.receive(welcome({ credential: 'GOOD-CRED' }));
+    const proven = provenWelcome(good.url, 'GOOD');
+    good.receive(proven.message);
+    expect((await callOn(good, 'g1')).payload).toBeDefined();
     const next = await goodRun;
     expect(next).not.toBe(current);
     expect(current.status).toBe('closed');
     expect(running.closedWith?.code).toBe(1000);
-    expect(t.storage.getItem(PAIRING_STORAGE_KEY)).toContain('GOOD-CRED');
+    expect(t.storage.getItem(PAIRING_STORAGE_KEY)).toContain(proven.credential);
   });
 
   it('a dismissed prompt keeps the old session; a refused old credential is still forgotten', async () => {
@@ -237,7 +235,7 @@ describe('a new link beside a working pairing', () => {
     const t = tab(link('ws://127.0.0.1:4545/x?pair=NEW'), { answer: false });
     const session = await t.run();
     const old = await nextSocket(1);
-    expect(old.url).toContain('credential=OLD');
+    expect(old.url).toContain(`credential-id=${idOf('OLD')}`);
     expect(sockets).toHaveLength(1);
     expect(session?.address).toBe('ws://127.0.0.1:4545/x');
     // The kept pairing's own refusal still forgets it: only its own session may.

@@ -5,17 +5,10 @@
 // and pairFromLink with its prompt, storage, location and history injected. Each attack follows
 // the honest case that proves the same path works.
 import type { Tools } from '@toolwire/polyfill';
-import type { SessionWelcomePayload } from '@toolwire/protocol';
-import {
-  encodePayload,
-  pairingPhrase,
-  SESSION_CLOSE,
-  sessionPing,
-  sessionWelcome,
-} from '@toolwire/protocol';
+import { encodePayload, pairingPhrase, SESSION_CLOSE, sessionPing } from '@toolwire/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until } from '../../../test-support/wait.js';
-import type { Session } from '../src/connect.js';
+import type { PairedDetail, Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
 import type { LinkPairingOptions } from '../src/pair-from-link.js';
 import {
@@ -27,6 +20,23 @@ import {
 import type { PairingRequest } from '../src/pairing-prompt.js';
 import { askToPair, describeGuard } from '../src/pairing-prompt.js';
 import { FakeSocket, sockets } from './fake-socket.js';
+import { idOf } from './handshake.js';
+
+/** The first request a host sends once the page proved itself. */
+const QUERY = {
+  type: 'tool.query',
+  id: 'q-1',
+  capability: 'tool.exec',
+  payload: { detail: 'index' },
+};
+
+/** The address a socket dialed, its nonce left out (every socket has a fresh one). */
+function dialed(url: string): string {
+  const parsed = new URL(url);
+  expect(parsed.searchParams.get('nonce')).toMatch(/^[\w-]{22}$/);
+  parsed.searchParams.delete('nonce');
+  return parsed.toString();
+}
 
 const sessions: Session[] = [];
 
@@ -58,16 +68,6 @@ function fakeTools(list: Record<string, 'read' | 'write' | 'critical'> = {}) {
     return { ran: handle.name };
   };
   return { tools: tools as unknown as Tools, ran };
-}
-
-function welcome(payload: Partial<SessionWelcomePayload> = {}) {
-  return sessionWelcome({
-    sessionId: 's1',
-    hostRun: 'run-1',
-    maxToolPolicy: 'read',
-    heartbeatIntervalMs: 0,
-    ...payload,
-  });
 }
 
 const FAST = { initialDelayMs: 1, maxDelayMs: 4 };
@@ -105,44 +105,60 @@ const warnings = () => {
 };
 
 describe('connect(): pairing code, then credential', () => {
-  it('trades ?pair= for the welcome credential and reconnects with it, never the code', async () => {
+  it('names ?pair= by its id, derives the credential from a proven welcome, and reconnects with its id', async () => {
     const session = start();
     const paired: unknown[] = [];
     session.addEventListener('paired', (event) => paired.push((event as CustomEvent).detail));
     const first = await nextSocket(1);
-    expect(new URL(first.url).searchParams.get('pair')).toBe('CODE-1');
+    expect(dialed(first.url)).toBe(`ws://127.0.0.1:9/toolwire?pair-id=${idOf('CODE-1')}`);
     expect(session.address).toBe('ws://127.0.0.1:9/toolwire');
     first.open();
-    first.receive(welcome({ credential: 'CRED-1', maxToolPolicy: 'write' }));
+    const welcome = first.welcomeProven('CODE-1', { maxToolPolicy: 'write', hostId: 'h-1' });
+    // The host keeps the credential once session.open checked out, then sends its first request:
+    // only then is the tab paired (it keeps the credential).
+    await until(() => first.frames('session.open').length === 1);
+    expect(paired).toEqual([]);
+    first.receive(QUERY);
+    await until(() => paired.length === 1);
     expect(paired).toEqual([
-      { address: 'ws://127.0.0.1:9/toolwire', credential: 'CRED-1', hostRun: 'run-1' },
+      {
+        address: 'ws://127.0.0.1:9/toolwire',
+        credential: welcome.credential,
+        hostRun: 'run-1',
+        hostId: 'h-1',
+      },
     ]);
     expect(session.grant).toBe('write');
-    // A drop: the page reconnects, now with the credential.
+    await until(() => first.frames('session.open').length === 1);
+    expect(first.frames('session.open')[0].payload.proof).toBe(welcome.pageProof);
+    // A drop: the page reconnects, now with the credential's id.
     first.hostCloses(1006);
     const second = await nextSocket(2);
-    const query = new URL(second.url).searchParams;
-    expect(query.get('credential')).toBe('CRED-1');
-    expect(query.has('pair')).toBe(false);
+    expect(dialed(second.url)).toBe(
+      `ws://127.0.0.1:9/toolwire?credential-id=${idOf(welcome.credential)}`,
+    );
     expect(session.grant).toBeUndefined();
-    // A resumed socket's welcome carries no credential; nothing is paired again.
+    // A resumed socket proves with the credential; nothing is paired again.
     second.open();
-    second.receive(welcome());
-    expect(paired).toHaveLength(1);
+    second.welcomeProven(welcome.credential);
+    await until(() => second.frames('session.open').length === 1);
     expect(session.grant).toBe('read');
+    expect(paired).toHaveLength(1);
   });
 
-  it('a credential in a welcome to a token socket changes nothing', async () => {
+  it('a token socket proves with the token, and derives nothing from it', async () => {
     const session = start({ url: 'ws://127.0.0.1:9/toolwire?token=TOKEN' });
     const paired: unknown[] = [];
     session.addEventListener('paired', (event) => paired.push(event));
     const first = await nextSocket(1);
+    expect(dialed(first.url)).toBe('ws://127.0.0.1:9/toolwire?token=TOKEN');
     first.open();
-    first.receive(welcome({ credential: 'CRED-EVIL' }));
+    const welcome = first.welcomeProven('TOKEN');
+    await until(() => first.frames('session.open').length === 1);
+    expect(first.frames('session.open')[0].payload.proof).toBe(welcome.pageProof);
     first.hostCloses(1006);
     const second = await nextSocket(2);
-    expect(new URL(second.url).searchParams.get('token')).toBe('TOKEN');
-    expect(second.url).not.toContain('CRED-EVIL');
+    expect(dialed(second.url)).toBe('ws://127.0.0.1:9/toolwire?token=TOKEN');
     expect(paired).toEqual([]);
   });
 
@@ -194,7 +210,8 @@ describe('connect(): heartbeats', () => {
     session.addEventListener('close', (event) => closes.push((event as CustomEvent).detail));
     const first = await nextSocket(1);
     first.open();
-    first.receive(welcome({ heartbeatIntervalMs: 20 }));
+    first.welcomeProven('CODE-1', { heartbeatIntervalMs: 20 });
+    await until(() => first.frames('session.open').length === 1);
     // The honest host: it pings every 10 ms, and the page stays.
     const pings: string[] = [];
     for (let i = 0; i < 10; i++) {
@@ -220,7 +237,8 @@ describe('connect(): heartbeats', () => {
     expect(closes).toEqual([
       { code: SESSION_CLOSE.silent, reason: 'the host stopped answering', willRetry: true },
     ]);
-    expect(second.url).toContain('pair=CODE-1'); // no credential came: the code again
+    // No welcome came on the second socket yet: the code was spent, the credential is next.
+    expect(dialed(second.url)).toContain('credential-id=');
   });
 
   it('a welcome without a heartbeat starts no watchdog', async () => {
@@ -228,7 +246,8 @@ describe('connect(): heartbeats', () => {
     start();
     const first = await nextSocket(1);
     first.open();
-    first.receive(welcome({ heartbeatIntervalMs: 0 }));
+    first.welcomeProven('CODE-1', { heartbeatIntervalMs: 0 });
+    await until(() => first.frames('session.open').length === 1);
     await vi.advanceTimersByTimeAsync(A_MINUTE);
     expect(first.closedWith).toBeUndefined();
     expect(sockets).toHaveLength(1);
@@ -250,9 +269,14 @@ describe("connect(): the host's grant and the frame limit", () => {
       'a.crit': 'critical',
     });
     const session = start({ tools, guard: 'full-access' });
+    const paired: string[] = [];
+    session.addEventListener('paired', (event) =>
+      paired.push((event as CustomEvent<PairedDetail>).detail.credential),
+    );
     const socket = await nextSocket(1);
     socket.open();
-    socket.receive(welcome({ maxToolPolicy: 'read' }));
+    socket.welcomeProven('CODE-1', { maxToolPolicy: 'read' });
+    await until(() => socket.frames('session.open').length === 1);
     socket.receive(call('a.read'));
     socket.receive(call('a.write'));
     socket.receive(call('a.crit'));
@@ -275,10 +299,14 @@ describe("connect(): the host's grant and the frame limit", () => {
       ],
     ]);
     expect(ran).toEqual(['a.read']);
-    // A critical grant lets the page's full-access guard decide.
-    socket.receive(welcome({ maxToolPolicy: 'critical' }));
-    expect(session.grant).toBe('critical');
-    socket.receive(call('a.crit', 'again'));
+    // A critical grant lets the page's full-access guard decide (a new socket, a new welcome).
+    socket.hostCloses(1006);
+    const next = await nextSocket(2);
+    next.open();
+    expect(next.url).toContain('credential-id=');
+    next.welcomeProven(paired[0] as string, { maxToolPolicy: 'critical' });
+    await until(() => session.grant === 'critical');
+    next.receive(call('a.crit', 'again'));
     await until(() => ran.length === 2);
     expect(ran).toEqual(['a.read', 'a.crit']);
   });
@@ -395,7 +423,7 @@ describe('pairFromLink: where a link may connect', () => {
       const address = `ws://${name.toLowerCase()}:4545/toolwire`;
       expect(t.requests).toEqual([{ address, guard: 'read-only', phrase: pairingPhrase('CODE') }]);
       const socket = await nextSocket(1);
-      expect(socket.url).toBe(`${address}?pair=CODE`);
+      expect(dialed(socket.url)).toBe(`${address}?pair-id=${idOf('CODE')}`);
     }
   });
 
@@ -433,7 +461,7 @@ describe('pairFromLink: where a link may connect', () => {
     ]);
     const t = tab(link('ws://evil.example/x?pair=abc'), { hosts: ['evil.example'] });
     expect(await t.run()).toBeDefined();
-    expect((await nextSocket(1)).url).toBe('ws://evil.example/x?pair=abc');
+    expect(dialed((await nextSocket(1)).url)).toBe(`ws://evil.example/x?pair-id=${idOf('abc')}`);
     const at = (url: string) => new URL(url);
     expect(linkMayReach(at('ws://other.test:8080/'), ['other.test:8080'])).toBe(true);
     expect(linkMayReach(at('ws://other.test:9090/'), ['other.test:8080'])).toBe(false);
@@ -445,6 +473,7 @@ describe('pairFromLink: where a link may connect', () => {
   it('refuses a token link, a credential link, a link with no code, and non-ws schemes', async () => {
     const honest = tab(link('ws://127.0.0.1:4545/x?pair=abc'));
     expect(await honest.run()).toBeDefined();
+    await nextSocket(1);
     for (const [address, why] of [
       ['ws://127.0.0.1:4545/x?token=LONG-LIVED', 'long-lived token'],
       ['ws://127.0.0.1:4545/x?pair=abc&token=LONG-LIVED', 'long-lived token'],
@@ -487,7 +516,8 @@ describe('pairFromLink: the fragment, the guard and the prompt', () => {
     expect(session).toBeDefined();
     const socket = await nextSocket(1);
     socket.open();
-    socket.receive(welcome({ maxToolPolicy: 'critical' }));
+    socket.welcomeProven('abc', { maxToolPolicy: 'critical' });
+    await until(() => socket.frames('session.open').length === 1);
     socket.receive({
       type: 'tool.call',
       id: 'w',
@@ -549,11 +579,15 @@ describe('pairFromLink: the tab keeps its credential', () => {
     await t.run();
     const socket = await nextSocket(1);
     socket.open();
-    socket.receive(welcome({ credential: 'CRED' }));
+    const welcome = socket.welcomeProven('abc', { hostId: 'h-1' });
+    await until(() => socket.frames('session.open').length === 1);
+    socket.receive(QUERY);
+    await until(() => t.storage.getItem(PAIRING_STORAGE_KEY));
     expect(JSON.parse(t.storage.getItem(PAIRING_STORAGE_KEY) as string)).toEqual({
       address: 'ws://127.0.0.1:4545/x',
-      credential: 'CRED',
+      credential: welcome.credential,
       hostRun: 'run-1',
+      hostId: 'h-1',
     });
     // The reload: no link in the address bar, the same storage.
     const reload = tab('', { storage: t.storage });
@@ -561,7 +595,10 @@ describe('pairFromLink: the tab keeps its credential', () => {
     expect(reload.prompt).not.toHaveBeenCalled();
     expect(reload.history.replaceState).not.toHaveBeenCalled();
     const again = await nextSocket(2);
-    expect(again.url).toBe('ws://127.0.0.1:4545/x?credential=CRED');
+    expect(dialed(again.url)).toBe(
+      `ws://127.0.0.1:4545/x?credential-id=${idOf(welcome.credential)}`,
+    );
+    expect(again.url).not.toContain(welcome.credential);
     // A new tab (its own, empty storage) connects to nothing.
     const fresh = tab('');
     expect(await fresh.run()).toBeUndefined();
@@ -580,7 +617,7 @@ describe('pairFromLink: the tab keeps its credential', () => {
       const t = tab('', { storage });
       await t.run();
       const socket = await nextSocket(1);
-      expect(socket.url).toContain('credential=OLD');
+      expect(socket.url).toContain(`credential-id=${idOf('OLD')}`);
       socket.open();
       socket.hostCloses(code, 'not known');
       expect(storage.getItem(PAIRING_STORAGE_KEY)).toBeNull();
@@ -598,7 +635,9 @@ describe('pairFromLink: the tab keeps its credential', () => {
     storage.setItem(PAIRING_STORAGE_KEY, JSON.stringify(stored));
     // The honest path: while the page allows it, it reconnects.
     expect(await tab('', { storage, hosts: ['evil.example'] }).run()).toBeDefined();
-    expect((await nextSocket(1)).url).toBe('ws://evil.example/x?credential=C');
+    expect(dialed((await nextSocket(1)).url)).toBe(
+      `ws://evil.example/x?credential-id=${idOf('C')}`,
+    );
     expect(await tab('', { storage }).run()).toBeUndefined();
     expect(sockets).toHaveLength(1);
     expect(lines()).toEqual([

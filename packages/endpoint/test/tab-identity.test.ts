@@ -22,6 +22,8 @@ async function openedPage(page?: ConnectOptions['page']): Promise<Record<string,
   const { tools } = install();
   const session = connect({
     url: 'ws://127.0.0.1:9/toolwire?token=t',
+    // This host stand-in sends no proof: the handshake has its own tests (pairing.test.ts).
+    hostProof: false,
     tools,
     builtins: false,
     reconnect: false,

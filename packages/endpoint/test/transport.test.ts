@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { until, WAIT_BOUND_MS } from '../../../test-support/wait.js';
 import type { Connection, ConnectOptions, Connector, Session } from '../src/connect.js';
 import { connect } from '../src/connect.js';
+import { idOf, provenWelcome } from './handshake.js';
 
 /** Taken before any test fakes the timers: the bound on a wait is real time. */
 const realSetTimeout = globalThis.setTimeout;
@@ -154,6 +155,8 @@ async function start(options: Partial<ConnectOptions> = {}) {
   const { connector, hosts } = pairConnector();
   const session = connect({
     url: 'ws://127.0.0.1:9/toolwire?token=t',
+    // This host stand-in sends no proof: the handshake has its own tests (pairing.test.ts).
+    hostProof: false,
     tools: emptyTools(),
     builtins: false,
     // Jitter at its floor: each delay is exactly half the exponential one.
@@ -321,32 +324,50 @@ describe('the endpoint over a Transport', () => {
     expect(hosts).toHaveLength(2);
   });
 
-  it('trades the pairing code for the credential on the next connection', async () => {
+  it('spends the pairing code for the derived credential on the next connection', async () => {
     const { session, hosts } = await start({ url: 'ws://127.0.0.1:9/toolwire?pair=CODE-1' });
     const paired: unknown[] = [];
     session.addEventListener('paired', (event) => paired.push((event as CustomEvent).detail));
-    // Honest path: until a welcome carries the credential, the code is not spent.
-    expect(hosts[0]?.url.searchParams.get('pair')).toBe('CODE-1');
+    // Honest path: until a proven welcome, the code is not spent. It is named by its id only.
+    expect(hosts[0]?.url.searchParams.get('pair-id')).toBe(idOf('CODE-1'));
+    expect(hosts[0]?.url.toString()).not.toContain('CODE-1');
     let closed = next(session, 'close');
     hosts[0]?.accept();
     hosts[0]?.transport.close({ code: 1006 });
     await closed;
     await vi.advanceTimersByTimeAsync(500);
-    expect(hosts[1]?.url.searchParams.get('pair')).toBe('CODE-1');
+    expect(hosts[1]?.url.searchParams.get('pair-id')).toBe(idOf('CODE-1'));
+    // A fresh nonce for every socket.
+    expect(hosts[1]?.url.searchParams.get('nonce')).not.toBe(
+      hosts[0]?.url.searchParams.get('nonce'),
+    );
 
     const credited = next(session, 'paired');
     hosts[1]?.accept();
-    hosts[1]?.send(welcome({ credential: 'cred-1' }));
+    const welcome = provenWelcome(hosts[1]?.url as URL, 'CODE-1', { hostId: 'host-1' });
+    hosts[1]?.send(welcome.message);
+    // Paired once the host's first request shows it kept the credential.
+    await hosts[1]?.frame('session.open');
+    hosts[1]?.send({ type: 'tool.query', id: 'q-1', capability: 'tool.exec', payload: {} });
     await credited;
     expect(paired).toEqual([
-      { address: 'ws://127.0.0.1:9/toolwire', credential: 'cred-1', hostRun: 'run-1' },
+      {
+        address: 'ws://127.0.0.1:9/toolwire',
+        credential: welcome.credential,
+        hostRun: 'run-1',
+        hostId: 'host-1',
+      },
     ]);
+    expect((await hosts[1]?.frame('session.open'))?.payload).toMatchObject({
+      proof: welcome.pageProof,
+    });
     closed = next(session, 'close');
     hosts[1]?.transport.close({ code: 1001 });
     await closed;
     await vi.advanceTimersByTimeAsync(500);
     const url = hosts[2]?.url;
-    expect(url?.searchParams.get('credential')).toBe('cred-1');
-    expect(url?.searchParams.has('pair')).toBe(false);
+    expect(url?.searchParams.get('credential-id')).toBe(idOf(welcome.credential));
+    expect(url?.searchParams.has('pair-id')).toBe(false);
+    expect(url?.toString()).not.toContain(welcome.credential);
   });
 });

@@ -26,7 +26,7 @@ export { controlToolSource } from './mcp/control-source.js';
 export { McpToolNames, mcpToolName, sessionLabel, withheldNamed } from './mcp/naming.js';
 export { extensionOrigin } from './server/extension-origin.js';
 export { NODE_INFLATE_CHUNK_BYTES, nodeInflateText } from './server/inflate.js';
-export { Pairing } from './server/pairing.js';
+export { nodeHmac, Pairing } from './server/pairing.js';
 export { FilePairingStore } from './server/pairing-file.js';
 export { PAIRING_IDLE_EXPIRY_MS } from './server/pairing-store.js';
 export type { HostSessionOptions } from './server/session.js';

@@ -7,7 +7,7 @@ import { FakePage, tool } from './helpers.js';
 
 // Issue 17 part 2: the toolwire browser extension pairs with the same model as pages. Its
 // sockets carry `Origin: chrome-extension://<id>`; `toolwire pair --extension ID` makes a
-// single-use code bound to that origin, traded for one credential the extension reuses for
+// single-use code bound to that origin, spent for one credential the extension reuses for
 // each tab it connects (one session a tab). Every refusal follows the honest path.
 
 const ID = 'abcdefghijklmnopabcdefghijklmnop';
@@ -29,7 +29,7 @@ async function setup() {
 }
 
 async function connectAs(url: string, origin: string) {
-  const page = await FakePage.connect(url, { origin, tools: [tool('tab.read')] });
+  const page = await FakePage.dialAddress(url, { origin, tools: [tool('tab.read')] });
   pages.push(page);
   return page;
 }
@@ -66,7 +66,7 @@ describe('toolwire pair --extension', () => {
     expect(paired.err).toContain(EXTENSION);
 
     const first = await connectAs(address, EXTENSION);
-    const { credential } = (await welcomeOf(first)).payload;
+    const credential = await first.paired();
     expect(credential).toEqual(expect.any(String));
     // A second tab with the same credential: its own session, the first stays open.
     const second = await connectAs(withCredential(address, credential), EXTENSION);
@@ -94,7 +94,7 @@ describe('toolwire pair --extension', () => {
     });
     // Unspent: the extension still pairs with it.
     const extension = await connectAs(address, EXTENSION);
-    const { credential } = (await welcomeOf(extension)).payload;
+    const credential = await extension.paired();
     const thief = await connectAs(withCredential(address, credential), PAGE);
     expect(await thief.closed).toMatchObject({ code: 4401 });
     // Another extension cannot either.
@@ -110,7 +110,7 @@ describe('toolwire pair --extension', () => {
     // Honest: the page's own origin pairs with its link.
     const link = (await cli(['pair', '--page', `${PAGE}/`], env)).out.trim();
     const linkAddress = new URLSearchParams(new URL(link).hash.slice(1)).get('toolwire') as string;
-    expect((await welcomeOf(await connectAs(linkAddress, PAGE))).payload.credential).toBeTruthy();
+    expect(await (await connectAs(linkAddress, PAGE)).paired()).toBeTruthy();
     const other = (await cli(['pair', '--page', `${PAGE}/`], env)).out.trim();
     const otherAddress = new URLSearchParams(new URL(other).hash.slice(1)).get(
       'toolwire',

@@ -16,8 +16,13 @@ import type {
 } from '@toolwire/protocol';
 import {
   catalogChanged,
+  createNonce,
   createToolBridge,
+  credentialSecret,
+  hostProof,
+  pageProof,
   readSessionCancel,
+  secretId,
   sessionOpen,
   sessionProgress,
 } from '@toolwire/protocol';
@@ -26,6 +31,49 @@ import { WebSocket } from 'ws';
 import { until } from '../../../test-support/wait.js';
 import type { Host, McpBridge, McpToolSource } from '../src/index.js';
 import { createMcpBridge } from '../src/index.js';
+import { nodeHmac } from '../src/internal.js';
+
+/** What a paired page dials with (docs/wire.md "The handshake"), and what it proves with. */
+export type PageSecret = { code: string } | { credential: string } | { token: string };
+
+export interface Handshake {
+  /** The secret the proofs are keyed by. */
+  key: string;
+  /** This socket's nonce. */
+  nonce: string;
+  /** The port the page dialed. */
+  port: number | string;
+  /** A pairing code's socket: the page derives its credential from the welcome. */
+  code?: boolean;
+}
+
+/**
+ * The address a page dials with `secret`, named by its id (the token itself), and a fresh nonce;
+ * and the handshake FakePage then runs. `base` is the host's ws:// address without a secret.
+ */
+export function handshakeUrl(
+  base: string,
+  secret: PageSecret,
+): { url: string; handshake: Handshake } {
+  const url = new URL(base);
+  const nonce = createNonce();
+  let key: string;
+  if ('code' in secret) {
+    key = secret.code;
+    url.searchParams.set('pair-id', secretId(nodeHmac, key));
+  } else if ('credential' in secret) {
+    key = secret.credential;
+    url.searchParams.set('credential-id', secretId(nodeHmac, key));
+  } else {
+    key = secret.token;
+    url.searchParams.set('token', key);
+  }
+  url.searchParams.set('nonce', nonce);
+  return {
+    url: url.toString(),
+    handshake: { key, nonce, port: url.port, ...('code' in secret ? { code: true } : {}) },
+  };
+}
 
 export function tool(
   id: string,
@@ -68,6 +116,12 @@ export interface FakePageOptions {
    * to never answer, or undefined to let the bridge answer.
    */
   intercept?: (message: any) => object | 'hold' | undefined;
+  /**
+   * Run the handshake as the endpoint does: session.open waits for the welcome, whose proof is
+   * checked (`hostProven`), and carries the page's proof (`proof` replaces it, for tests that
+   * lie).
+   */
+  handshake?: Handshake & { proof?: (welcome: any) => string | undefined };
 }
 
 export class FakePage {
@@ -78,6 +132,10 @@ export class FakePage {
   readonly socket: WebSocket;
   readonly bridge;
   readonly closed: Promise<{ code: number; reason: string }>;
+  /** The host's welcome proof checked out (a handshake page). */
+  hostProven = false;
+  /** A pairing code's socket: the credential's secret derived from the welcome. */
+  credential: string | undefined;
   #options: FakePageOptions;
   /** The grant of the host's session.welcome (applyGrant). */
   #grant: ToolPolicy | undefined;
@@ -132,22 +190,80 @@ export class FakePage {
       socket.once('error', reject);
     });
     const page = new FakePage(socket, options, { frames, listener });
-    if (options.open !== false) {
-      page.send(
-        sessionOpen({
-          sdk: { name: 'fake-page', version: '1.0.0' },
-          page: {
-            origin: options.origin ?? 'null',
-            url: 'http://fake.test/',
-            title: 'Fake',
-            ...options.tab,
-          },
-          session: page.key,
-          ...(options.reportGuard ? { guard: await page.guardReport() } : {}),
-        }),
-      );
-    }
+    if (options.open !== false && !options.handshake) await page.sendOpen();
     return page;
+  }
+
+  /** Connects to `base` with `secret`, running the handshake (see `handshakeUrl`). */
+  static async dial(
+    base: string,
+    secret: PageSecret,
+    options: FakePageOptions = {},
+  ): Promise<FakePage> {
+    const { url, handshake } = handshakeUrl(base, secret);
+    return FakePage.connect(url, { ...options, handshake: { ...handshake, ...options.handshake } });
+  }
+
+  /**
+   * `dial` for an address the way the host prints it (`?pair=CODE`), or a test writes it
+   * (`?credential=SECRET`, `?token=TOKEN`): the secret named by its id, and the handshake run.
+   */
+  static async dialAddress(address: string, options: FakePageOptions = {}): Promise<FakePage> {
+    const url = new URL(address);
+    const secret: PageSecret | undefined = url.searchParams.has('pair')
+      ? { code: url.searchParams.get('pair') as string }
+      : url.searchParams.has('credential')
+        ? { credential: url.searchParams.get('credential') as string }
+        : url.searchParams.has('token')
+          ? { token: url.searchParams.get('token') as string }
+          : undefined;
+    if (!secret) throw new Error(`no secret in ${address}`);
+    url.search = '';
+    return FakePage.dial(url.toString(), secret, options);
+  }
+
+  /** The credential's secret once the host's welcome proved itself (a code's socket). */
+  async paired(): Promise<string> {
+    return until(() => this.credential, 'the derived credential');
+  }
+
+  /** Sends session.open (with `proof` when given). */
+  async sendOpen(proof?: string): Promise<void> {
+    const options = this.#options;
+    this.send(
+      sessionOpen({
+        sdk: { name: 'fake-page', version: '1.0.0' },
+        page: {
+          origin: options.origin ?? 'null',
+          url: 'http://fake.test/',
+          title: 'Fake',
+          ...options.tab,
+        },
+        session: this.key,
+        ...(options.reportGuard ? { guard: await this.guardReport() } : {}),
+        ...(proof === undefined ? {} : { proof }),
+      }),
+    );
+  }
+
+  /** The welcome: its proof checked, and the page's own in session.open (a handshake page). */
+  #answerWelcome(welcome: any): void {
+    const handshake = this.#options.handshake;
+    if (!handshake || this.#options.open === false) return;
+    const hostNonce = welcome.payload?.proof?.nonce;
+    const bound = { pageNonce: handshake.nonce, hostNonce, port: handshake.port };
+    this.hostProven =
+      typeof hostNonce === 'string' &&
+      welcome.payload.proof.mac === hostProof(nodeHmac, handshake.key, bound);
+    if (this.hostProven && handshake.code) {
+      this.credential = credentialSecret(nodeHmac, handshake.key, bound);
+    }
+    const proof = handshake.proof
+      ? handshake.proof(welcome)
+      : typeof hostNonce === 'string'
+        ? pageProof(nodeHmac, handshake.key, bound)
+        : undefined;
+    void this.sendOpen(proof);
   }
 
   /** The guard report the endpoint sends: its guard and the tools it hides. */
@@ -193,7 +309,10 @@ export class FakePage {
     const woken = this.#waiting.filter((waiter) => waiter.type === message.type);
     this.#waiting = this.#waiting.filter((waiter) => waiter.type !== message.type);
     for (const waiter of woken) waiter.resolve(message);
-    if (message.type === 'session.welcome') this.#grant = message.payload?.maxToolPolicy;
+    if (message.type === 'session.welcome') {
+      this.#grant = message.payload?.maxToolPolicy;
+      this.#answerWelcome(message);
+    }
     const intercepted = this.#options.intercept?.(message);
     if (intercepted === 'hold') return;
     const cancel = readSessionCancel(message);

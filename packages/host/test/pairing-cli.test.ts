@@ -27,7 +27,7 @@ async function setup(extra: string[] = []) {
 }
 
 async function connectPage(url: string, options: FakePageOptions = {}) {
-  const page = await FakePage.connect(url, { tools: [tool('demo.echo')], ...options });
+  const page = await FakePage.dialAddress(url, { tools: [tool('demo.echo')], ...options });
   pages.push(page);
   return page;
 }
@@ -36,7 +36,7 @@ const welcome = (page: FakePage): Promise<any> =>
   until(() => page.received.find((message) => message.type === 'session.welcome'), 'a welcome');
 
 describe('toolwire pair and toolwire revoke', () => {
-  it('pair --page prints a single-use link; the page trades its code for a credential', async () => {
+  it('pair --page prints a single-use link; the page spends its code for a credential', async () => {
     const { env, host } = await setup();
     const paired = await cli(['pair', '--page', `${ORIGIN}/cart`], env);
     expect(paired.code, paired.err).toBe(0);
@@ -49,10 +49,9 @@ describe('toolwire pair and toolwire revoke', () => {
 
     const page = await connectPage(address, { origin: ORIGIN });
     const greeting = await welcome(page);
-    expect(greeting.payload).toMatchObject({
-      maxToolPolicy: 'read',
-      credential: expect.any(String),
-    });
+    expect(greeting.payload).toMatchObject({ maxToolPolicy: 'read' });
+    expect(greeting.payload).not.toHaveProperty('credential');
+    const credential = await page.paired();
     // The code is spent: a second socket with it is closed with the reason.
     const again = await connectPage(address, { origin: ORIGIN });
     expect(await again.closed).toEqual({
@@ -62,9 +61,10 @@ describe('toolwire pair and toolwire revoke', () => {
     // The credential reconnects (a reload), with no credential in its welcome.
     const base = new URL(address);
     base.searchParams.delete('pair');
-    base.searchParams.set('credential', greeting.payload.credential);
+    base.searchParams.set('credential', credential);
     const reloaded = await connectPage(base.toString(), { origin: ORIGIN });
-    expect((await welcome(reloaded)).payload).not.toHaveProperty('credential');
+    await until(() => reloaded.requests('tool.query').length > 0, 'the query');
+    expect(reloaded.hostProven).toBe(true);
     expect(host.url).toContain('token=');
   });
 
@@ -79,7 +79,7 @@ describe('toolwire pair and toolwire revoke', () => {
     });
     // Still good for its own page.
     const page = await connectPage(address, { origin: ORIGIN });
-    expect((await welcome(page)).payload.credential).toEqual(expect.any(String));
+    expect(await page.paired()).toEqual(expect.any(String));
   });
 
   it('pair without --page prints the fragment for any allowed page', async () => {
@@ -93,7 +93,7 @@ describe('toolwire pair and toolwire revoke', () => {
     );
     const address = new URLSearchParams(answer.fragment.slice(1)).get('toolwire') as string;
     const page = await connectPage(address, { origin: 'http://any.test' });
-    expect((await welcome(page)).payload.credential).toEqual(expect.any(String));
+    expect(await page.paired()).toEqual(expect.any(String));
   });
 
   it('revoke closes a paired tab with 4403, and its credential no longer reconnects', async () => {
@@ -101,7 +101,8 @@ describe('toolwire pair and toolwire revoke', () => {
     const link = new URL((await cli(['pair', '--page', `${ORIGIN}/`], env)).out.trim());
     const address = new URLSearchParams(link.hash.slice(1)).get('toolwire') as string;
     const page = await connectPage(address, { origin: ORIGIN });
-    const { credential, sessionId } = (await welcome(page)).payload;
+    const { sessionId } = (await welcome(page)).payload;
+    const credential = await page.paired();
     // Revoking names its session: no "newest" default.
     expect((await cli(['revoke'], env)).code).toBe(2);
     const revoked = await cli(['revoke', sessionId.slice(0, 8)], env);

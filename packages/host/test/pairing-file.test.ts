@@ -5,11 +5,12 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { credentialSecret, secretId } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { Host } from '../src/index.js';
 import { createHost, MemoryPairingStore, openPairingFile, pairingHome } from '../src/index.js';
-import { FilePairingStore, PAIRING_IDLE_EXPIRY_MS, Pairing } from '../src/internal.js';
+import { FilePairingStore, nodeHmac, PAIRING_IDLE_EXPIRY_MS, Pairing } from '../src/internal.js';
 import { tempDir } from './cli-helpers.js';
 import { FakePage } from './helpers.js';
 
@@ -205,29 +206,42 @@ describe('the pairings file', () => {
     expect(reopened.list().map((r) => r.id)).toEqual(['later']);
   });
 
+  /** A code spent and kept, as the host does once the page proved it: the pairing's id and secret. */
+  const pairWith = (
+    pairing: Pairing,
+    origin: string,
+    kind: 'link' | 'extension' = 'link',
+  ): { id: string; secret: string } => {
+    const { code } = pairing.createCode({ origin, kind });
+    const redeemed = pairing.redeem(secretId(nodeHmac, code), origin, () => false);
+    if (!redeemed.ok) throw new Error(`pairing failed: ${redeemed.reason}`);
+    const nonces = { pageNonce: 'page-nonce', hostNonce: 'host-nonce' };
+    const id = pairing.keep({ code: redeemed.key, kind, origin, ...nonces });
+    return { id, secret: credentialSecret(nodeHmac, code, nonces) };
+  };
+
   it('a pairing that aged out while the host ran is refused as expired, then forgotten', () => {
     const dir = tempDir('toolwire-pairings-');
     const clock = { now: 100 * DAY };
     const store = openPairingFile(dir, { now: () => clock.now });
     const pairing = new Pairing({ store, now: () => clock.now });
-    const redeemed = pairing.redeem(pairing.createCode({ origin: A }).code, A, () => false);
-    if (!redeemed.ok) throw new Error('pairing failed');
-    expect(readFileSync(store.path, 'utf8')).toContain(redeemed.credential);
+    const { id, secret } = pairWith(pairing, A);
+    expect(readFileSync(store.path, 'utf8')).toContain(secret);
     // Honest: used on day 29, it still resumes (and the use counts).
     clock.now += PAIRING_IDLE_EXPIRY_MS - DAY;
-    expect(pairing.resume(redeemed.credential, A).ok).toBe(true);
-    pairing.seen(redeemed.credential, 'read-only');
+    expect(pairing.resume(id, A).ok).toBe(true);
+    pairing.touch(id, 'read-only');
     clock.now += PAIRING_IDLE_EXPIRY_MS - DAY;
-    expect(pairing.resume(redeemed.credential, A).ok).toBe(true);
+    expect(pairing.resume(id, A).ok).toBe(true);
     // Unused for 30 days: refused with the reason the page shows.
     clock.now += DAY;
-    expect(pairing.resume(redeemed.credential, A)).toEqual({
+    expect(pairing.resume(id, A)).toEqual({
       ok: false,
       reason: 'this pairing expired: unused for 30 days; open a new link',
     });
     // Forgotten: the file no longer holds its secret (it did a moment ago).
-    expect(readFileSync(store.path, 'utf8')).not.toContain(redeemed.credential);
-    expect(pairing.resume(redeemed.credential, A)).toMatchObject({
+    expect(readFileSync(store.path, 'utf8')).not.toContain(secret);
+    expect(pairing.resume(id, A)).toMatchObject({
       reason: expect.stringContaining('not known to the host'),
     });
   });
@@ -235,21 +249,16 @@ describe('the pairings file', () => {
   it('keeps the pairing kind, origin and guard; the id is not the secret', () => {
     const store = new MemoryPairingStore();
     const pairing = new Pairing({ store });
-    const link = pairing.redeem(pairing.createCode({ origin: A }).code, A, () => false);
-    const extension = pairing.redeem(
-      pairing.createCode({ origin: 'chrome-extension://abc', kind: 'extension' }).code,
-      'chrome-extension://abc',
-      () => false,
-    );
-    if (!link.ok || !extension.ok) throw new Error('pairing failed');
+    const link = pairWith(pairing, A);
+    pairWith(pairing, 'chrome-extension://abc', 'extension');
     const records = store.list();
     expect(records.map((r) => [r.kind, r.origin])).toEqual([
       ['link', A],
       ['extension', 'chrome-extension://abc'],
     ]);
-    expect(records[0]?.secret).toBe(link.credential);
+    expect(records[0]?.secret).toBe(link.secret);
     expect(records[0]?.id).toMatch(/^[\w-]{22}$/);
-    expect(records[0]?.id).not.toBe(link.credential);
+    expect(records[0]?.id).not.toBe(link.secret);
   });
 });
 
@@ -294,7 +303,8 @@ describe('a host with the pairings file', () => {
     });
     pages.push(page);
     await host.waitForSession({ filter: (session) => session.info !== null });
-    const credential = page.received[0].payload.credential as string;
+    const credential = page.credential as string;
+    expect(credential).toMatch(/^[\w-]{40,}$/);
     const [view] = host.pairings();
     expect(view).toMatchObject({ origin: A, kind: 'link', sessions: [host.sessions[0]?.id] });
     expect(view).not.toHaveProperty('secret');
@@ -307,7 +317,7 @@ describe('a host with the pairings file', () => {
     const again = await FakePage.connect(address(`credential=${credential}`), { origin: A });
     pages.push(again);
     const session = await host.waitForSession();
-    expect(session.credential).toBe(credential);
+    expect(session.pairingId).toBe(view?.id);
     // Still the tab's own: another origin is refused.
     expect(await closeOf(address(`credential=${credential}`), B)).toMatchObject({ code: 4401 });
 

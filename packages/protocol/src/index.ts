@@ -73,6 +73,18 @@ export * from './session/messages.js';
 export type { PageSessionOptions, PageTransport } from './session/page.js';
 export { PageSessionCore } from './session/page.js';
 export { PROGRESS_INTERVAL_MS } from './session/progress.js';
+export type { HmacSha256, ProofBinding } from './session/proof.js';
+export {
+  base64url,
+  createNonce,
+  credentialSecret,
+  dialedPort,
+  hostProof,
+  isNonce,
+  pageProof,
+  SECRET_ID_LENGTH,
+  secretId,
+} from './session/proof.js';
 export type { LinkedTransport, Transport, TransportCloseInfo } from './transport.js';
 export { createLinkedPair } from './transport.js';
 export type {

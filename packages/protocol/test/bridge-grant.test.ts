@@ -283,14 +283,15 @@ describe('session messages', () => {
       hostRun: 'r',
       maxToolPolicy: 'write',
       heartbeatIntervalMs: 200,
-      credential: 'c',
+      proof: { nonce: 'n', mac: 'm' },
+      hostId: 'h',
     });
     expect(readWelcome(JSON.parse(JSON.stringify(welcome)))).toEqual(welcome.payload);
     const bad = (payload: object) => readWelcome({ type: 'session.welcome', payload });
     expect(bad({ sessionId: 's', hostRun: 'r', maxToolPolicy: 'delete' })).toBeUndefined();
     expect(bad({ sessionId: 1, hostRun: 'r', maxToolPolicy: 'read' })).toBeUndefined();
     expect(readWelcome({ type: 'session.ping', payload: welcome.payload })).toBeUndefined();
-    // A bad interval is "no heartbeat", an empty credential none.
+    // A bad interval is "no heartbeat", an empty host id none.
     for (const heartbeatIntervalMs of [-1, Number.NaN, '200', Infinity]) {
       expect(
         bad({
@@ -298,7 +299,7 @@ describe('session messages', () => {
           hostRun: 'r',
           maxToolPolicy: 'read',
           heartbeatIntervalMs,
-          credential: '',
+          hostId: '',
         }),
       ).toEqual({ sessionId: 's', hostRun: 'r', maxToolPolicy: 'read', heartbeatIntervalMs: 0 });
     }

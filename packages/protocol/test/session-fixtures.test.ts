@@ -79,9 +79,13 @@ describe('golden fixtures: session messages', () => {
     const bare = sessionOpen({ ...payload, guard: undefined });
     expect(readSessionOpen(received(bare))).toEqual({ ...payload, guard: undefined });
     expect(readSessionOpen(received(bare))).not.toHaveProperty('guard');
+    // After a proven welcome, the page's own proof.
+    const proven = sessionOpen({ ...payload, proof: 'page-mac' });
+    golden('session-open-proof', proven);
+    expect(readSessionOpen(received(proven))).toEqual({ ...payload, proof: 'page-mac' });
   });
 
-  it('session.welcome: the grant and the heartbeat; the credential only after pairing', () => {
+  it('session.welcome: the grant and the heartbeat; its proof and id when it has them', () => {
     const payload = {
       sessionId: 'session-1',
       hostRun: 'run-1',
@@ -91,9 +95,19 @@ describe('golden fixtures: session messages', () => {
     const resumed = sessionWelcome(payload);
     golden('session-welcome', resumed);
     expect(readWelcome(received(resumed))).toEqual(payload);
-    const paired = sessionWelcome({ ...payload, credential: 'credential-1' });
-    golden('session-welcome-credential', paired);
-    expect(readWelcome(received(paired))).toEqual({ ...payload, credential: 'credential-1' });
+    const proven = {
+      ...payload,
+      proof: { nonce: 'host-nonce', mac: 'host-mac' },
+      hostId: 'host-1',
+    };
+    const withProof = sessionWelcome(proven);
+    golden('session-welcome-proof', withProof);
+    expect(readWelcome(received(withProof))).toEqual(proven);
+    // A proof that is not {nonce, mac} of strings is no proof.
+    for (const proof of [{ nonce: 'n' }, { nonce: 1, mac: 'm' }, 'mac', null]) {
+      const odd = { ...(received(withProof) as object), payload: { ...payload, proof } };
+      expect(readWelcome(odd)).toEqual(payload);
+    }
   });
 
   it('session.welcome: compressPayloads, the host asking for (or against) gzipped payloads', () => {

@@ -4,7 +4,7 @@
  * it is tested in Node.
  *
  * - Connect: with a pasted pairing address, its single-use code; without one, the credential
- *   the last pairing gave (one pairing for the extension and a host run, one session a tab).
+ *   the last pairing derived (one pairing for the extension and a host, one session a tab).
  *   Connecting a connected tab again replaces its link (a new guard); a Disconnect, or another
  *   Connect, while a tab is still being read cancels that connect.
  * - A pasted address for a tab whose link is live is tried beside that link: the old link
@@ -24,7 +24,14 @@ import { TabLink } from './tab-link.js';
 /** The extension's pairing with a host: its address (no secret) and the credential. */
 export interface StoredPairing {
   address: string;
+  /**
+   * The credential's secret, derived with the host when the code was spent. It never crosses
+   * the wire: the extension names it by its id and proves it holds it (docs/wire.md "The
+   * handshake").
+   */
   credential: string;
+  /** The public id of the host's identity, as its welcome said. */
+  hostId?: string;
 }
 
 export interface PairingStore {
@@ -120,7 +127,11 @@ export class TabConnections {
       ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
       onPaired: (detail) => {
         mine = detail.credential;
-        void this.#options.store.save({ address, credential: detail.credential });
+        void this.#options.store.save({
+          address,
+          credential: detail.credential,
+          ...(detail.hostId === undefined ? {} : { hostId: detail.hostId }),
+        });
         if (link !== undefined) this.#promote(tabId, link);
       },
       // A refused credential is forgotten, if still the kept one; a refused code leaves the

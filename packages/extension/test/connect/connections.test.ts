@@ -121,9 +121,11 @@ describe('TabConnections', () => {
   });
 
   it('connecting a connected tab again replaces its session (a new guard)', async () => {
-    const { host, connections, badges } = await setup();
+    const { host, connections, badges, stored } = await setup();
     await connections.connect(1, { guard: 'read-only', pairing: host.extensionPairing(ID).url });
     await until(() => badges.get(1)?.status === 'connected');
+    // Kept once the host's first request showed it kept the credential too.
+    await until(() => stored() !== undefined);
     const first = host.sessions[0];
     await connections.connect(1, { guard: 'full-access' });
     await until(

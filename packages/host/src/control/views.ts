@@ -53,7 +53,7 @@ export function summarizeSession(session: HostSession): SessionSummary {
     pending: session.pendingCount,
     guard: session.pageGuard ? guardName(session.pageGuard) : null,
     hidden: session.pageGuard?.hidden ?? [],
-    paired: session.credential !== undefined,
+    paired: session.pairingId !== undefined || session.paired,
   };
 }
 

@@ -11,11 +11,12 @@
  * 4. A page that opens a new session under the key of a session still open (a reconnect after
  *    a silent drop) replaces it: the old one is closed and its pending requests fail at once.
  * 5. Frames are limited to `maxMessageBytes` (default 64 MiB): a 1 MiB result is ordinary.
- * 6. Pairing: links carry single-use pairing codes (`pairingUrl`), traded for a credential
- *    bound to the page's origin and kept in `pairingStore` (this run only by default;
- *    `toolwire host` keeps them across runs in the pairings file). `revoke` ends a tab's
- *    pairing, `revokePairing` one pairing by id. The page token (`url`) is for pages whose own
- *    code connects, never for links.
+ * 6. Pairing: links carry single-use pairing codes (`pairingUrl`), spent for a credential bound
+ *    to the page's origin and kept in the `pairingStore` (this process's memory by default);
+ *    `revoke` ends a tab's pairing. The page token (`url`) is for pages whose own code connects,
+ *    never for links. Every socket whose page sent a nonce proves, in its welcome, that this host
+ *    holds the socket's secret, and sends no request before the page proved it too
+ *    (docs/wire.md "The handshake").
  * 7. Every socket starts with `session.welcome` (the grant, the heartbeat); a page that stays
  *    silent for three heartbeat intervals is closed and its pending calls fail. Calls carry
  *    their deadline (`callTimeoutMs`, 60 s, unless the caller names one); queries wait
@@ -23,25 +24,33 @@
  * 8. Refused upgrades are logged at most once per origin per interval, with a count
  *    (refusal-log.ts).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { CodecLimits, ToolPolicy, TransportCloseInfo } from '@toolwire/protocol';
-import { DEFAULT_TIMEOUT_MS, parsePolicy, SESSION_CLOSE } from '@toolwire/protocol';
+import {
+  DEFAULT_TIMEOUT_MS,
+  hostProof,
+  pageProof,
+  parsePolicy,
+  SESSION_CLOSE,
+} from '@toolwire/protocol';
 import { WebSocketServer } from 'ws';
 import type { CatalogChange } from '../catalog/cache.js';
 import { Emitter } from '../shared/emitter.js';
 import { hostError } from '../shared/errors.js';
-import { createToken, redactToken } from '../shared/token.js';
+import { createToken, redactToken, tokensEqual } from '../shared/token.js';
 import { extensionOrigin } from './extension-origin.js';
 import type { PairingCode } from './pairing.js';
-import { Pairing, pairingId } from './pairing.js';
+import { nodeHmac, Pairing } from './pairing.js';
 import type { PairingRecord, PairingStore } from './pairing-store.js';
 import { RefusalLog } from './refusal-log.js';
+import type { HostSessionOptions } from './session.js';
 import { guardName, HostSession } from './session.js';
 import { clipCloseReason, socketTransport } from './socket-transport.js';
+import type { UpgradeGrant } from './upgrade.js';
 import { authorizeUpgrade, normalizeOrigin } from './upgrade.js';
 
 const DEFAULT_PATH = '/toolwire';
@@ -82,6 +91,16 @@ export interface HostOptions {
   log?: (line: string) => void;
   /** How long a pairing code stays good. Default 5 minutes. */
   pairingCodeTtlMs?: number;
+  /**
+   * Where pairings are kept. Default: a `MemoryPairingStore`, this process only (a tab paired
+   * with this host cannot resume with the next one); `toolwire host` keeps them in a file.
+   */
+  pairingStore?: PairingStore;
+  /**
+   * The public id of this host's identity, told to pages in the welcome (`hostId`). Default: 128
+   * random bits, new on every run.
+   */
+  hostId?: string;
   /** Ping every page this often; three silent intervals close it. Default 10 s; 0 = off. */
   heartbeatIntervalMs?: number;
   /**
@@ -90,13 +109,6 @@ export interface HostOptions {
    * address, where gzip costs more CPU than the bytes it saves; yes otherwise.
    */
   compress?: CompressMode;
-  /**
-   * Where pairings are kept. Default: a MemoryPairingStore, for this run only (tabs pair again
-   * after a restart). `toolwire host` passes the pairings file (FilePairingStore).
-   */
-  pairingStore?: PairingStore;
-  /** This host's public identity. Default: random for this run. */
-  hostId?: string;
 }
 
 /** A pairing as the host shows it: its record without the secret, and its open sessions. */
@@ -144,7 +156,7 @@ export class Host extends Emitter<HostEvents> {
   readonly hostname: string;
   readonly grant: ToolPolicy;
   readonly origins: readonly string[];
-  /** This host's public identity (`hostId`, else random for this run). */
+  /** The public id of this host's identity (the welcome's `hostId`). */
   readonly hostId: string;
   #options: HostOptions;
   #server: Server;
@@ -171,10 +183,10 @@ export class Host extends Emitter<HostEvents> {
     if (!grant) throw new TypeError(`Unknown maxToolPolicy "${String(options.maxToolPolicy)}".`);
     this.grant = grant;
     this.origins = (options.origins ?? []).map(normalizeOrigin);
-    this.hostId = options.hostId ?? randomBytes(16).toString('base64url');
+    this.hostId = options.hostId ?? createToken();
     this.#pairing = new Pairing({
       ...(options.pairingCodeTtlMs === undefined ? {} : { codeTtlMs: options.pairingCodeTtlMs }),
-      ...(options.pairingStore ? { store: options.pairingStore } : {}),
+      store: options.pairingStore,
     });
     this.#wss = new WebSocketServer({
       noServer: true,
@@ -209,9 +221,14 @@ export class Host extends Emitter<HostEvents> {
     return this.#port;
   }
 
-  /** Random per host run (pairings may outlive it: see `pairingStore`). */
+  /** Random per host run (a new process gets a new one). */
   get hostRun(): string {
     return this.#pairing.hostRun;
+  }
+
+  /** Where this host keeps its pairings (`createHost({ pairingStore })`). */
+  get pairingStore(): PairingStore {
+    return this.#pairing.store;
   }
 
   /**
@@ -235,7 +252,7 @@ export class Host extends Emitter<HostEvents> {
   pairingLink(page: string, options: { ttlMs?: number } = {}): PairingLink {
     const url = new URL(page);
     if (url.origin === 'null') throw new TypeError(`"${page}" has no origin to pair with.`);
-    const code = this.#pairing.createCode({ origin: url.origin, ...options });
+    const code = this.#pairing.createCode({ origin: url.origin, ...options, kind: 'link' });
     const fragment = new URLSearchParams(url.hash.slice(1));
     fragment.delete('toolwire');
     fragment.set('toolwire', this.#displayUrl(`?pair=${encodeURIComponent(code.code)}`));
@@ -256,7 +273,7 @@ export class Host extends Emitter<HostEvents> {
    */
   extensionPairing(extension: string, options: { ttlMs?: number } = {}): PairingLink {
     const origin = extensionOrigin(extension);
-    const code = this.#pairing.createCode({ origin, kind: 'extension', ...options });
+    const code = this.#pairing.createCode({ origin, ...options, kind: 'extension' });
     return { ...code, url: this.#displayUrl(`?pair=${encodeURIComponent(code.code)}`) };
   }
 
@@ -265,22 +282,22 @@ export class Host extends Emitter<HostEvents> {
    * accepts may redeem it, once.
    */
   createPairingCode(options: { ttlMs?: number } = {}): PairingCode {
-    return this.#pairing.createCode(options);
+    return this.#pairing.createCode({ ...options, kind: 'link' });
   }
 
   /**
    * Revokes the pairing of session `id` (exact id): its credential is forgotten and the session
    * closed with 4403, so the tab neither stays connected nor reconnects. Every other session
-   * holding the same credential (a duplicated tab, a window the page opened) is closed too: the
-   * pairing is what is revoked. False if no such session.
+   * holding the same pairing (a duplicated tab, a window the page opened, the extension's other
+   * tabs) is closed too: the pairing is what is revoked. False if no such session.
    */
   revoke(id: string): boolean {
     const session = this.#sessions.get(id);
     if (!session) return false;
-    const credential = session.credential;
-    if (credential) this.#pairing.revoke(credential);
-    const holders = credential
-      ? this.sessions.filter((other) => other.credential === credential)
+    const pairingId = session.pairingId;
+    if (pairingId) this.#pairing.revoke(pairingId);
+    const holders = pairingId
+      ? this.sessions.filter((other) => other.pairingId === pairingId)
       : [session];
     for (const holder of holders) {
       this.#log(`session ${holder.id.slice(0, 8)}: pairing revoked`);
@@ -297,7 +314,7 @@ export class Host extends Emitter<HostEvents> {
       .map(({ secret: _secret, ...record }) => ({
         ...record,
         sessions: this.sessions
-          .filter((session) => session.credential && pairingId(session.credential) === record.id)
+          .filter((session) => session.pairingId === record.id)
           .map((session) => session.id),
       }));
   }
@@ -307,10 +324,8 @@ export class Host extends Emitter<HostEvents> {
    * with it closed with 4403. False if no such pairing.
    */
   revokePairing(id: string): boolean {
-    const known = this.#pairing.store.delete(id);
-    const holders = this.sessions.filter(
-      (session) => session.credential && pairingId(session.credential) === id,
-    );
+    const known = this.#pairing.revoke(id);
+    const holders = this.sessions.filter((session) => session.pairingId === id);
     for (const holder of holders) {
       this.#log(`session ${holder.id.slice(0, 8)}: pairing revoked`);
       holder.close('revoked by the host', SESSION_CLOSE.revoked);
@@ -321,8 +336,8 @@ export class Host extends Emitter<HostEvents> {
   /** Revokes every pairing (and closes every session opened with one); how many were kept. */
   revokeAllPairings(): number {
     const records = this.#pairing.store.list();
-    for (const record of records) this.#pairing.store.delete(record.id);
-    for (const session of this.sessions.filter((one) => one.credential !== undefined)) {
+    for (const record of records) this.#pairing.revoke(record.id);
+    for (const session of this.sessions.filter((one) => one.pairingId !== undefined)) {
       this.#log(`session ${session.id.slice(0, 8)}: pairing revoked`);
       session.close('revoked by the host', SESSION_CLOSE.revoked);
     }
@@ -420,8 +435,8 @@ export class Host extends Emitter<HostEvents> {
       path: this.path,
       token: this.token,
       origins: this.origins,
-      redeem: (code, origin) => this.#pairing.redeem(code, origin, this.#allows),
-      resume: (credential, origin) => this.#pairing.resume(credential, origin),
+      redeem: (codeId, origin) => this.#pairing.redeem(codeId, origin, this.#allows),
+      resume: (pairingId, origin) => this.#pairing.resume(pairingId, origin),
     });
     if (!verdict.ok) {
       const from = request.socket.remoteAddress ?? '?';
@@ -451,6 +466,7 @@ export class Host extends Emitter<HostEvents> {
         return;
       }
       const id = randomUUID();
+      const handshake = this.#handshake(verdict);
       const session = new HostSession({
         id,
         transport: socketTransport(ws, {
@@ -464,8 +480,12 @@ export class Host extends Emitter<HostEvents> {
           this.#options.compress ?? 'auto',
           request.socket.remoteAddress,
         ),
-        ...(verdict.credential ? { credential: verdict.credential } : {}),
-        sendCredential: verdict.via === 'pair',
+        ...handshake.options,
+        hostId: this.hostId,
+        ...(verdict.via === 'credential' && verdict.pairingId
+          ? { pairingId: verdict.pairingId }
+          : {}),
+        paired: verdict.via === 'pair',
         ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
         ...(this.#options.callTimeoutMs === undefined
           ? {}
@@ -473,18 +493,55 @@ export class Host extends Emitter<HostEvents> {
         ...(this.#options.limits ? { limits: this.#options.limits } : {}),
         ...(this.#options.pollIntervalMs ? { pollIntervalMs: this.#options.pollIntervalMs } : {}),
       });
-      this.#adopt(session);
+      this.#adopt(session, verdict, handshake.hostNonce);
     });
   };
 
-  #adopt(session: HostSession): void {
+  /**
+   * The socket's side of the handshake (docs/wire.md "The handshake"): when the page sent a
+   * nonce, the welcome's proof and the check of the page's, keyed by the socket's secret. A page
+   * on the token path that sent none is served as before.
+   */
+  #handshake(grant: UpgradeGrant): {
+    hostNonce?: string;
+    options: Pick<HostSessionOptions, 'proof' | 'verifyPageProof'>;
+  } {
+    if (grant.pageNonce === undefined) return { options: {} };
+    const key = grant.via === 'token' ? this.token : grant.key;
+    const hostNonce = createToken();
+    const bound = { pageNonce: grant.pageNonce, hostNonce, port: this.#port };
+    const expected = pageProof(nodeHmac, key, bound);
+    return {
+      hostNonce,
+      options: {
+        proof: { nonce: hostNonce, mac: hostProof(nodeHmac, key, bound) },
+        verifyPageProof: (proof) => proof !== undefined && tokensEqual(proof, expected),
+      },
+    };
+  }
+
+  #adopt(session: HostSession, grant: UpgradeGrant & { ok: true }, hostNonce?: string): void {
     const tag = session.id.slice(0, 8);
     this.#sessions.set(session.id, session);
-    const how = session.credential ? (session.paired ? ', newly paired' : ', paired before') : '';
+    const how = session.paired ? ', pairing' : session.pairingId ? ', paired before' : '';
     this.#log(`session ${tag} connected from ${session.origin ?? '(no origin)'}${how}`);
-    const credential = session.credential;
     session.on('open', (info) => {
-      if (credential) this.#pairing.seen(credential, guardText(session));
+      // The page proved itself (the core reads no session.open before): a code's new pairing
+      // is kept now, a resumed one is in use.
+      const guard = info.guard ? guardName(info.guard) : undefined;
+      if (grant.via === 'pair' && hostNonce !== undefined && session.pairingId === undefined) {
+        session.pairingId = this.#pairing.keep({
+          code: grant.key,
+          kind: grant.kind,
+          origin: grant.origin,
+          pageNonce: grant.pageNonce,
+          hostNonce,
+          ...(guard === undefined ? {} : { guard }),
+        });
+        this.#log(`session ${tag}: paired (pairing ${session.pairingId.slice(0, 8)})`);
+      } else if (session.pairingId) {
+        this.#pairing.touch(session.pairingId, guard);
+      }
       this.#log(
         `session ${tag}: ${info.sdk.name} ${info.sdk.version} on ${info.page.url || '(no url)'}` +
           (info.page.title ? ` "${info.page.title}"` : ''),
@@ -511,8 +568,8 @@ export class Host extends Emitter<HostEvents> {
     session.on('close', (info) => {
       this.#sessions.delete(session.id);
       // Not after a revocation: the pairing is gone, and stays gone.
-      if (credential && info.code !== SESSION_CLOSE.revoked) {
-        this.#pairing.seen(credential, guardText(session));
+      if (session.pairingId && info.code !== SESSION_CLOSE.revoked) {
+        this.#pairing.touch(session.pairingId);
       }
       this.#log(
         `session ${tag} closed (${info.code ?? '-'}${info.reason ? ` ${info.reason}` : ''})`,
@@ -522,9 +579,6 @@ export class Host extends Emitter<HostEvents> {
     this.emit('session', session);
   }
 }
-
-const guardText = (session: HostSession): string | undefined =>
-  session.pageGuard ? guardName(session.pageGuard) : undefined;
 
 /** Creates a host and starts listening. */
 export async function createHost(options: HostOptions = {}): Promise<Host> {

@@ -1,31 +1,35 @@
 /**
- * Pairing codes and session credentials (issue 13, "Pairing").
+ * Pairing codes and credentials (docs/permissions.md "Pairing and credentials", docs/wire.md
+ * "The handshake").
  *
  * 1. A link carries a pairing code, never a long-lived secret: 128 random bits, single use,
  *    short-lived (5 minutes by default), optionally bound to the origin of the page it was made
- *    for.
- * 2. A page trades the code for a session credential when it connects. The credential is bound
- *    to the page's origin, kept in the host's PairingStore (for one run by default; across runs
- *    in the pairings file, pairing-file.ts), and is what the tab reconnects with after a reload
- *    or a host restart. Revoking it ends that tab's pairing.
- * 3. Codes are kept by their SHA-256; a credential's record by its public id (an HMAC of the
- *    secret), and the secret is compared by digest, so a lookup never compares a secret byte
- *    by byte.
- * 5. A pairing unused for PAIRING_IDLE_EXPIRY_MS (30 days) is refused and forgotten.
- * 4. A refused code or credential says why in words a person can act on (the page shows them).
+ *    for. The page names it by its public id (`secretId`); the host keeps the code itself in
+ *    memory, for its few minutes, because both proofs of the handshake are keyed by it.
+ * 2. The socket that spends a code derives, on both sides, a credential's secret from the code
+ *    and the socket's two nonces. The host keeps it (`keep`) in its `PairingStore` only once the
+ *    page proved it holds the code; it is bound to the page's origin, and the tab reconnects with
+ *    its id. A pairing unused for 30 days expires.
+ * 3. A refused code or credential says why in words a person can act on (the page shows them).
  */
-import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { credentialSecret, secretId } from '@toolwire/protocol';
 import { createToken } from '../shared/token.js';
-import type { PairingKind, PairingRecord, PairingStore } from './pairing-store.js';
+import type { PairingKind, PairingStore } from './pairing-store.js';
 import { MemoryPairingStore, PAIRING_IDLE_EXPIRY_MS } from './pairing-store.js';
-import type { SecretVerdict } from './upgrade.js';
 
 const DEFAULT_PAIRING_CODE_TTL_MS = 5 * 60_000;
 /** Spent codes are remembered this long, to say "already used" rather than "unknown". */
 const SPENT_MEMORY_MS = 60 * 60_000;
 const MAX_REMEMBERED = 4096;
 
+/** HMAC-SHA-256 for the handshake's proofs (proof.ts in @toolwire/protocol), in this process. */
+export const nodeHmac = (key: string, message: string): Uint8Array =>
+  createHmac('sha256', key).update(message).digest();
+
 interface CodeRecord {
+  /** The code itself: the key of the proofs on the socket that spends it. */
+  code: string;
   expiresAt: number;
   /** The one origin that may redeem it; null = any origin the host allows. */
   origin: string | null;
@@ -38,26 +42,30 @@ export interface PairingCode {
   origin: string | null;
 }
 
-const digest = (secret: string): string => createHash('sha256').update(secret).digest('hex');
-
-/** A credential's public id: what a store keys it by, and `toolwire pairings` shows. */
-export function pairingId(secret: string): string {
-  return createHmac('sha256', secret).update('toolwire id').digest('base64url').slice(0, 22);
-}
-
-const sameSecret = (a: string, b: string): boolean =>
-  timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+/** What a good code or credential id opens: the secret both proofs are keyed by. */
+export type SecretVerdict =
+  | {
+      ok: true;
+      /** The proofs' key: the code, or the credential's secret. */
+      key: string;
+      kind: PairingKind;
+      /** The credential's id (a resumed pairing); absent for a code. */
+      pairingId?: string;
+    }
+  | { ok: false; reason: string };
 
 export class Pairing {
-  /** Random per host run: credentials from another run are unknown here. */
+  /** Random per host run (told to pages in the welcome; it decides nothing). */
   readonly hostRun = randomUUID();
   readonly codeTtlMs: number;
+  readonly store: PairingStore;
   #now: () => number;
   #codes = new Map<string, CodeRecord>();
   #spent = new Map<string, number>();
-  readonly store: PairingStore;
 
-  constructor(options: { codeTtlMs?: number; now?: () => number; store?: PairingStore } = {}) {
+  constructor(
+    options: { codeTtlMs?: number; now?: () => number; store?: PairingStore | undefined } = {},
+  ) {
     this.codeTtlMs = options.codeTtlMs ?? DEFAULT_PAIRING_CODE_TTL_MS;
     this.#now = options.now ?? Date.now;
     this.store = options.store ?? new MemoryPairingStore();
@@ -70,80 +78,96 @@ export class Pairing {
     this.#sweep();
     const code = createToken();
     const record: CodeRecord = {
+      code,
       expiresAt: this.#now() + (options.ttlMs ?? this.codeTtlMs),
       origin: options.origin ?? null,
       kind: options.kind ?? 'link',
     };
-    this.#codes.set(digest(code), record);
+    this.#codes.set(secretId(nodeHmac, code), record);
     return { code, expiresAt: record.expiresAt, origin: record.origin };
   }
 
   /**
-   * Spends `code` for a page of `origin` and returns the credential it now holds. `allowed`
-   * decides for codes not bound to an origin (the host's allow-list).
+   * Spends the code whose id is `codeId` for a page of `origin`: its secret keys the socket's
+   * proofs. `allowed` decides for codes not bound to an origin (the host's allow-list).
    */
-  redeem(code: string, origin: string | null, allowed: (origin: string | null) => boolean) {
-    const key = digest(code);
-    const record = this.#codes.get(key);
+  redeem(
+    codeId: string,
+    origin: string | null,
+    allowed: (origin: string | null) => boolean,
+  ): SecretVerdict {
+    const record = this.#codes.get(codeId);
     if (!record) {
       return refuse(
-        this.#spent.has(key)
+        this.#spent.has(codeId)
           ? 'this pairing code was already used; ask for a new link (toolwire pair)'
           : 'unknown pairing code (from another host run?); ask for a new link (toolwire pair)',
       );
     }
     if (record.expiresAt <= this.#now()) {
-      this.#codes.delete(key);
-      this.#remember(key);
+      this.#codes.delete(codeId);
+      this.#remember(codeId);
       return refuse('this pairing code expired; ask for a new link (toolwire pair)');
     }
     // A page of another origin does not spend it: it cannot take the link from its owner.
     if (record.origin !== null ? origin !== record.origin : !allowed(origin)) {
       return refuse(`this pairing code is not for pages of ${origin ?? 'no origin'}`);
     }
-    this.#codes.delete(key);
-    this.#remember(key);
-    const credential = createToken();
-    const now = this.#now();
-    const pairing: PairingRecord = {
-      id: pairingId(credential),
-      secret: credential,
-      origin,
-      kind: record.kind,
-      createdAt: now,
-      lastSeen: now,
-    };
-    this.store.put(pairing);
-    return { ok: true, credential } as const;
+    this.#codes.delete(codeId);
+    this.#remember(codeId);
+    return { ok: true, key: record.code, kind: record.kind };
   }
 
-  /** Checks a credential a page reconnects with. */
-  resume(credential: string, origin: string | null): SecretVerdict {
-    const id = pairingId(credential);
-    const record = this.store.get(id);
-    if (!record || !sameSecret(record.secret, credential) || record.origin !== origin) {
+  /** Checks the credential id a page reconnects with, for a page of `origin`. */
+  resume(pairingId: string, origin: string | null): SecretVerdict {
+    const record = this.store.get(pairingId);
+    if (!record || record.origin !== origin) {
       return refuse(
-        "this tab's pairing is not known to the host (revoked, or made by another host); open a new pairing link",
+        "this tab's pairing is not known to the host (revoked, or made with another host or run); open a new pairing link",
       );
     }
     if (record.lastSeen + PAIRING_IDLE_EXPIRY_MS <= this.#now()) {
-      this.store.delete(id);
+      this.store.delete(pairingId);
       return refuse('this pairing expired: unused for 30 days; open a new link');
     }
-    return { ok: true, credential };
+    return { ok: true, key: record.secret, kind: record.kind, pairingId };
   }
 
-  /** Notes that a session with this credential opened or closed (and the page's guard). */
-  seen(credential: string, guard?: string): void {
-    this.store.touch(pairingId(credential), {
-      lastSeen: this.#now(),
-      ...(guard === undefined ? {} : { guard }),
+  /**
+   * Keeps the credential a code was spent for on one socket, once the page proved it holds the
+   * code: derived from the code and the socket's nonces, as the page derives it. Returns its id.
+   */
+  keep(spent: {
+    code: string;
+    kind: PairingKind;
+    origin: string | null;
+    pageNonce: string;
+    hostNonce: string;
+    guard?: string;
+  }): string {
+    const secret = credentialSecret(nodeHmac, spent.code, spent);
+    const id = secretId(nodeHmac, secret);
+    const now = this.#now();
+    this.store.put({
+      id,
+      secret,
+      origin: spent.origin,
+      kind: spent.kind,
+      ...(spent.guard === undefined ? {} : { guard: spent.guard }),
+      createdAt: now,
+      lastSeen: now,
     });
+    return id;
   }
 
-  /** Forgets a credential: the tab holding it can no longer reconnect. */
-  revoke(credential: string): boolean {
-    return this.store.delete(pairingId(credential));
+  /** A session with pairing `id` opened or closed: it is in use. */
+  touch(id: string, guard?: string): void {
+    this.store.touch(id, { lastSeen: this.#now(), ...(guard === undefined ? {} : { guard }) });
+  }
+
+  /** Forgets a pairing: the tab holding it can no longer reconnect. */
+  revoke(id: string): boolean {
+    return this.store.delete(id);
   }
 
   #remember(key: string): void {

@@ -42,6 +42,7 @@ import type {
   ToolRequestOptions,
   Transport,
   TransportCloseInfo,
+  WelcomeProof,
 } from '@toolwire/protocol';
 import {
   HostSessionCore,
@@ -108,10 +109,16 @@ export interface HostSessionOptions {
   hostRun?: string;
   /** Ping this often; three silent intervals close the session. Default 0 (off). */
   heartbeatIntervalMs?: number;
-  /** The credential this page connected with (or was just given). */
-  credential?: string;
-  /** The socket came with a pairing code: give the page its credential in the welcome. */
-  sendCredential?: boolean;
+  /** The id of the pairing this page resumed (`?credential-id=`). */
+  pairingId?: string;
+  /** The socket came with a pairing code: a new pairing is kept once the page proved itself. */
+  paired?: boolean;
+  /** In the welcome: the host's proof that it holds the socket's secret (docs/wire.md "The handshake"). */
+  proof?: WelcomeProof;
+  /** In the welcome: the public id of the host's identity. */
+  hostId?: string;
+  /** Checks the page's proof in `session.open`: no request leaves before it passed. */
+  verifyPageProof?: (proof: string | undefined) => boolean;
   /** Ask the page, in the welcome, to gzip large payloads (true) or not (false). Default: unsaid. */
   compressPayloads?: boolean;
 }
@@ -160,9 +167,12 @@ export class HostSession extends Emitter<SessionEvents> {
   readonly id: string;
   readonly origin: string | null;
   readonly grant: ToolPolicy;
-  /** The credential this session's tab holds (undefined: it connected with the page token). */
-  readonly credential: string | undefined;
-  /** True when this socket traded a pairing code for the credential. */
+  /**
+   * The id of the pairing this session's tab holds (`toolwire pairings` shows its start):
+   * undefined for the page token, and on a pairing code's socket until the page proved itself.
+   */
+  pairingId: string | undefined;
+  /** True when this socket spent a pairing code (a new pairing, kept once the page proved itself). */
   readonly paired: boolean;
   readonly connectedAt = new Date();
   readonly catalog = new CatalogCache();
@@ -196,15 +206,17 @@ export class HostSession extends Emitter<SessionEvents> {
     this.closed = new Promise((resolve) => {
       this.#resolveClosed = resolve;
     });
-    this.credential = options.credential;
-    this.paired = options.sendCredential === true && options.credential !== undefined;
+    this.pairingId = options.pairingId;
+    this.paired = options.paired === true;
     this.#core = new HostSessionCore({
       id: options.id,
       transport: options.transport,
       grant: options.grant,
       hostRun: options.hostRun ?? '',
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 0,
-      ...(this.paired ? { credential: options.credential as string } : {}),
+      ...(options.proof ? { proof: options.proof } : {}),
+      ...(options.hostId === undefined ? {} : { hostId: options.hostId }),
+      ...(options.verifyPageProof ? { verifyPageProof: options.verifyPageProof } : {}),
       ...(options.compressPayloads === undefined
         ? {}
         : { compressPayloads: options.compressPayloads }),

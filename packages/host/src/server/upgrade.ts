@@ -3,10 +3,13 @@
  * any socket exists, in this order:
  *
  * 1. a path other than the host's -> 404;
- * 2. a pairing code (`?pair=`, single use) or a session credential (`?credential=`), each bound
- *    to one origin by the host (issue 13): refused ones get a socket that is closed at once
- *    with 4401 and the reason, because a page cannot read an HTTP status;
- * 3. otherwise the host's page token (`?token=`): missing or wrong -> 401;
+ * 2. a pairing code (`?pair-id=`, single use) or a credential (`?credential-id=`), each named by
+ *    its public id with the page's nonce (docs/wire.md "The handshake") and bound to one origin
+ *    by the host: refused ones get a socket that is closed at once with 4401 and the reason,
+ *    because a page cannot read an HTTP status. The old forms that carried the secret itself
+ *    (`?pair=`, `?credential=`) are refused the same way, saying the page's toolwire is too old;
+ * 3. otherwise the host's page token (`?token=`, with an optional `&nonce=`): missing or wrong ->
+ *    401;
  * 4. an `Origin` outside the allow-list -> 403. Default deny (issue 7): an empty list refuses
  *    every origin. A request without `Origin` is refused too: browsers always send it, so only
  *    non-browser clients lack it, and a list says which pages may connect. The explicit entry
@@ -14,8 +17,10 @@
  * More than one secret in one request is refused (401).
  */
 import type { IncomingMessage } from 'node:http';
-import { SESSION_CLOSE } from '@toolwire/protocol';
+import { isNonce, SESSION_CLOSE } from '@toolwire/protocol';
 import { tokensEqual } from '../shared/token.js';
+import type { SecretVerdict } from './pairing.js';
+import type { PairingKind } from './pairing-store.js';
 
 export interface UpgradePolicy {
   path: string;
@@ -27,18 +32,31 @@ export interface UpgradePolicy {
    */
   origins?: readonly string[] | undefined;
   /**
-   * Redeems a pairing code (`?pair=`) for a page of `origin`: the credential it now holds, or
-   * why not. The host keeps codes and credentials; this module only routes to them.
+   * Spends the pairing code whose id is `codeId` (`?pair-id=`) for a page of `origin`: the secret
+   * the socket's proofs are keyed by, or why not. The host keeps codes and credentials; this
+   * module only routes to them.
    */
-  redeem?: (code: string, origin: string | null) => SecretVerdict;
-  /** Checks a session credential (`?credential=`) for a page of `origin`. */
-  resume?: (credential: string, origin: string | null) => SecretVerdict;
+  redeem?: (codeId: string, origin: string | null) => SecretVerdict;
+  /** Checks a credential by its id (`?credential-id=`) for a page of `origin`. */
+  resume?: (pairingId: string, origin: string | null) => SecretVerdict;
 }
 
-export type SecretVerdict = { ok: true; credential: string } | { ok: false; reason: string };
+/** What an accepted upgrade opens, and what the socket's proofs are keyed by. */
+export type UpgradeGrant =
+  | { via: 'token'; origin: string | null; pageNonce?: string }
+  | {
+      via: 'pair' | 'credential';
+      origin: string | null;
+      pageNonce: string;
+      /** The code, or the credential's secret. */
+      key: string;
+      kind: PairingKind;
+      /** The credential's id (`via: 'credential'`). */
+      pairingId?: string;
+    };
 
 export type UpgradeVerdict =
-  | { ok: true; origin: string | null; via: 'token' | 'pair' | 'credential'; credential?: string }
+  | ({ ok: true } & UpgradeGrant)
   /** Refused before a socket exists: the HTTP status says why (browsers cannot read it). */
   | { ok: false; status: 401 | 403 | 404; reason: string }
   /**
@@ -61,44 +79,59 @@ export function authorizeUpgrade(
   if (url.pathname !== policy.path) return { ok: false, status: 404, reason: 'wrong path' };
   const header = request.headers.origin;
   const origin = typeof header === 'string' ? header : null;
-  const token = url.searchParams.get('token');
-  const code = url.searchParams.get('pair');
-  const credential = url.searchParams.get('credential');
-  if ([token, code, credential].filter((value) => value !== null).length > 1) {
+  const query = url.searchParams;
+  const token = query.get('token');
+  const codeId = query.get('pair-id');
+  const pairingId = query.get('credential-id');
+  const nonce = query.get('nonce');
+  const named = [token, codeId, pairingId, query.get('pair'), query.get('credential')];
+  if (named.filter((value) => value !== null).length > 1) {
     return { ok: false, status: 401, reason: 'more than one secret' };
   }
+  const close = (reason: string): UpgradeVerdict => ({
+    ok: false,
+    status: 'close',
+    closeCode: SESSION_CLOSE.pairingRefused,
+    reason,
+  });
+  // A page that still sends its code or credential itself: whoever answered got it already.
+  if (query.has('pair') || query.has('credential')) {
+    return close(
+      "this page's toolwire is too old for this host (it sends its secret); update it, then open a new link",
+    );
+  }
   // A pairing code or credential is bound to an origin by the host: it is the check.
-  if (code !== null || credential !== null) {
+  if (codeId !== null || pairingId !== null) {
+    if (!isNonce(nonce)) return close('the page sent no nonce for the handshake');
     const verdict =
-      code !== null
-        ? (policy.redeem?.(code, origin) ?? { ok: false, reason: 'this host does not pair' })
-        : (policy.resume?.(credential as string, origin) ?? {
+      codeId !== null
+        ? (policy.redeem?.(codeId, origin) ?? { ok: false, reason: 'this host does not pair' })
+        : (policy.resume?.(pairingId as string, origin) ?? {
             ok: false,
             reason: 'this host does not pair',
           });
-    if (!verdict.ok) {
-      return {
-        ok: false,
-        status: 'close',
-        closeCode: SESSION_CLOSE.pairingRefused,
-        reason: verdict.reason,
-      };
-    }
+    if (!verdict.ok) return close(verdict.reason);
     return {
       ok: true,
       origin,
-      via: code !== null ? 'pair' : 'credential',
-      credential: verdict.credential,
+      via: codeId !== null ? 'pair' : 'credential',
+      pageNonce: nonce,
+      key: verdict.key,
+      kind: verdict.kind,
+      ...(verdict.pairingId === undefined ? {} : { pairingId: verdict.pairingId }),
     };
   }
   if (token === null || !tokensEqual(token, policy.token)) {
     return { ok: false, status: 401, reason: token === null ? 'no token' : 'wrong token' };
   }
+  if (nonce !== null && !isNonce(nonce)) {
+    return { ok: false, status: 401, reason: 'unreadable nonce' };
+  }
   const origins = policy.origins ?? [];
   if (!origins.includes('*') && (origin === null || !origins.includes(origin))) {
     return { ok: false, status: 403, reason: `origin ${origin ?? '(none)'} not allowed` };
   }
-  return { ok: true, origin, via: 'token' };
+  return { ok: true, origin, via: 'token', ...(nonce === null ? {} : { pageNonce: nonce }) };
 }
 
 /** Normalizes an allow-list entry to the form browsers send (`new URL(x).origin`); `*` stays. */

@@ -24,7 +24,7 @@ declare global {
 }
 
 /**
- * The chunks scripts/build.ts writes beside the IIFE, as `polyfill-<name>.js`; the last three
+ * The chunks scripts/build.ts writes beside the IIFE, as `polyfill-<name>.js`; the last four
  * are the endpoint's own (packages/endpoint/src/chunks.ts), written beside `endpoint.iife.js`
  * under the same pattern, so a page serves one set of files.
  */
@@ -37,7 +37,8 @@ export type ChunkName =
   | 'declarative'
   | 'ui-builtins'
   | 'pairing'
-  | 'deflate';
+  | 'deflate'
+  | 'hmac';
 
 /**
  * The script element running this IIFE, captured while it is being evaluated (currentScript is

@@ -4,8 +4,10 @@
  * client.
  *
  * 1. The first frame is `session.welcome`: the session id, the grant, the heartbeat, and the
- *    credential and compression word when there are some. The page's `session.open` is read when
- *    it comes (`onOpen`); nothing waits for it.
+ *    host's proof, its id and the compression word when there are some. The page's
+ *    `session.open` is read when it comes (`onOpen`); nothing waits for it, unless the page must
+ *    prove itself (`verifyPageProof`, docs/wire.md "The handshake"): then no request leaves
+ *    until a `session.open` whose proof passes, and a missing or wrong one closes with 4401.
  * 2. Heartbeats: a `session.ping` every interval; any frame from the page counts as life, and
  *    three silent intervals close the session with 4008, failing what is pending. The silent
  *    decision is deferred past the socket reads (`defer`, setImmediate where there is one): after
@@ -22,12 +24,13 @@
 import type { DecodedResponse, RequestOptions, ToolClient } from '../client.js';
 import { createToolClient } from '../client.js';
 import type { CodecLimits, InflateText } from '../codec.js';
+import { ToolProtocolError } from '../errors.js';
 import type { RequestType, ToolPolicy } from '../messages.js';
 import { DEFAULT_CALL_TIMEOUT_MS, isPlainObject } from '../messages.js';
 import type { Transport, TransportCloseInfo } from '../transport.js';
 import { SESSION_CLOSE } from './close.js';
 import { Heartbeat } from './heartbeat.js';
-import type { ProgressReport } from './messages.js';
+import type { ProgressReport, WelcomeProof } from './messages.js';
 import {
   readSessionProgress,
   sessionCancel,
@@ -49,8 +52,16 @@ export interface HostSessionCoreOptions {
   hostRun?: string;
   /** Ping this often; three silent intervals close the session. Default 0 (off). */
   heartbeatIntervalMs?: number;
-  /** Put in the welcome: the credential a page that paired with a code keeps. */
-  credential?: string;
+  /** Put in the welcome: the host's proof that it holds the socket's secret (proof.ts). */
+  proof?: WelcomeProof;
+  /** Put in the welcome: the public id of the host's identity. */
+  hostId?: string;
+  /**
+   * The page must prove itself: true when the proof its `session.open` carries (undefined when
+   * it carries none) is right. Until one is, no request is sent; a wrong or missing one closes
+   * the session with 4401 (`onOpen` is not called then).
+   */
+  verifyPageProof?: (proof: string | undefined) => boolean;
   /** Put in the welcome: gzip large payloads (true) or not (false). Default: unsaid. */
   compressPayloads?: boolean;
   /** The local timeout of queries and raw requests. Default 20 s. */
@@ -107,6 +118,9 @@ export class HostSessionCore {
   #heartbeat = new Heartbeat();
   #closeInfo: TransportCloseInfo | null = null;
   #callTimeoutMs: number;
+  /** Requests wait on it until the page proved itself; undefined when they need not. */
+  #gate: Promise<void> | undefined;
+  #settleGate: ((error?: Error) => void) | undefined;
 
   constructor(options: HostSessionCoreOptions) {
     this.id = options.id;
@@ -126,6 +140,13 @@ export class HostSessionCore {
     socket.onclose = (info) => watched.onclose?.(info);
     this.#transport = watched;
     const heartbeatMs = options.heartbeatIntervalMs ?? 0;
+    if (options.verifyPageProof) {
+      this.#gate = new Promise<void>((resolve, reject) => {
+        this.#settleGate = (error) => (error ? reject(error) : resolve());
+      });
+      // Nobody may be waiting when it fails: the requests chained on it get the error.
+      this.#gate.catch(() => {});
+    }
     // The welcome goes first, before any request.
     this.#sendQuietly(
       JSON.stringify(
@@ -134,7 +155,8 @@ export class HostSessionCore {
           hostRun: options.hostRun ?? '',
           maxToolPolicy: options.grant,
           heartbeatIntervalMs: heartbeatMs,
-          ...(options.credential === undefined ? {} : { credential: options.credential }),
+          ...(options.proof === undefined ? {} : { proof: options.proof }),
+          ...(options.hostId === undefined ? {} : { hostId: options.hostId }),
           ...(options.compressPayloads === undefined
             ? {}
             : { compressPayloads: options.compressPayloads }),
@@ -189,7 +211,7 @@ export class HostSessionCore {
     if (options.signal) request.signal = options.signal;
     if (options.onProgress) request.onProgress = options.onProgress;
     if (options.idempotent === false) request.idempotent = false;
-    return this.#client.request(type, payload, request);
+    return this.#afterProof(() => this.#client.request(type, payload, request));
   }
 
   /** Any request as it is: the payload untouched, the client's timeout (default 20 s). */
@@ -198,7 +220,17 @@ export class HostSessionCore {
     payload: unknown,
     options: RequestOptions = {},
   ): Promise<DecodedResponse> {
-    return this.#client.request(type, payload, options);
+    return this.#afterProof(() => this.#client.request(type, payload, options));
+  }
+
+  /** Whether the page proved itself (always true when it need not). */
+  get proven(): boolean {
+    return this.#gate === undefined;
+  }
+
+  /** Runs `send` now, or once the page proved itself (it fails if the session closes first). */
+  #afterProof(send: () => Promise<DecodedResponse>): Promise<DecodedResponse> {
+    return this.#gate ? this.#gate.then(send) : send();
   }
 
   /** Ends the session: pending requests fail at once with `tool_transport_closed`. */
@@ -232,9 +264,28 @@ export class HostSessionCore {
   #onMessage = (message: unknown): void => {
     if (!isPlainObject(message)) return;
     switch (message.type) {
-      case 'session.open':
+      case 'session.open': {
+        const verify = this.#options.verifyPageProof;
+        if (verify && this.#gate) {
+          const payload = isPlainObject(message.payload) ? message.payload : {};
+          const proof = typeof payload.proof === 'string' ? payload.proof : undefined;
+          if (!verify(proof)) {
+            this.close(
+              proof === undefined
+                ? 'the page sent no proof that it holds the pairing'
+                : 'the page did not prove it holds the pairing',
+              SESSION_CLOSE.pairingRefused,
+            );
+            return;
+          }
+          this.#gate = undefined;
+          this.#settleGate?.();
+        } else if (verify) {
+          return; // proven already: a second session.open is not read
+        }
         this.#options.onOpen?.(message.payload);
         return;
+      }
       case 'session.ping':
         if (typeof message.id === 'string') {
           this.#sendQuietly(JSON.stringify(sessionPong({ id: message.id })));
@@ -258,6 +309,7 @@ export class HostSessionCore {
     if (this.#closeInfo) return;
     this.#closeInfo = info;
     this.#heartbeat.stop();
+    this.#settleGate?.(new ToolProtocolError('tool_transport_closed', 'The connection is closed.'));
     this.#options.onClose?.(info);
   };
 }

@@ -7,9 +7,10 @@
  *    its guard hides (so a host can say "hidden by the page's guard" instead of "not found").
  * 2. `session.welcome` (host -> page, first thing on every socket): the host's grant
  *    (`maxToolPolicy`, which lowers what the page will execute, never raises it), the heartbeat
- *    interval, the host run, and, when the socket was opened with a pairing code, the session
- *    credential the page keeps for reconnects, and whether it wants large payloads gzipped
- *    (`compressPayloads`, an extension: a non-boolean is read as absent).
+ *    interval, the host run, the host's proof that it holds the socket's secret (`proof`,
+ *    proof.ts) and its identity's public id (`hostId`), and whether it wants large payloads
+ *    gzipped (`compressPayloads`, an extension: a non-boolean is read as absent). The page's
+ *    `session.open` answers a proven welcome with its own `proof`.
  * 3. `session.ping` / `session.pong`: heartbeats both ways; any message counts as a sign of life.
  * 4. `session.cancel` (host -> page): the caller gave up on a pending `tool.call` or `tool.batch`
  *    (`requestId`, its envelope id); the page aborts it and answers `tool_call_cancelled`.
@@ -51,19 +52,32 @@ export interface SessionOpenPayload {
   /** The page's own key, the same across its reconnects. */
   session: string;
   guard?: GuardReport;
+  /**
+   * The page's proof that it holds the socket's secret (proof.ts `pageProof`), after it checked
+   * the host's. Absent from a page that sent no nonce (an older page, another SDK).
+   */
+  proof?: string;
+}
+
+/** The host's proof in `session.welcome`: its nonce for this socket, and the MAC (proof.ts). */
+export interface WelcomeProof {
+  nonce: string;
+  mac: string;
 }
 
 export interface SessionWelcomePayload {
   /** The host's id for this session (also on every request). */
   sessionId: string;
-  /** Random per host run: a credential from another run is unknown to this one. */
+  /** Random per host run (a new process gets a new one). */
   hostRun: string;
   /** The host's grant. The page executes nothing above it (docs/wire.md "Authorization"). */
   maxToolPolicy: ToolPolicy;
   /** The host pings this often; a side that hears nothing for three intervals closes. 0 = off. */
   heartbeatIntervalMs: number;
-  /** Only on a socket opened with a pairing code: what reconnects this tab from now on. */
-  credential?: string;
+  /** Only when the page sent a nonce: the host holds the socket's secret (proof.ts). */
+  proof?: WelcomeProof;
+  /** The public id of the host's identity, the same across its runs. */
+  hostId?: string;
   /**
    * Whether the host wants large response payloads gzipped (docs/wire.md "Large payloads"), a
    * toolwire extension: absent (or not a boolean), the page keeps its own default.
@@ -225,8 +239,12 @@ export function readWelcome(value: unknown): SessionWelcomePayload | undefined {
     heartbeatIntervalMs:
       typeof interval === 'number' && Number.isFinite(interval) && interval > 0 ? interval : 0,
   };
-  if (typeof payload.credential === 'string' && payload.credential !== '') {
-    welcome.credential = payload.credential;
+  const proof = payload.proof;
+  if (isPlainObject(proof) && typeof proof.nonce === 'string' && typeof proof.mac === 'string') {
+    welcome.proof = { nonce: proof.nonce, mac: proof.mac };
+  }
+  if (typeof payload.hostId === 'string' && payload.hostId !== '') {
+    welcome.hostId = payload.hostId.slice(0, 128);
   }
   // Anything but a boolean is no word at all: the field is an extension, so a host that sends
   // garbage there still gets its welcome read (requirement 2).
@@ -254,6 +272,9 @@ export function readSessionOpen(value: unknown): SessionOpenPayload | undefined 
   };
   const guard = readGuardReport(payload.guard);
   if (guard) open.guard = guard;
+  if (typeof payload.proof === 'string' && payload.proof !== '') {
+    open.proof = payload.proof.slice(0, 128);
+  }
   return open;
 }
 

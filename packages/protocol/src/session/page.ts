@@ -3,7 +3,11 @@
  * the session layer an SDK endpoint runs on each socket, over a tool bridge.
  *
  * 1. Once the connection is open (`start`), one `session.open`; requests are served meanwhile.
- * 2. The host's `session.welcome` is read (its grant, heartbeat, credential, compression word);
+ *    With `verifyWelcome` (the handshake, docs/wire.md "The handshake"), nothing is served and no
+ *    `session.open` goes out until a welcome passed it: a tool request that comes first is
+ *    dropped (not answered, never at the bridge), and a welcome that fails closes the
+ *    connection with 4010. The `session.open` that follows carries the page's proof.
+ * 2. The host's `session.welcome` is read (its grant, heartbeat, proof, compression word);
  *    a welcome that cannot be read is ignored.
  * 3. Pings are answered with pongs. Every frame is a sign of life; a host silent for three of
  *    its heartbeat intervals is dropped with 4008, and `onClose` is told at once (a browser
@@ -44,6 +48,12 @@ export interface PageSessionOptions {
   /** A larger incoming frame closes the connection with 4009. Default: no limit. */
   maxFrameBytes?: number;
   onWelcome?: (welcome: SessionWelcomePayload) => void;
+  /**
+   * The host must prove itself first: checks its welcome and resolves the page's proof for
+   * `session.open`, or undefined when the host did not prove it holds the secret (closed 4010).
+   * Without it, requests are served from the start (a host of the protocol that sends no welcome).
+   */
+  verifyWelcome?: ((welcome: SessionWelcomePayload) => Promise<string | undefined>) | undefined;
   /** The connection ended: its close, or (at once) the 4008 of a silent host. Once. */
   onClose?: (info: TransportCloseInfo) => void;
   /** Before a request goes to the bridge; a promise holds it until it settles. */
@@ -62,6 +72,10 @@ export class PageSessionCore {
   #transport: PageTransport;
   #heartbeat = new Heartbeat();
   #welcome: SessionWelcomePayload | undefined;
+  /** Serving: no proof asked for, or the host's welcome passed it. */
+  #proven: boolean;
+  /** A welcome is being checked (later ones are ignored meanwhile, and once proven). */
+  #checking = false;
   #closed = false;
   #progress: ProgressOutbox;
   /** This connection's requests, to the bridge: where progress goes, which cancels count. */
@@ -70,6 +84,7 @@ export class PageSessionCore {
   constructor(options: PageSessionOptions) {
     this.#options = options;
     this.#transport = options.transport;
+    this.#proven = options.verifyWelcome === undefined;
     this.#progress = new ProgressOutbox((report) => this.#send(sessionProgress(report)));
     this.#scope = {
       onProgress: (requestId, progress, total, message) =>
@@ -84,6 +99,11 @@ export class PageSessionCore {
     return this.#welcome;
   }
 
+  /** Whether requests are served: the host proved itself, or no proof was asked for. */
+  get proven(): boolean {
+    return this.#proven;
+  }
+
   get isOpen(): boolean {
     return !this.#closed && this.#transport.isOpen !== false;
   }
@@ -91,7 +111,8 @@ export class PageSessionCore {
   /** The connection is open: the host is heard from now, and `session.open` goes out. */
   start(): void {
     this.#heartbeat.heardAt = Date.now();
-    void this.#sendOpen();
+    // With a proof to check, `session.open` waits for the welcome that passes it.
+    if (this.#proven) void this.#sendOpen();
   }
 
   /** A frame the transport does not hand over (a binary one) still says the host is alive. */
@@ -105,7 +126,7 @@ export class PageSessionCore {
     this.#transport.close(info);
   }
 
-  async #sendOpen(): Promise<void> {
+  async #sendOpen(proof?: string): Promise<void> {
     let payload: SessionOpenPayload;
     try {
       payload = await this.#options.open();
@@ -114,7 +135,7 @@ export class PageSessionCore {
       return;
     }
     if (this.#closed) return;
-    this.#send(sessionOpen(payload));
+    this.#send(sessionOpen(proof === undefined ? payload : { ...payload, proof }));
   }
 
   #onFrame = (frame: string): void => {
@@ -133,6 +154,8 @@ export class PageSessionCore {
     if (!frame.startsWith(TOOL_FRAME_PREFIX) && frame.includes('"session.')) {
       if (this.#onSessionMessage(frame)) return;
     }
+    // Before the host proved itself, whoever sent this gets nothing: no answer, no tool run.
+    if (!this.#proven) return;
     void this.#serve(frame);
   };
 
@@ -165,6 +188,34 @@ export class PageSessionCore {
   #onWelcome(message: unknown): void {
     const welcome = readWelcome(message);
     if (!welcome) return;
+    const verify = this.#options.verifyWelcome;
+    if (verify) {
+      if (this.#proven || this.#checking) return;
+      this.#checking = true;
+      void verify(welcome)
+        .catch(() => undefined)
+        .then((proof) => this.#onChecked(welcome, proof));
+      return;
+    }
+    this.#accept(welcome);
+  }
+
+  #onChecked(welcome: SessionWelcomePayload, proof: string | undefined): void {
+    this.#checking = false;
+    if (this.#closed) return;
+    if (proof === undefined) {
+      // Told at once, with our code: a peer that is not our host may never finish the close.
+      const info = { code: SESSION_CLOSE.hostUnproven, reason: 'host not proven' };
+      this.close(info);
+      this.#finish(info);
+      return;
+    }
+    this.#proven = true;
+    this.#accept(welcome);
+    void this.#sendOpen(proof);
+  }
+
+  #accept(welcome: SessionWelcomePayload): void {
     this.#welcome = welcome;
     this.#heartbeat.start({
       intervalMs: welcome.heartbeatIntervalMs,
