@@ -12,7 +12,7 @@ import type { Host } from '../src/index.js';
 import { createHost, MemoryPairingStore, openPairingFile, pairingHome } from '../src/index.js';
 import { FilePairingStore, nodeHmac, PAIRING_IDLE_EXPIRY_MS, Pairing } from '../src/internal.js';
 import { tempDir } from './cli-helpers.js';
-import { FakePage } from './helpers.js';
+import { FakePage, handshakeUrl } from './helpers.js';
 
 const A = 'http://a.test';
 const B = 'http://b.test';
@@ -296,14 +296,14 @@ describe('a host with the pairings file', () => {
     const port = host.port;
     const hostId = host.hostId;
     const address = (query: string) => `ws://127.0.0.1:${port}/toolwire?${query}`;
-    const page = await FakePage.connect(address(`pair=${host.pairingLink(`${A}/`).code}`), {
+    const page = await FakePage.dialAddress(address(`pair=${host.pairingLink(`${A}/`).code}`), {
       origin: A,
       guard: 'read-only',
       reportGuard: true,
     });
     pages.push(page);
     await host.waitForSession({ filter: (session) => session.info !== null });
-    const credential = page.credential as string;
+    const credential = await page.paired();
     expect(credential).toMatch(/^[\w-]{40,}$/);
     const [view] = host.pairings();
     expect(view).toMatchObject({ origin: A, kind: 'link', sessions: [host.sessions[0]?.id] });
@@ -314,18 +314,20 @@ describe('a host with the pairings file', () => {
     host = await start(port);
     expect(host.hostId).toBe(hostId);
     expect(host.pairings()).toMatchObject([{ id: view?.id, sessions: [] }]);
-    const again = await FakePage.connect(address(`credential=${credential}`), { origin: A });
+    const again = await FakePage.dialAddress(address(`credential=${credential}`), { origin: A });
     pages.push(again);
     const session = await host.waitForSession();
     expect(session.pairingId).toBe(view?.id);
     // Still the tab's own: another origin is refused.
-    expect(await closeOf(address(`credential=${credential}`), B)).toMatchObject({ code: 4401 });
+    expect(await closeOf(handshakeUrl(address(''), { credential }).url, B)).toMatchObject({
+      code: 4401,
+    });
 
     expect(host.revokePairing(view?.id as string)).toBe(true);
     expect(await again.closed).toEqual({ code: 4403, reason: 'revoked by the host' });
     expect(host.pairings()).toEqual([]);
     expect(openPairingFile(dir).list()).toEqual([]);
-    expect(await closeOf(address(`credential=${credential}`), A)).toMatchObject({
+    expect(await closeOf(handshakeUrl(address(''), { credential }).url, A)).toMatchObject({
       code: 4401,
       reason: expect.stringContaining('not known to the host'),
     });

@@ -34,14 +34,16 @@ async function pairPage(env: Record<string, string>, origin: string) {
   const made = await cli(['pair', '--json'], env);
   expect(made.code, made.err).toBe(0);
   const fragment = decodeURIComponent(JSON.parse(made.out).fragment.slice('#toolwire='.length));
-  const page = await FakePage.connect(fragment, {
+  const page = await FakePage.dialAddress(fragment, {
     origin,
     tools: [tool('demo.echo')],
     guard: 'read-only',
     reportGuard: true,
   });
   pages.push(page);
-  await until(() => page.received.find((message) => message.type === 'session.welcome'));
+  await page.paired();
+  // The host keeps the pairing once the page proved itself; its first request follows.
+  await until(() => page.received.find((message) => message.type === 'tool.query'));
   return page;
 }
 

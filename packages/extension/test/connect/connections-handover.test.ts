@@ -1,4 +1,6 @@
+import { createHmac } from 'node:crypto';
 import { createHost } from '@toolwire/host';
+import { createNonce, secretId } from '@toolwire/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket as NodeWebSocket } from 'ws';
 import { until } from '../../../../test-support/wait.js';
@@ -54,8 +56,17 @@ async function setup() {
 }
 
 /** Spends `address`'s code as the extension would, on a socket of its own. */
+const nodeHmac = (key: string, message: string): Uint8Array =>
+  new Uint8Array(createHmac('sha256', key).update(message).digest());
+
 async function spend(address: string): Promise<void> {
-  const socket = new ExtensionSocket(address);
+  // Named by its id, as every client of this host names a code (the code itself never travels).
+  const url = new URL(address);
+  const code = url.searchParams.get('pair') as string;
+  url.searchParams.delete('pair');
+  url.searchParams.set('pair-id', secretId(nodeHmac, code));
+  url.searchParams.set('nonce', createNonce());
+  const socket = new ExtensionSocket(url.toString());
   await new Promise<void>((resolve, reject) => {
     socket.on('message', (data) => {
       if (String(data).includes('session.welcome')) resolve();
