@@ -1,5 +1,5 @@
 /**
- * The endpoint's own lazily loaded parts (issue 16, item 2, "a light page"), beside the
+ * The endpoint's own lazily loaded parts, beside the
  * polyfill's (validators, lowering): the built-in `ui.*` tools' implementations, fflate, and the
  * HMAC for pages without `crypto.subtle` (the fourth, pairing from a link, is loaded by iife.ts,
  * its only user). Module builds let the bundler split each at its import(); the split IIFE

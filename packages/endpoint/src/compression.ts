@@ -1,5 +1,5 @@
 /**
- * The page's gzip for large response payloads (docs/wire.md "Large payloads", issue 16 item 3):
+ * The page's gzip for large response payloads (docs/wire.md "Large payloads"):
  * only when the host's welcome did not say `compressPayloads: false`, and off the main thread.
  *
  * 1. In a dedicated Worker (made once, from a Blob URL) running CompressionStream('gzip'):

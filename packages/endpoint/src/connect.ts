@@ -1,5 +1,5 @@
 /**
- * `connect(options)`: the page as a remote-tool SDK endpoint (issue 6, docs/wire.md "Transport and
+ * `connect(options)`: the page as a remote-tool SDK endpoint (docs/wire.md "Transport and
  * session").
  *
  * 1. The page is the WebSocket client: `url` (token in `?token=`, or `options.token`).

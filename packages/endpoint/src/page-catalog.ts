@@ -4,7 +4,7 @@
  *
  * A catalog lists each schema with its `webType`s expanded to plain JSON Schema (the lowering's
  * expandSchema, a 17 KB chunk). Most pages name no web type: their schemas are copied as they
- * are, and the lowering is loaded only for the first schema that needs it (issue 16, item 2).
+ * are, and the lowering is loaded only for the first schema that needs it.
  */
 import type { Tools } from '@toolwire/polyfill';
 import { loadLowering } from '@toolwire/polyfill';

@@ -1,5 +1,5 @@
 /**
- * The page's agent tools as wire catalog entries (issue 6): the top document's coalesced,
+ * The page's agent tools as wire catalog entries: the top document's coalesced,
  * agent-exposed tools (frames included) mapped to `BridgeTool`s.
  *
  * - `id`: the tool's name; when two documents offer one name, the top document's own tool keeps
@@ -11,7 +11,7 @@
  * - `origin` (a toolwire extension of the definition): the document that registered the tool, so
  *   the host and MCP clients can tell a widget's tools from the page's.
  * - Every tool is listed: listings page past 1,000 (docs/wire.md "Paging"). Which come first is
- *   still fair (issue 16 part 7): one listing page carries at most 1,000 tools, and the first
+ *   still fair: one listing page carries at most 1,000 tools, and the first
  *   page holds the top document's own tools and the built-ins, then frames' tools sharing what
  *   is left, split fairly by origin (a widget with 1,000 tools cannot crowd out the app, or a
  *   smaller widget). Later pages split the rest the same way, a page's worth at a time

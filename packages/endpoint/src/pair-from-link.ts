@@ -1,5 +1,5 @@
 /**
- * `pairFromLink(options)`: pairing this tab from a link the host printed (issue 13), through
+ * `pairFromLink(options)`: pairing this tab from a link the host printed, through
  * the endpoint's `connect`; the rules are in pairing-flow.ts.
  */
 import type { Session } from './connect.js';

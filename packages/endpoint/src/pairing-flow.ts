@@ -1,5 +1,5 @@
 /**
- * Pairing this tab from a link the host printed (issue 13).
+ * Pairing this tab from a link the host printed.
  *
  * 1. The link is `#toolwire=<ws address ?pair=CODE>`. The fragment is removed from the address
  *    bar before anything else; the code is single use, so the copy the browser keeps in its
@@ -141,7 +141,7 @@ export async function pairWith(
   } = options;
   const storage = given === undefined ? defaultStorage() : given;
 
-  // Requirement 1: out of the address bar first, whatever follows.
+  // Out of the address bar first, whatever follows.
   const link = taken ? taken.link : takePairingLink(loc, hist);
   if (link !== null && isFramed()) {
     warn(

@@ -1,5 +1,5 @@
 /**
- * What the endpoint's IIFE does before pairing loads (issue 16, item 2): takes a link out of the
+ * What the endpoint's IIFE does before pairing loads: takes a link out of the
  * fragment (`#toolwire=...`) at once, and asks whether the tab has anything to pair with, that
  * link or a pairing it kept in `sessionStorage`. Only then is the pairing code (pairing-flow.ts,
  * the prompt) fetched.

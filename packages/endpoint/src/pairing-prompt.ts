@@ -1,5 +1,5 @@
 /**
- * The prompt a link's first pairing shows the person at the page (issue 13, "who says yes").
+ * The prompt a link's first pairing shows the person at the page.
  *
  * - It names the host's address and what the page allows (its guard), and takes one click to
  *   connect and one to dismiss. Escape dismisses.

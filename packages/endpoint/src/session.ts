@@ -132,7 +132,7 @@ export class Session extends EventTarget {
     this.#bridge = createToolBridge({
       tools: () => [...this.#builtins, ...this.#catalog.tools],
       guard: options.guard ?? 'read-only',
-      // The host's grant, as its welcome on this connection said (requirement 7).
+      // The host's grant, as its welcome on this connection said.
       grant: () => this.#core?.welcome?.maxToolPolicy,
       validator: pageValidator(),
       // The host's word in its welcome (docs/wire.md "Large payloads"): `false` sends payloads

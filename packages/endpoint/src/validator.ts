@@ -9,7 +9,7 @@ import type { ValidatorProvider } from '@toolwire/protocol';
 export function pageValidator(): ValidatorProvider {
   return {
     async compile(schema) {
-      // A schema any value (or any object) satisfies loads no validator (issue 16, item 2).
+      // A schema any value (or any object) satisfies loads no validator.
       const check = trivialCheck(schema) ?? (await loadValidator()).compile(schema, 'json');
       return (data) => {
         const issues = check(data);

@@ -1,5 +1,5 @@
 /**
- * `defineTool()` (issue 15, "Types people expect"): a definition for `toolManager.register`
+ * `defineTool()`: a definition for `toolManager.register`
  * whose `execute` is typed from its schemas.
  *
  * - JSON Schema (an object literal; the const type parameters read it as `as const` would):

@@ -47,7 +47,7 @@ export interface InstallOptions {
 
 export function install(options: InstallOptions = {}): Installation {
   const win = options.window ?? (globalThis as unknown as Window & typeof globalThis);
-  // Server-side rendering imports page code in Node: nothing to install there (issue 15).
+  // Server-side rendering imports page code in Node: nothing to install there.
   if (typeof win?.document !== 'object' || win.document === null) return detachedInstallation();
   const existing = (win as unknown as Record<symbol, Installation | undefined>)[INSTALLED];
   if (existing) return existing;
@@ -119,7 +119,7 @@ export function install(options: InstallOptions = {}): Installation {
   defineGlobal(win, 'tools', tools, true);
 
   frames.start(ownPolicy !== false);
-  // Form tools (issue 9): loaded only once the document has a tool form.
+  // Form tools: loaded only once the document has a tool form.
   watchForms(win, () => {
     // The chunk (lib/chunks.ts): from beside the IIFE there, where the import() is dead code.
     (typeof __TOOLWIRE_IIFE__ !== 'undefined'

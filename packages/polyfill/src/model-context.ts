@@ -98,7 +98,7 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
     // layers' agent-exposed changes of one turn make one toolchange, as before: a form tool
     // that changes is replaced (an unregistration and a registration) and fires once.
     // Until that toolchange has fired, later changes ride on it: 1,000 sequential
-    // toolManager registrations queue one task, not 1,000 (issue 16 item 5).
+    // toolManager registrations queue one task, not 1,000.
     registry.onChange((change) => {
       if (this.#layersChangeQueued) return;
       if (change.entries.some((entry) => entry.agentExposed && entry.layer !== 'modelContext')) {
@@ -332,7 +332,7 @@ export class ModelContext extends EventTarget implements DocumentModelContext {
       return String(await frames.callSpec(window, name, origin, JSON.parse(inputText), signal));
     } catch (error) {
       if (signal?.aborted && error === signal.reason) throw error;
-      // The target's input check (requirement 6) crosses frames as it is.
+      // The target's input check crosses frames as it is.
       if ((error as Error | null)?.name === 'DataError') throw error;
       throw domException('UnknownError', 'Tool was executed but the invocation failed.');
     }
@@ -456,7 +456,7 @@ function settleInTask<T>(work: Promise<T>, signal: AbortSignal | undefined): Pro
 let validator: SchemaValidator | undefined;
 
 /**
- * Requirement 6: throws the spec's DataError when `input` fails `schema`. Synchronous once the
+ * Throws the spec's DataError when `input` fails `schema`. Synchronous once the
  * validator is loaded, so the tool still starts in the executeTool call, as without a schema.
  */
 function checkInput(schema: object, input: unknown): Promise<void> | undefined {

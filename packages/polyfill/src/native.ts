@@ -1,5 +1,5 @@
 /**
- * Layering on a browser's own `document.modelContext` (issue 4 "Native layering"): the native
+ * Layering on a browser's own `document.modelContext`: the native
  * registry is kept; agent-exposed toolManager registrations are mirrored into it (and leave
  * with their tool); natively registered tools appear in `tools.getTools()` and are called
  * through the native `executeTool`.

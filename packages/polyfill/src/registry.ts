@@ -4,7 +4,7 @@
  *
  * 1. Names are unique per document; an entry is replaced only by unregistering it.
  * 2. Exposure: a tool is visible to its own origin, and to origins its `exposedTo` lists
- *    (or every origin for '*'). Frames (issue 5) ask the same question with their origin.
+ *    (or every origin for '*'). Frames ask the same question with their origin.
  * 3. Changes are coalesced: listeners hear once per microtask checkpoint, never from a
  *    macrotask, so `await register()` in a loop is not clamped by timers (docs/performance.md).
  * 4. Execution (spec "executeTool"): `toolactivated` fires at the owner once `execute` has
@@ -65,8 +65,8 @@ export interface RegistryEntry extends RegistryEntryInit {
   readonly key: number;
   /**
    * Per-entry memo for the layers (Tool handles, expanded schemas, native mirrors): made on
-   * first use (`entry.memo ??= new Map()`), so that a registration nobody has listed yet holds no Map (issue 16
-   * item 5: a Map per registration was a large share of what a cold page's collector copied).
+   * first use (`entry.memo ??= new Map()`), so that a registration nobody has listed yet holds no Map
+   * (a Map per registration was a large share of what a cold page's collector copied).
    */
   memo: Map<string, unknown> | undefined;
 }
@@ -194,7 +194,7 @@ export class ToolRegistry {
 
   /**
    * The listeners as they were when a change is told: a copy, made again only after one comes
-   * or goes (not once per registration: issue 16 item 5).
+   * or goes (not once per registration).
    */
   #snapshot: ((change: RegistryChange) => void)[] | null = null;
 
@@ -206,7 +206,7 @@ export class ToolRegistry {
   };
 
   /**
-   * Runs a tool for a caller (requirement 4). Resolves with what `execute` returned; rejects
+   * Runs a tool for a caller. Resolves with what `execute` returned; rejects
    * with the caller's abort reason, or with a ToolFailure wrapping what the tool threw.
    */
   execute(entry: RegistryEntry, input: unknown, options: ExecuteOptions): Promise<unknown> {
@@ -262,7 +262,7 @@ export class ToolRegistry {
         threw = true;
         returned = error;
       }
-      // After execute has started (requirement 4), before its outcome is looked at.
+      // After execute has started, before its outcome is looked at.
       if (!entry.selfActivating)
         entry.events.dispatchEvent(
           new ToolActivatedEvent('toolactivated', { toolName: entry.name }),

@@ -1,5 +1,5 @@
 /**
- * Standard Schema tools (issue 15; @standard-schema/spec 1.1): what `defineTool` attaches to a
+ * Standard Schema tools (@standard-schema/spec 1.1): what `defineTool` attaches to a
  * definition whose `inputSchema` / `outputSchema` is a zod, valibot... schema, and how a call
  * runs it.
  *

@@ -2,7 +2,7 @@
  * `window.toolManager` (docs/browser-api.md "Registering"): register / unregister over the shared registry.
  * Registration checks run synchronously and the returned promise settles in a microtask:
  * nothing on its path waits for a timer or for the validator to load (docs/performance.md).
- * Layered on native WebMCP, it settles once the mirror is listed natively (issue 16 item 5).
+ * Layered on native WebMCP, it settles once the mirror is listed natively.
  */
 import { abortReason, domException } from './lib/dom.js';
 import { isValidToolName } from './lib/names.js';

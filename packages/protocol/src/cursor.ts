@@ -1,5 +1,5 @@
 /**
- * Paging cursors (docs/wire.md "Paging", a toolwire extension; issue 16 part 7).
+ * Paging cursors (docs/wire.md "Paging", a toolwire extension).
  *
  * 1. A cursor is `tw1.<offset>.<listing key>`: the position of the next tool in the listing
  *    order, and the 64-hex key of the listing it was made in (CatalogState.listingKey). It names
@@ -22,7 +22,7 @@ export function encodeCursor(state: CatalogState, offset: number): string {
   return `tw1.${offset}.${state.listingKey}`;
 }
 
-/** The listing offset a host's cursor resumes at (requirement 2). */
+/** The listing offset a host's cursor resumes at. */
 export function readCursor(state: CatalogState, cursor: unknown): number {
   if (typeof cursor !== 'string' || cursor.length > MAX_CURSOR_LENGTH) {
     throw invalid(

@@ -1,7 +1,7 @@
 /**
  * fflate (deflate.ts), loaded on first need: the bridge inflates a request's compressed payload
  * and gzips a large response in line (when it is given no compressor) through this, so a page
- * that never meets a compressed payload never loads fflate (issue 16, item 2).
+ * that never meets a compressed payload never loads fflate.
  */
 import type * as Deflate from './deflate.js';
 

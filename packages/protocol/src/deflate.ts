@@ -2,7 +2,7 @@
  * What the codec needs of fflate, in one module so that it can be loaded on first need
  * (deflate-load.ts): the streaming gunzip (codec.ts `inflateTextWith`) and the gzip member
  * writer over fflate's DEFLATE (gzip.ts). A page fetches it only when a compressed payload must
- * be inflated, or gzipped without CompressionStream (issue 16, item 2).
+ * be inflated, or gzipped without CompressionStream.
  */
 export { Gunzip } from 'fflate';
 export { gzip } from './gzip.js';

@@ -294,7 +294,7 @@ export function isResponseType(value: unknown): value is ResponseType {
   );
 }
 
-/** Absent, null, empty or `tool.exec`: the message belongs to the tool bridge (requirement 3). */
+/** Absent, null, empty or `tool.exec`: the message belongs to the tool bridge. */
 export function isToolCapability(value: unknown): boolean {
   return value === undefined || value === null || value === '' || value === TOOL_CAPABILITY;
 }

@@ -44,7 +44,7 @@ function clampLimit(value: unknown): number | undefined {
   return Math.min(1000, Math.max(1, Math.trunc(value)));
 }
 
-/** Answers one tool.query against a catalog state (docs/wire.md order, requirement 3). */
+/** Answers one tool.query against a catalog state (docs/wire.md order). */
 export async function answerQuery(
   state: CatalogState,
   rawPayload: unknown,
@@ -54,7 +54,7 @@ export async function answerQuery(
   const detail = parseDetail(payload.detail);
   const ifRevision = nonBlank(payload.ifRevision);
   const ifAvailabilityRevision = nonBlank(payload.ifAvailabilityRevision);
-  // Requirement 4: the cursor is checked before anything else is read from the state.
+  // The cursor is checked before anything else is read from the state.
   const paged = payload.cursor !== undefined && payload.cursor !== null;
   const start = paged && payload.cursor !== '' ? readCursor(state, payload.cursor) : 0;
 

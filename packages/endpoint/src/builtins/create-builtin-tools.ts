@@ -4,7 +4,7 @@
  *
  * Their catalog entries (ids, descriptions, schemas, policies: `*-definition.ts`) and their
  * availability are in the page script, so a host lists them at once; the DOM tools' implementations (runtime.ts, about 7 KB gzipped) load
- * on the first `ui.*` call (issue 16, item 2, "a light page"), and start observing the document
+ * on the first `ui.*` call, and start observing the document
  * then: revisions count from that call. A load that fails answers that call
  * `toolwire_chunk_load_failed` (retryable: the next call tries again), never a hang.
  * `ui.get_screenshot` only calls the page's capture provider, and stays here.

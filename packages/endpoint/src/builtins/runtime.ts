@@ -1,5 +1,5 @@
 /**
- * The built-in `ui.*` tools' implementations (issue 16, item 2: loaded on the first `ui.*` call,
+ * The built-in `ui.*` tools' implementations (loaded on the first `ui.*` call,
  * not with the page): one DomSnapshotter shared by the three DOM tools, so node ids and revisions
  * mean the same thing in each. The endpoint's IIFE fetches this module as the lazy chunk
  * `polyfill-ui-builtins.js`; create-builtin-tools.ts lists the tools before it is loaded.

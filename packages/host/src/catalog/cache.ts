@@ -11,7 +11,7 @@
  * 5. Everything the page sends is checked: malformed entries are dropped, never trusted. A tool's
  *    `origin` (toolwire extension) is kept only as a canonical origin (`new URL(o).origin === o`),
  *    and `annotations` (toolwire extension) only as its two boolean hints.
- * 6. The index is paged (docs/wire.md "Paging", issue 16 part 7): the first query sends
+ * 6. The index is paged (docs/wire.md "Paging"): the first query sends
  *    `cursor: ""`, and every `nextCursor` is followed, so a page past 1,000 tools is read whole.
  *    A page that does not page answers without `nextCursor`, and its first 1,000 are the
  *    catalog, as before. Every page must carry the first one's revision, and a
@@ -192,7 +192,7 @@ export class CatalogCache {
     return had ? 'tools' : 'none';
   }
 
-  /** Brings the copy up to date through `query` (requirements 1-4). */
+  /** Brings the copy up to date through `query`. */
   async refresh(query: CatalogQuery, options: { force?: boolean } = {}): Promise<CatalogChange> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       const conditional = options.force !== true && this.#revision !== null;
@@ -226,7 +226,7 @@ export class CatalogCache {
     throw invalid(`The catalog kept changing during ${MAX_ATTEMPTS} refreshes in a row.`);
   }
 
-  /** Follows `nextCursor` from the first index page (requirement 6). */
+  /** Follows `nextCursor` from the first index page. */
   async #readPages(
     query: CatalogQuery,
     first: CatalogListingPayload,

@@ -55,7 +55,7 @@ export function sessionLine(session: Record<string, Loose>): string {
 
 /**
  * "2 tools above the host's grant (read): notes.add (write), ...; restart the host with
- * --max-tool-policy write to call them" or nothing (issue 15: a refused grant names the way out).
+ * --max-tool-policy write to call them" or nothing (a refused grant names the way out).
  */
 export function ungrantedLine(
   session: Record<string, Loose>,

@@ -39,14 +39,14 @@ import { noArguments, startHost, untilStopped } from './host.js';
 const ATTACH_FLAGS = ['attach', 'host-url', 'token', 'timeout', 'quiet'];
 /**
  * Options that say only where a host of its own would listen, how much to print, each call's
- * deadline (requirement 6) or whether it keeps its pairings: they do not ask for one (so
+ * deadline or whether it keeps its pairings: they do not ask for one (so
  * `--port N`, the way out of a port in use, still attaches when it can).
  */
 const WHERE_FLAGS = ['port', 'control-port', 'timeout', 'quiet', 'no-keep-pairings'];
 /** How long a running host's control API gets to answer before mcp runs a host of its own. */
 const ATTACH_PROBE_MS = 2000;
 
-/** The running host's control API, if one answers (requirement 1); never throws. */
+/** The running host's control API, if one answers; never throws. */
 async function runningHost(io: CommandIo): Promise<ControlTarget | undefined> {
   try {
     const target = resolveTarget({ json: false }, io.env);
@@ -75,7 +75,7 @@ async function serve(
   await bridge.close();
 }
 
-/** A host of its own, its tools served over stdio (requirement 2). */
+/** A host of its own, its tools served over stdio. */
 async function runOwnHost(
   parsed: ParsedCommand,
   io: CommandIo,
@@ -88,7 +88,7 @@ async function runOwnHost(
   return EXIT.ok;
 }
 
-/** The MCP bridge over a running host's control API (requirements 1 and 3). */
+/** The MCP bridge over a running host's control API. */
 async function runAttached(
   parsed: ParsedCommand,
   io: CommandIo,
@@ -97,7 +97,7 @@ async function runAttached(
   const print = (line: string) => printLine(io.stderr, line);
   const log = parsed.quiet ? undefined : (line: string) => print(`toolwire: ${redactUrl(line)}`);
   print(`toolwire mcp ${VERSION}: attached to the host at ${target.url}`);
-  // Requirement 6: the deadline each call carries; none given, the host's own applies.
+  // The deadline each call carries; none given, the host's own applies.
   const callTimeoutMs = parsed.options.callTimeoutMs ?? parsed.attach?.timeoutMs;
   const source = controlToolSource(target, {
     ...(log ? { log } : {}),
@@ -150,7 +150,7 @@ export const mcp: Command = {
     const quiet = values.quiet === true;
     if (attaching(values))
       return { command: 'mcp', options: {}, quiet, attach: readClientArgs(values) };
-    // A host option asks for a host configured so: a host of its own (requirement 2).
+    // A host option asks for a host configured so: a host of its own.
     const ownHost = HOST_FLAGS.some(
       (name) => !WHERE_FLAGS.includes(name) && values[name] !== undefined,
     );

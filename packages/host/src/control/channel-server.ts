@@ -12,9 +12,9 @@
  *    as they are ready.
  * 3. A message that is not such a request closes the channel (1008): the client is not ours.
  * 4. `close(graceMs)` lets in-flight answers out, closes each channel once it has none, and
- *    cuts the rest after `graceMs` (server.ts requirement 3).
+ *    cuts the rest after `graceMs` (server.ts).
  * 5. A channel that closes with requests in flight aborts each one's signal: their calls are
- *    cancelled at the page (routes.ts requirement 5).
+ *    cancelled at the page (routes.ts).
  * 6. A call or batch that asked for progress (`progress: true`) gets `{id, progress: {progress,
  *    total?, message?}}` for each report, before its answer. Nothing else is sent unasked, so a
  *    client that never asks reads only answers.
@@ -54,7 +54,7 @@ export function serveChannels(
 
   const serve = (socket: WebSocket) => {
     inFlight.set(socket, 0);
-    /** Each request in flight's signal (requirement 5). */
+    /** Each request in flight's signal. */
     const askers = new Set<AbortController>();
     socket.on('close', () => {
       inFlight.delete(socket);
@@ -77,7 +77,7 @@ export function serveChannels(
         typeof path !== 'string' ||
         !path.startsWith('/v1/')
       ) {
-        socket.close(1008, 'not a control request'); // requirement 3
+        socket.close(1008, 'not a control request');
         return;
       }
       inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
@@ -122,7 +122,7 @@ export function serveChannels(
     };
     stream.on('error', () => stream.destroy());
     try {
-      options.check(request, url); // requirement 1
+      options.check(request, url);
       if (url.pathname !== '/v1/channel' || options.closing()) {
         throw new ControlError(404, 'not_found', `No upgrade at ${url.pathname}.`);
       }

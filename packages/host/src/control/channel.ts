@@ -35,12 +35,12 @@ export interface ControlChannel {
 interface Pending {
   resolve(answer: ControlAnswer): void;
   reject(error: unknown): void;
-  /** Its progress reports (requirement 6), read as untrusted. */
+  /** Its progress reports, read as untrusted. */
   progress: ((value: unknown) => void) | undefined;
 }
 
 export function controlChannel(target: ControlTarget): ControlChannel {
-  /** The open channel; null when the host has none (requirement 4). */
+  /** The open channel; null when the host has none. */
   let channel: Promise<{ socket: WebSocket; pending: Map<number, Pending> } | null> | undefined;
   let nextId = 0;
   let closed = false;
@@ -64,7 +64,7 @@ export function controlChannel(target: ControlTarget): ControlChannel {
         socket.once('unexpected-response', (request, response) => {
           response.resume();
           request.destroy();
-          resolve(null); // requirement 4
+          resolve(null);
         });
         socket.on('error', (error) => {
           if (!opened) {
@@ -84,7 +84,7 @@ export function controlChannel(target: ControlTarget): ControlChannel {
           const waiting = pending.get(message.id as number);
           if (!waiting) return;
           if (message.progress !== undefined && message.answer === undefined) {
-            waiting.progress?.(message.progress); // requirement 6
+            waiting.progress?.(message.progress);
             return;
           }
           pending.delete(message.id as number);
@@ -95,7 +95,7 @@ export function controlChannel(target: ControlTarget): ControlChannel {
           }
         });
         socket.once('close', (code, why) => {
-          if (channel === opening) channel = undefined; // requirement 1: the next one reopens
+          if (channel === opening) channel = undefined; // the next one reopens
           const reason = why.toString() || `closed ${code}`;
           for (const waiting of pending.values()) {
             waiting.reject(
@@ -126,7 +126,7 @@ export function controlChannel(target: ControlTarget): ControlChannel {
       if (open_ === null) return sendControl(target, path, body, options);
       const { socket, pending } = open_;
       const id = ++nextId;
-      // Requirement 5: a call that can be aborted carries the key that cancels it.
+      // A call that can be aborted carries the key that cancels it.
       const cancelKey = signal && body && actsOnPage(path) ? newCancelKey() : undefined;
       const sent = {
         ...body,

@@ -4,7 +4,7 @@
  *
  * 1. Requests share kept-alive connections (one pool per process: KEEP_ALIVE below), so a call
  *    from `mcp --attach` costs a request on an open socket, not a TCP handshake.
- *    The server checks the secret on every request all the same (server.ts, requirement 2).
+ *    The server checks the secret on every request all the same (server.ts).
  *    Node never resends a request by itself; this client resends one only when it acts on no
  *    page and its reused socket broke before any answer (the host closed an idle connection as
  *    we wrote): a call or batch is never sent twice.
@@ -15,7 +15,7 @@
  * 3. Callers read a failure their own way: the CLI as exit codes (cli/client.ts: 3 no host,
  *    4 outcome unknown), the MCP bridge as ToolProtocolErrors (`controlRequest` below).
  * 4. `onProgress` asks for a call's progress (`progress: true` in the body) and receives each
- *    report of the streamed answer (server.ts requirement 8), read as untrusted
+ *    report of the streamed answer (server.ts), read as untrusted
  *    (shared/progress.ts). An answer that is not streamed is read as ever.
  * 5. Aborting `signal` drops the connection of a request in flight: the host cancels the call
  *    it made at the page. To learn the outcome instead, send the call with a `cancelKey`
@@ -113,7 +113,7 @@ export function newCancelKey(): string {
   return randomBytes(16).toString('base64url');
 }
 
-/** The streamed answer's content type (server.ts requirement 8). */
+/** The streamed answer's content type (server.ts). */
 const STREAMED = 'application/x-ndjson';
 
 /**

@@ -48,7 +48,7 @@ import { summarizeSession, summarizeTool, watchReady } from './views.js';
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** The longest deadline a call may name (about 24.8 days: what a timer can wait). */
 const MAX_TIMEOUT_MS = 2_147_483_647;
-/** How long a cancel for a call not yet seen is remembered (requirement 5). */
+/** How long a cancel for a call not yet seen is remembered. */
 const CANCELLED_KEY_MS = 60_000;
 /** How many such cancels are remembered at most (the oldest goes first). */
 const MAX_CANCELLED_KEYS = 1024;
@@ -113,7 +113,7 @@ function sessionList(sessions: readonly HostSession[]): string {
     .join(', ');
 }
 
-/** `id` (exact or a unique prefix) or, without one, the only open session (requirement 3). */
+/** `id` (exact or a unique prefix) or, without one, the only open session. */
 function pickSession(host: Host, id?: unknown): HostSession {
   const open = host.sessions.filter((session) => session.isOpen);
   if (id === undefined || id === null || id === '') {
@@ -195,7 +195,7 @@ function pairing(host: Host, body: Record<string, unknown>): Record<string, unkn
   };
 }
 
-/** `POST /v1/revoke {pairing}` or `{all: true}` (requirement 8): what was revoked. */
+/** `POST /v1/revoke {pairing}` or `{all: true}`: what was revoked. */
 function revokePairings(host: Host, body: Record<string, unknown>): JsonValue[] {
   if (body.session !== undefined || (body.pairing !== undefined && body.all !== undefined)) {
     throw new ControlError(400, 'bad_request', 'Name one of session, pairing or all.');
@@ -251,7 +251,7 @@ async function fresh(session: HostSession): Promise<void> {
   await within(2000, session.refresh());
 }
 
-/** What the transport knows of one request beside its body (requirements 5 and 7). */
+/** What the transport knows of one request beside its body. */
 interface RequestContext {
   /** Aborted when the asker went away (its connection or channel closed). */
   signal?: AbortSignal;
@@ -274,7 +274,7 @@ export interface ControlRoutes {
   close(): void;
 }
 
-/** `timeoutMs` of a call or batch: undefined, or a whole number of ms in range (requirement 6). */
+/** `timeoutMs` of a call or batch: undefined, or a whole number of ms in range. */
 function readTimeout(value: unknown): number | undefined {
   if (value === undefined || value === null) return undefined;
   if (
@@ -312,7 +312,7 @@ function cancelledError(message: string): ToolProtocolError {
   return new ToolProtocolError('tool_call_cancelled', message, { retryable: false });
 }
 
-/** Calls in flight by cancel key, and cancels that came before their call (requirement 5). */
+/** Calls in flight by cancel key, and cancels that came before their call. */
 function cancelKeys() {
   const inFlight = new Map<string, AbortController>();
   /** Key -> when its cancel came; insertion order is age order. */
@@ -467,7 +467,7 @@ export function controlRoutes(host: Host): ControlRoutes {
     } else if (!Array.isArray(body.calls)) {
       throw new ControlError(400, 'bad_request', 'calls is required.');
     }
-    // Requirements 5 to 7: the deadline, who may cancel it, and whether progress is asked for.
+    // The deadline, who may cancel it, and whether progress is asked for.
     const timeoutMs = readTimeout(body.timeoutMs);
     const key = readCancelKey(body.cancelKey);
     const cancel = key === undefined ? undefined : cancels.enter(key);

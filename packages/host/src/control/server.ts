@@ -24,7 +24,7 @@
  *    (HostRunningError); a dead host's file is taken over. On close it removes the file only
  *    while the file still names this run.
  * 7. A request whose connection closes before its answer is written aborts its signal: the
- *    call it made is cancelled at the page (routes.ts requirement 5).
+ *    call it made is cancelled at the page (routes.ts).
  * 8. A call or batch that asked for progress (`progress: true`) is answered as it always is
  *    until the page reports progress; from the first report the answer is a stream of JSON
  *    lines (`application/x-ndjson`): `{"progress": {progress, total?, message?}}` for each
@@ -46,9 +46,9 @@ import { claimControlState, controlStatePath, newRunId, removeControlState } fro
 const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
 /** How long `close()` lets in-flight answers finish before cutting their connections. */
 const CLOSE_GRACE_MS = 2000;
-/** How long an idle kept-alive connection stays open (requirement 4; Node's default is 5 s). */
+/** How long an idle kept-alive connection stays open (Node's default is 5 s). */
 const KEEP_ALIVE_MS = 30_000;
-/** The content type of a streamed answer (requirement 8). */
+/** The content type of a streamed answer. */
 const STREAM_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 export interface ControlServer {
@@ -142,7 +142,7 @@ export async function startControlServer(
   }
   const routes = controlRoutes(host);
 
-  /** Requirement 2: who may ask, for a request or a channel's upgrade. */
+  /** Who may ask, for a request or a channel's upgrade. */
   const check = (request: IncomingMessage, url: URL): void => {
     const hostHeader = (request.headers.host ?? '').replace(/:\d+$/, '');
     if (!LOOPBACK_NAMES.has(hostHeader)) {
@@ -161,12 +161,12 @@ export async function startControlServer(
   let closing = false;
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-    // Requirement 7: the asker went away before its answer.
+    // The asker went away before its answer.
     const gone = new AbortController();
     response.once('close', () => {
       if (!response.writableEnded) gone.abort();
     });
-    /** Requirement 8: set once the first progress report has started the stream. */
+    /** Set once the first progress report has started the stream. */
     let streaming = false;
     const progress = (report: object) => {
       if (response.writableEnded || gone.signal.aborted) return;
@@ -181,7 +181,7 @@ export async function startControlServer(
     };
     const reply = (status: number, body: object) => {
       // Closing: this answer is the connection's last, so close() need not wait for an idle one.
-      // Refused: whoever sent it gets no connection to keep (requirement 2).
+      // Refused: whoever sent it gets no connection to keep.
       if (streaming) {
         response.end(`${JSON.stringify(body)}\n`);
         return;

@@ -1,6 +1,6 @@
 /**
  * The state file: how `toolwire sessions|tools|call|batch` (and `mcp --attach`) find a running
- * `toolwire host` (issue 13 part 7).
+ * `toolwire host`.
  *
  * 1. `{pid, controlUrl, port, token}` (the token is the control secret), written 0600 by the
  *    host and removed when that host exits.
@@ -112,7 +112,7 @@ export function controlStatePath(env: Record<string, string | undefined> = proce
  * Where a running host's state file may be, `controlStatePath(env)` first. A program an MCP
  * client launches often gets a pared-down environment (no XDG_RUNTIME_DIR, no TMPDIR), so the
  * host a terminal started may have written its file at the other conventional place: the
- * private temp directory, or the systemd runtime directory `/run/user/<uid>` (issue 15).
+ * private temp directory, or the systemd runtime directory `/run/user/<uid>`.
  * `$TOOLWIRE_STATE` names the one place.
  */
 export function controlStatePaths(env: Record<string, string | undefined> = process.env): string[] {

@@ -95,7 +95,7 @@ export interface McpBridgeOptions {
   log?: (line: string) => void;
 }
 
-/** What a `tools/call` handler gets from the SDK that the bridge uses (requirements 4, 10). */
+/** What a `tools/call` handler gets from the SDK that the bridge uses. */
 interface CallExtra {
   signal: AbortSignal;
   _meta?: { progressToken?: unknown } | undefined;
@@ -170,7 +170,7 @@ export function createMcpBridge(
   /** Bounded schemas (schema.ts), checked with the SDK client's own validator once started. */
   let schemas: McpSchemas | undefined;
 
-  /** Requirement 2: names for the listed set (naming.ts). */
+  /** Names for the listed set (naming.ts). */
   const collect = async (refresh: boolean): Promise<Map<string, McpSourceTool>> => {
     const entries = await source.tools(refresh);
     return naming.assign(entries, openSessions(entries));
@@ -201,7 +201,7 @@ export function createMcpBridge(
     try {
       names = await collect(true);
     } catch (error) {
-      // Requirement 9: the source cannot list (an attached host that stopped): toolwire's own
+      // The source cannot list (an attached host that stopped): toolwire's own
       // tools, and why the page tools are missing.
       failure = codedError(error);
       names = new Map();
@@ -241,7 +241,7 @@ export function createMcpBridge(
     };
   };
 
-  /** `toolwire_pair` (requirement 7). */
+  /** `toolwire_pair`. */
   const pair = async (args: unknown): Promise<Record<string, unknown>> => {
     const target = pairTarget(args);
     if (target instanceof ToolProtocolError) return errorContent(target);
@@ -254,7 +254,7 @@ export function createMcpBridge(
     }
   };
 
-  /** One page tool's call, answered as MCP content (requirements 3, 4 and 10). */
+  /** One page tool's call, answered as MCP content. */
   const callTool = async (
     target: McpSourceTool,
     args: Record<string, unknown>,
@@ -375,7 +375,7 @@ export function createMcpBridge(
         try {
           target = (await collect(false)).get(name);
         } catch (error) {
-          return errorContent(error); // the source cannot list now (requirement 9)
+          return errorContent(error); // the source cannot list now
         }
       }
       if (!target) {
@@ -405,7 +405,7 @@ export function createMcpBridge(
   function scheduleListChanged(): void {
     clearTimeout(changedTimer);
     changedTimer = setTimeout(() => {
-      // A source that cannot list (requirement 9) lists no page tools: the client is told.
+      // A source that cannot list lists no page tools: the client is told.
       void collect(false)
         .catch(() => new Map<string, McpSourceTool>())
         .then(async (map) => {

@@ -1,5 +1,5 @@
 /**
- * A page tool's result as MCP content (issue 16, item 9).
+ * A page tool's result as MCP content.
  *
  * 1. What a value is comes from the tool's declared result schema, never from the value's shape:
  *    the page expands `webType` before the wire (docs/wire.md "Tool entry by detail"), so an

@@ -12,7 +12,7 @@
  *   progress when the MCP client did.
  * - Cancelled (the MCP client's `notifications/cancelled`, or the client going away): the call
  *   fails at once with `tool_call_cancelled`, and the channel asks the host to cancel it at the
- *   page (control/channel.ts requirement 5).
+ *   page (control/channel.ts).
  * - Changes are followed with the `GET /v1/changes` long poll; a failed poll waits a second.
  *   The first failure, and the first answer after failures, count as a change: the bridge
  *   lists again (toolwire's own tools alone while the host does not answer).

@@ -1,6 +1,6 @@
 /**
  * `toolwire_sessions` and `toolwire_call`: the bridge's two fallback tools, for MCP clients that
- * list tools once and ignore `notifications/tools/list_changed` (issue 17 part 3). With them a
+ * list tools once and ignore `notifications/tools/list_changed`. With them a
  * model still finds the tabs that connected later and calls their tools.
  *
  * 1. `toolwire_sessions {}` lists every open session (id, label, tab title/url/origin, the
@@ -129,7 +129,7 @@ function findSession(
   return labelled.length === 1 ? labelled[0] : undefined;
 }
 
-/** The listed tool a `toolwire_call` names, or the refusal (requirement 3). */
+/** The listed tool a `toolwire_call` names, or the refusal. */
 export function resolveCall(
   call: FallbackCall,
   sessions: readonly McpSourceSession[],
@@ -160,7 +160,7 @@ export function resolveCall(
   );
 }
 
-/** What `toolwire_sessions` answers: the sessions as JSON, text and structured (requirement 1). */
+/** What `toolwire_sessions` answers: the sessions as JSON, text and structured. */
 export function sessionsResult(
   sessions: readonly McpSourceSession[],
   names: ReadonlyMap<string, McpSourceTool>,

@@ -1,5 +1,5 @@
 /**
- * A page tool as the bridge's `tools/list` lists it (bridge.ts requirement 2 and 8).
+ * A page tool as the bridge's `tools/list` lists it (bridge.ts).
  *
  * - `inputSchema` is the tool's arguments schema (an object at the top, as MCP wants);
  *   `outputSchema` its result schema when that is an object schema and not a whole image or Blob.
@@ -7,7 +7,7 @@
  *   `_meta["toolwire/schemaNotes"]` names what was left out.
  * - Annotations: `readOnlyHint`/`destructiveHint` from the policy, the page's own hints, and
  *   `title` from the wire's `name`.
- * - The tab it belongs to (issue 17 part 3): the description ends with the tab's title, origin
+ * - The tab it belongs to: the description ends with the tab's title, origin
  *   and session label, and `_meta["toolwire/tab"]` holds `{title, url, origin}`, so a model
  *   tells two tabs' tools of one id apart. A tool from a frame of another origin says so in its
  *   title and description too.

@@ -55,7 +55,7 @@ function suffixed(name: string, suffix: string): string {
   return `${name.slice(0, MAX_NAME - suffix.length)}${suffix}`;
 }
 
-/** Who a session is, for naming (requirement 3): its origin and its page's session key. */
+/** Who a session is, for naming: its origin and its page's session key. */
 export interface McpNamingSession {
   id: string;
   /** The upgrade's `Origin` header; null when the source cannot say (owned as "unknown"). */
@@ -64,7 +64,7 @@ export interface McpNamingSession {
   key?: string | null;
 }
 
-/** A name given once, for the bridge's lifetime (requirement 3). */
+/** A name given once, for the bridge's lifetime. */
 interface Owned {
   origin: string | null;
   /** The page's session key when it was given (null: not known then). */
@@ -74,12 +74,12 @@ interface Owned {
   sessionId: string | null;
 }
 
-/** Names page tools for one bridge, remembering what it gave (requirement 3). */
+/** Names page tools for one bridge, remembering what it gave. */
 export class McpToolNames {
   readonly #reserved: ReadonlySet<string>;
   /** Open session id -> tool id -> name. */
   readonly #given = new Map<string, Map<string, string>>();
-  /** Every name given, by name; dormant ones last, the oldest first (requirement 5). */
+  /** Every name given, by name; dormant ones last, the oldest first. */
   readonly #owned = new Map<string, Owned>();
 
   constructor(reserved: Iterable<string>) {
@@ -124,7 +124,7 @@ export class McpToolNames {
     }
     const named = new Map<string, McpSourceTool>();
     const unnamed: McpSourceTool[] = [];
-    // First what each session holds, or takes back as the tab it was (requirement 3).
+    // First what each session holds, or takes back as the tab it was.
     for (const entry of ordered) {
       const session = who.get(entry.sessionId) as McpNamingSession;
       const names = this.#namesOf(entry.sessionId);
@@ -145,7 +145,7 @@ export class McpToolNames {
       if (name === undefined) unnamed.push(entry);
       else named.set(name, entry);
     }
-    // Then new names, in the same order (requirement 2).
+    // Then new names, in the same order.
     for (const entry of unnamed) {
       const session = who.get(entry.sessionId) as McpNamingSession;
       const name = this.#pick(entry, session.connectedFrom);
@@ -156,13 +156,13 @@ export class McpToolNames {
     return new Map([...named].sort(([a], [b]) => compare(a, b)));
   }
 
-  /** The name `toolId` of `sessionId` was given while listed, while it is kept (requirement 3). */
+  /** The name `toolId` of `sessionId` was given while listed, while it is kept. */
   given(sessionId: string, toolId: string): string | undefined {
     return this.#given.get(sessionId)?.get(toolId);
   }
 
   /**
-   * The origin that owns `name` while no open session holds it (requirement 3); undefined when
+   * The origin that owns `name` while no open session holds it; undefined when
    * the name is held, or was never given.
    */
   dormant(name: string): { origin: string | null } | undefined {
@@ -202,7 +202,7 @@ export class McpToolNames {
     this.#owned.set(name, { ...owned, sessionId: null });
   }
 
-  /** A name no one holds, nor another origin owns, for `entry` (requirements 2 and 3). */
+  /** A name no one holds, nor another origin owns, for `entry`. */
   #pick(entry: McpSourceTool, origin: string | null): string {
     const free = (name: string) => {
       if (this.#reserved.has(name)) return false;
@@ -225,7 +225,7 @@ export class McpToolNames {
     }
   }
 
-  /** Requirement 5: the unlisted names of a session that hoards them go dormant; an origin's
+  /** The unlisted names of a session that hoards them go dormant; an origin's
    * oldest dormant names past the bound are forgotten. */
   #trim(entries: readonly McpSourceTool[]): void {
     const listed = new Map<string, Set<string>>();
@@ -261,7 +261,7 @@ function tabKey(origin: string | null, key: string, toolId: string): string {
 }
 
 /**
- * The withheld tool a call by MCP `name` means (requirement 6), looked for among `withheld` in
+ * The withheld tool a call by MCP `name` means, looked for among `withheld` in
  * this order: the one `name` was given while it was listed (`given`, McpToolNames.given); one
  * whose plain name `name` is; one whose name with its tab's label `name` is
  * (`demo_echo__ab12cd34`, as a second tab's tool of that id is named). The first found wins.

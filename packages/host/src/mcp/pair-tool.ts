@@ -1,5 +1,5 @@
 /**
- * `toolwire_pair`: the MCP tool that pairs a page from inside an MCP client (issue 15 item 4).
+ * `toolwire_pair`: the MCP tool that pairs a page from inside an MCP client.
  * A client that launches `toolwire mcp` hides its stderr, so the pairing link cannot be a log
  * line: the model (or the person, in clients that let them call tools) asks for one, and the
  * person opens it.
@@ -67,7 +67,7 @@ export const PAIR_TOOL = {
   },
 } as const;
 
-/** What a `toolwire_pair` call asks for, or the error that refuses it (requirement 2). */
+/** What a `toolwire_pair` call asks for, or the error that refuses it. */
 export function pairTarget(args: unknown): McpPairTarget | ToolProtocolError {
   const { page, extension } = (args ?? {}) as { page?: unknown; extension?: unknown };
   if (extension !== undefined && page === undefined) {

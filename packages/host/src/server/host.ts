@@ -547,7 +547,7 @@ export class Host extends Emitter<HostEvents> {
           (info.page.title ? ` "${info.page.title}"` : ''),
       );
       if (!info.key) return;
-      // Requirement 4: the same page again while its old socket still looks open.
+      // The same page again while its old socket still looks open.
       for (const other of this.#sessions.values()) {
         if (other !== session && other.info?.key === info.key) {
           this.#log(`session ${other.id.slice(0, 8)} replaced by ${tag}`);

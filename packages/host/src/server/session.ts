@@ -263,7 +263,7 @@ export class HostSession extends Emitter<SessionEvents> {
     return this.catalog.list();
   }
 
-  /** True when the grant covers `policy`: this host calls such a tool (requirement 3). */
+  /** True when the grant covers `policy`: this host calls such a tool. */
   grants(policy: ToolPolicy): boolean {
     return POLICY_RANK[policy] <= POLICY_RANK[this.grant];
   }
@@ -316,7 +316,7 @@ export class HostSession extends Emitter<SessionEvents> {
     (await this.#expect('tool.query', payload, {})) as CatalogPayload;
 
   /**
-   * Calls one tool (requirements 3, 4 and 6). Resolves the `tool.result` payload; rejects with a
+   * Calls one tool. Resolves the `tool.result` payload; rejects with a
    * ToolProtocolError carrying the page's code, or a local one.
    */
   async call(
@@ -407,7 +407,7 @@ export class HostSession extends Emitter<SessionEvents> {
     control: ToolRequestOptions,
     toolIds: string | readonly string[],
   ): Promise<unknown> {
-    // Sent twice, only a tool that reads does nothing twice (requirement 6).
+    // Sent twice, only a tool that reads does nothing twice.
     if (!this.#allRead(toolIds)) control.idempotent = false;
     this.stats.requests++;
     const response = await this.#core.send(

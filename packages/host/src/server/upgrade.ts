@@ -10,7 +10,7 @@
  *    (`?pair=`, `?credential=`) are refused the same way, saying the page's toolwire is too old;
  * 3. otherwise the host's page token (`?token=`, with an optional `&nonce=`): missing or wrong ->
  *    401;
- * 4. an `Origin` outside the allow-list -> 403. Default deny (issue 7): an empty list refuses
+ * 4. an `Origin` outside the allow-list -> 403. Default deny: an empty list refuses
  *    every origin. A request without `Origin` is refused too: browsers always send it, so only
  *    non-browser clients lack it, and a list says which pages may connect. The explicit entry
  *    `'*'` accepts any origin, or none (the token still applies).

@@ -1,6 +1,6 @@
 /**
  * Text a page controls (tool ids, titles, URLs, descriptions, results, error messages), made safe
- * to print to a terminal or a log (issue 13 part 6).
+ * to print to a terminal or a log.
  *
  * - Every character a terminal may act on becomes a visible escape: C0 controls and DEL as
  *   `\x1b`, C1 controls (U+0080-U+009F: U+009B is CSI on some terminals), bidi overrides and

@@ -1,5 +1,5 @@
 /**
- * Filling a form from a tool call's input, the way a user would (issue 9 "Execution"):
+ * Filling a form from a tool call's input, the way a user would:
  *
  * 1. The whole input is checked first and nothing is filled when a value does not fit its
  *    control (Chromium 156 does the same: "Invalid value ... for parameter"): a JSON type

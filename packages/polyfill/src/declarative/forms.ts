@@ -1,5 +1,5 @@
 /**
- * Declarative tools (issue 9; webmachinelearning/webmcp declarative-api-explainer.md): every
+ * Declarative tools (webmachinelearning/webmcp declarative-api-explainer.md): every
  * `<form toolname tooldescription>` of the document, open shadow roots included, becomes a tool
  * in the shared registry. This is the lazily loaded chunk `polyfill-declarative`; the core's
  * gate (gate.ts) loads it only once such a form exists.

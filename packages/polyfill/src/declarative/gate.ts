@@ -1,5 +1,5 @@
 /**
- * The core's part of declarative tools (issue 9): decides whether the page needs the
+ * The core's part of declarative tools: decides whether the page needs the
  * `polyfill-declarative` chunk at all, and loads it when it does. It costs a page without tool
  * forms one MutationObserver that looks at added elements only.
  *

@@ -1,5 +1,5 @@
 /**
- * Input schema synthesis for a `<form toolname>` (issue 9; the explainer's "Input schema
+ * Input schema synthesis for a `<form toolname>` (the explainer's "Input schema
  * synthesis" is a TODO, so the shapes follow what Chromium 156 emits where that is sound):
  *
  * 1. One property per named, enabled control, in tree order; the first control of a name wins.

@@ -1,5 +1,5 @@
 /**
- * The frames bridge's message vocabulary (issue 5). Window messages carry only the handshake;
+ * The frames bridge's message vocabulary. Window messages carry only the handshake;
  * everything after it travels on the MessagePort the parent hands over, which no other frame
  * can reach. Every message is checked for shape before anything reads it: frames are hostile
  * until proven otherwise.

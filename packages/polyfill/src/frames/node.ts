@@ -1,5 +1,5 @@
 /**
- * The frames bridge (issue 5): one FrameNode per document links it to its parent and its
+ * The frames bridge: one FrameNode per document links it to its parent and its
  * children over MessageChannels, so the registry spans the frame tree. This is the lazily
  * loaded chunk `polyfill-frames`; gate.ts is the core's part.
  *

@@ -84,7 +84,7 @@ export function ownScriptAttribute(name: string): string | null {
 }
 
 /**
- * A lazy chunk that did not load (issue 15): the file is missing beside the script, or the
+ * A lazy chunk that did not load: the file is missing beside the script, or the
  * network refused it. Logged once per attempt with the fix, and the call that needed the chunk
  * rejects with it rather than waiting.
  */

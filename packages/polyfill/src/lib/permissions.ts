@@ -2,7 +2,7 @@
  * Is this document allowed to use the `tools` feature (permissions policy, default 'self')?
  * Read once per document (docs/performance.md: the peer looked it up on every call at 3.5 us each).
  * Browsers that do not know the feature report false for it, so it is trusted only when the
- * policy API lists it. Frames (issue 5) add the parent's vouching for cross-origin children.
+ * policy API lists it. Frames add the parent's vouching for cross-origin children.
  */
 interface PolicyApi {
   allowsFeature(feature: string): boolean;

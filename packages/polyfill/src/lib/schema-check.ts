@@ -44,8 +44,8 @@ const NUMBER_KEYS = [
 ] as const;
 
 /**
- * Where the walk is: the label and the keys below it, escaped only when a check fails (issue 16
- * item 5: building every path eagerly was a large share of a cold registration).
+ * Where the walk is: the label and the keys below it, escaped only when a check fails (building
+ * every path eagerly was a large share of a cold registration).
  */
 type Trail = string[];
 
@@ -100,7 +100,7 @@ function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** Checks a subschema one or two keys below the trail (no rest array per call: issue 16 item 5). */
+/** Checks a subschema one or two keys below the trail (no rest array per call). */
 function checkSub(schema: unknown, trail: Trail, key: string, name?: string): void {
   trail.push(key);
   if (name === undefined) checkSchema(schema, trail);

@@ -1,6 +1,6 @@
 /**
  * ajv's words for a failing keyword, for the @cfworker/json-schema engine (cfworker.ts): a check
- * reports the same `{path, reason, schemaPath}` whichever engine ran it (issue 16, item 2: the
+ * reports the same `{path, reason, schemaPath}` whichever engine ran it (the
  * light page checks with cfworker first, and ajv may take over mid-session).
  */
 

@@ -1,5 +1,5 @@
 /**
- * Schema validation for callTool, loaded on first use (issue 4: "the core stays small").
+ * Schema validation for callTool, loaded on first use.
  *
  * Two engines, each a lazily loaded chunk: @cfworker/json-schema interprets a schema (7.5 KB
  * gzipped, one file); ajv (JSON Schema 2020-12 + formats) compiles it to code with
@@ -7,7 +7,7 @@
  * but 20-86x ajv's time per check at 100 B (3-7.5 us against 0.07-0.25 us) and 270-900x at 10 KiB
  * (0.3-0.9 ms against 0.6-2.5 us); compiling a schema costs ajv 2-10 ms, cfworker 0.3-0.5 ms.
  *
- * The rule (issue 16, item 2, "a light page"): cfworker checks first, so a page's first call
+ * The rule: cfworker checks first, so a page's first call
  * fetches 8 KB, not 45. ajv takes over where the page allows eval (`canEval`, false under a CSP
  * without 'unsafe-eval') and either
  * - the checks have cost the page AJV_AFTER_MS in all (ajv is then fetched in the background and

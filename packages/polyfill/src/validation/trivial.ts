@@ -1,5 +1,5 @@
 /**
- * Schemas that need no validator (issue 16, item 2: "a light page"). Loading an engine costs a
+ * Schemas that need no validator. Loading an engine costs a
  * page 8 KB gzipped (cfworker, the first) to 45 KB (ajv), so a schema that every input
  * satisfies, or every object, is checked here.
  *

@@ -195,7 +195,7 @@ export class HostSessionCore {
   }
 
   /**
-   * Sends a `tool.call` or `tool.batch` under its deadline (requirement 3). `payload` is the
+   * Sends a `tool.call` or `tool.batch` under its deadline. `payload` is the
    * request's own object: it gains `timeoutMs`, and `progress: true` with `onProgress`.
    */
   send(

@@ -247,7 +247,7 @@ export function readWelcome(value: unknown): SessionWelcomePayload | undefined {
     welcome.hostId = payload.hostId.slice(0, 128);
   }
   // Anything but a boolean is no word at all: the field is an extension, so a host that sends
-  // garbage there still gets its welcome read (requirement 2).
+  // garbage there still gets its welcome read.
   if (typeof payload.compressPayloads === 'boolean') {
     welcome.compressPayloads = payload.compressPayloads;
   }

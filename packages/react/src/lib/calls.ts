@@ -1,7 +1,7 @@
 /**
- * The calls a mounted useTool is running, so that unmounting can abort them (issue 15, item 6).
+ * The calls a mounted useTool is running, so that unmounting can abort them.
  * The registry does not cancel a running execution when its tool is unregistered (polyfill
- * registry.ts, requirement 4), so the hook does: each call's promise rejects at once with an
+ * registry.ts), so the hook does: each call's promise rejects at once with an
  * AbortError, and the `signal` the tool's `execute` received aborts with the same reason.
  */
 import type { ToolExecuteContext } from '@toolwire/polyfill';
