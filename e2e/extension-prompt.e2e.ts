@@ -1,6 +1,7 @@
+import { createHmac } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
 import { WebSocket as NodeWebSocket } from 'ws';
-import { pairingPhrase } from '../packages/protocol/src/index.js';
+import { createNonce, pairingPhrase, secretId } from '../packages/protocol/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { HostProcess, toolwire } from './support/cli.js';
 import type { ExtensionBrowser } from './support/extension.js';
@@ -130,6 +131,9 @@ test('a new valid address replaces the connection once welcomed; the old session
   expect(await search(env)).toMatchObject({ query: 'a' });
 });
 
+const nodeHmac = (key: string, message: string): Uint8Array =>
+  new Uint8Array(createHmac('sha256', key).update(message).digest());
+
 for (const kind of ['spent', 'foreign'] as const) {
   test(`a refused new address (${kind} code) keeps the old session serving and the pairing kept`, async () => {
     const { browser: current, env, page, panel } = await start();
@@ -146,7 +150,13 @@ for (const kind of ['spent', 'foreign'] as const) {
       bad = (await pairAddress(env, current.extensionId)).address;
       // Spent by a socket of the extension's origin: the code itself was good.
       const welcomed = await new Promise<boolean>((resolve) => {
-        const socket = new NodeWebSocket(bad, {
+        // Named by its id, as every client of this host names a code.
+        const spent = new URL(bad);
+        const code = spent.searchParams.get('pair') as string;
+        spent.searchParams.delete('pair');
+        spent.searchParams.set('pair-id', secretId(nodeHmac, code));
+        spent.searchParams.set('nonce', createNonce());
+        const socket = new NodeWebSocket(spent.toString(), {
           origin: `chrome-extension://${current.extensionId}`,
         });
         socket.on('message', (data) => {
