@@ -238,34 +238,45 @@ const LOCK_STALE_MS = 30_000;
 /** How often a waiting claim looks at the lock again. */
 const LOCK_RETRY_MS = 25;
 
+/**
+ * One attempt at the lock file `lock` (created with O_EXCL, holding this pid): `taken`, `held`
+ * by another process, or `again` at once (it went meanwhile, or was older than `staleMs`, left
+ * by a process that died holding it, and is removed). Throws StateFileError (`what`, the one
+ * line) when it cannot be made for another reason.
+ */
+export function tryLock(lock: string, staleMs: number, what: string): 'taken' | 'held' | 'again' {
+  try {
+    const fd = openSync(lock, 'wx', 0o600);
+    try {
+      writeSync(fd, `${process.pid}\n`);
+    } finally {
+      closeSync(fd);
+    }
+    return 'taken';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      throw new StateFileError(`cannot lock ${what}: ${errnoText(error)}`);
+    }
+  }
+  let age: number;
+  try {
+    age = Date.now() - lstatSync(lock).mtimeMs;
+  } catch {
+    return 'again'; // gone meanwhile
+  }
+  if (age <= staleMs) return 'held';
+  rmSync(lock, { force: true });
+  return 'again';
+}
+
 /** Holds `PATH.lock` (created with O_EXCL) while `work` runs. */
 async function withLock<T>(path: string, work: () => Promise<T>): Promise<T> {
   const lock = `${path}.lock`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
-    try {
-      const fd = openSync(lock, 'wx', 0o600);
-      try {
-        writeSync(fd, `${process.pid}\n`);
-      } finally {
-        closeSync(fd);
-      }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-        throw new StateFileError(`cannot lock the state file ${path}: ${errnoText(error)}`);
-      }
-    }
-    let age: number | undefined;
-    try {
-      age = Date.now() - lstatSync(lock).mtimeMs;
-    } catch {
-      continue; // gone meanwhile: try again
-    }
-    if (age > LOCK_STALE_MS) {
-      rmSync(lock, { force: true });
-      continue;
-    }
+    const state = tryLock(lock, LOCK_STALE_MS, `the state file ${path}`);
+    if (state === 'taken') break;
+    if (state === 'again') continue;
     if (Date.now() > deadline) {
       throw new StateFileError(
         `another toolwire host is claiming the state file ${path} (its lock ${lock} is held)`,

@@ -20,7 +20,7 @@
  *    contents serve meanwhile.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, lstatSync, openSync, rmSync, writeSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { isPlainObject } from '@toolwire/protocol';
@@ -28,6 +28,7 @@ import {
   checkOwnDirectory,
   readPrivateFile,
   StateFileError,
+  tryLock,
   writePrivateFile,
 } from '../control/state-file.js';
 import { errnoText } from '../shared/errors.js';
@@ -281,29 +282,9 @@ export class FilePairingStore implements PairingStore {
     const lock = `${this.path}.lock`;
     const deadline = Date.now() + LOCK_WAIT_MS;
     for (;;) {
-      try {
-        const fd = openSync(lock, 'wx', 0o600);
-        try {
-          writeSync(fd, `${process.pid}\n`);
-        } finally {
-          closeSync(fd);
-        }
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new StateFileError(`cannot lock ${FILE} ${this.path}: ${errnoText(error)}`);
-        }
-      }
-      let age: number | undefined;
-      try {
-        age = Date.now() - lstatSync(lock).mtimeMs;
-      } catch {
-        continue; // gone meanwhile: try again
-      }
-      if (age > LOCK_STALE_MS) {
-        rmSync(lock, { force: true });
-        continue;
-      }
+      const state = tryLock(lock, LOCK_STALE_MS, `${FILE} ${this.path}`);
+      if (state === 'taken') return;
+      if (state === 'again') continue;
       if (Date.now() > deadline) {
         throw new StateFileError(`${FILE} ${this.path} is locked by another writer (${lock})`);
       }
