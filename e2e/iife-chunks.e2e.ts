@@ -87,6 +87,14 @@ test.beforeAll(async () => {
       .filter((file) => file !== 'polyfill-ui-builtins.js')
       .map((file) => [join(dist('endpoint'), file), file]),
   );
+  // The same without the chunk a schema failure's details and wording come in.
+  folder(
+    'endpoint-no-schema-failure',
+    { 'index.html': page('endpoint.iife.js') },
+    [...endpointChunks, 'endpoint.iife.js']
+      .filter((file) => file !== 'polyfill-schema-failure.js')
+      .map((file) => [join(dist('endpoint'), file), file]),
+  );
   server = await serveFolder(root);
 });
 
@@ -389,6 +397,58 @@ test('endpoint.iife.js without the built-ins chunk: the ui.* tools are listed, a
     await expect
       .poll(() => errors.some((text) => text.includes('cannot load polyfill-ui-builtins.js')))
       .toBe(true);
+  } finally {
+    await host.close();
+  }
+});
+
+test("endpoint.iife.js fetches a schema failure's wording on the first failure; without it, the same code, plainly", async ({
+  page,
+}) => {
+  const host = await createHost({ origins: [server.origin], maxToolPolicy: 'write' });
+  /** Registers a tool whose `n` must be an integer >= 1, and calls it with 0. */
+  const refuse = async (session: Awaited<ReturnType<typeof browserSession>>) => {
+    await page.evaluate(() =>
+      (window as any).toolManager.register({
+        name: 'strict',
+        naturalLanguageProperties: { description: 'Wants n >= 1.' },
+        inputSchema: {
+          type: 'object',
+          properties: { n: { type: 'integer', minimum: 1 } },
+          required: ['n'],
+        },
+        execute: ({ n }: { n: number }) => n + 1,
+      }),
+    );
+    await expect.poll(async () => session.tools().map((tool) => tool.id)).toContain('strict');
+    expect((await session.call('strict', { n: 2 })).result).toBe(3);
+    return session.call('strict', { n: 0 }).then(
+      () => undefined,
+      (error) => ({ code: error.code, message: error.message, details: error.details }),
+    );
+  };
+  try {
+    // The honest path first: the chunk beside the script is fetched on the first failure only.
+    const before = server.requested.length;
+    const fetched = () =>
+      server.requested.slice(before).filter((path) => path.endsWith('/polyfill-schema-failure.js'));
+    const split = await browserSession(page, host, 'endpoint-split');
+    const worded = await refuse(split);
+    expect(worded).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      message: '`n` must be an integer >= 1',
+      details: [expect.objectContaining({ path: '$.n', keyword: 'minimum' })],
+    });
+    expect(fetched()).toEqual(['/endpoint-split/polyfill-schema-failure.js']);
+    await page.goto('about:blank');
+
+    const alone = await browserSession(page, host, 'endpoint-no-schema-failure');
+    const plain = await refuse(alone);
+    expect(plain).toMatchObject({
+      code: 'tool_arguments_schema_invalid',
+      message: 'The arguments of "strict" do not match its argumentsSchema.',
+    });
+    expect(plain?.details ?? null).toBeNull();
   } finally {
     await host.close();
   }

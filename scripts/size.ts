@@ -91,6 +91,10 @@ export const ENDPOINT_CHUNKS = [
     part: 'HMAC for the handshake without crypto.subtle (a page that is not a secure context)',
     entry: 'polyfill-hmac.js',
   },
+  {
+    part: "a schema failure's details and wording (the first call that fails its schema)",
+    entry: 'polyfill-schema-failure.js',
+  },
 ] as const;
 
 export interface PageBytes {

@@ -5,7 +5,7 @@
  *   the globals and exposes window.toolwire.connect; its lazy parts are the polyfill's chunks
  *   (validator engines, lowering...), copied beside it, and the endpoint's own (src/chunks.ts:
  *   `polyfill-ui-builtins.js`, `polyfill-pairing.js`, `polyfill-deflate.js`,
- *   `polyfill-hmac.js`), all fetched by
+ *   `polyfill-hmac.js`, `polyfill-schema-failure.js`), all fetched by
  *   URL on first use;
  * - dist/endpoint.standalone.iife.js: the same with every chunk inlined, one file to copy (and
  *   what CDNs serve for the bare package URL, which is not the file's directory).
@@ -41,6 +41,9 @@ await buildLazyChunks(
     'polyfill-pairing': `${root}src/pairing-flow.ts`,
     'polyfill-deflate': fileURLToPath(new URL('../../protocol/src/deflate.ts', import.meta.url)),
     'polyfill-hmac': `${root}src/hmac-fallback.ts`,
+    'polyfill-schema-failure': fileURLToPath(
+      new URL('../../protocol/src/schema-failure.ts', import.meta.url),
+    ),
   },
   'polyfill-shared-endpoint-[hash].js',
 );

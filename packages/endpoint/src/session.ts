@@ -7,6 +7,7 @@
  * with backoff, and the catalog push.
  */
 import { install } from '@toolwire/polyfill';
+import { loadSchemaFailure } from '@toolwire/polyfill/wire';
 import type {
   BridgeTool,
   GuardReport,
@@ -141,6 +142,8 @@ export class Session extends EventTarget {
       compress: () => (this.#core?.welcome?.compressPayloads === false ? false : gzipAsync),
       // fflate, fetched only for a compressed request (or a gzip without CompressionStream).
       loadDeflate,
+      // A schema failure's details and wording, fetched the first time a call fails its schema.
+      loadSchemaFailure,
       limits: {
         maxInflatedBytes: Math.min(
           options.limits?.maxInflatedBytes ?? maxMessageBytes,

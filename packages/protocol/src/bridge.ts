@@ -30,6 +30,8 @@ import { resolveGuard } from './guard.js';
 import { DEFAULT_MAX_DEPTH, FRAME_DEPTH_ALLOWANCE } from './json.js';
 import type { ToolPolicy } from './messages.js';
 import { DEFAULT_CALL_TIMEOUT_MS } from './messages.js';
+import type { SchemaFailureModule } from './schema-failure-load.js';
+import { importSchemaFailure } from './schema-failure-load.js';
 import type { ValidatorProvider } from './validator.js';
 
 export type { EvidenceProvider } from './call.js';
@@ -76,6 +78,13 @@ export interface ToolBridgeOptions {
    * URL passes its own.
    */
   loadDeflate?: () => Promise<DeflateModule>;
+  /**
+   * Loads schema-failure.ts (a schema failure's `details` and worded message), the first time a
+   * call fails its schema. Default: this package's own module, by import(). A page script that
+   * fetches its chunks by URL passes its own; when it cannot load, the call fails with the same
+   * code, a plainer message and no `details`.
+   */
+  loadSchemaFailure?: () => Promise<SchemaFailureModule>;
   /** Told about tool definitions left out of the catalog (invalid, duplicate). Default: console.warn. */
   onToolError?: (error: Error) => void;
 }
@@ -163,6 +172,7 @@ export function createToolBridge(options: ToolBridgeOptions): ToolBridge {
       maxDepth,
       grant: options.grant,
       deadlines,
+      loadSchemaFailure: options.loadSchemaFailure ?? importSchemaFailure,
     }),
     frameLimits: { maxInflatedBytes: options.limits?.maxInflatedBytes, maxDepth: frameDepth },
     write: { maxDepth: frameDepth },

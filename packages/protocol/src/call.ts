@@ -36,8 +36,9 @@ import type {
 } from './messages.js';
 import { isPlainObject } from './messages.js';
 import { isToolFailureOutcome, isToolResultOutcome } from './outcome.js';
+import type { SchemaFailureModule } from './schema-failure-load.js';
+import { loadedSchemaFailure } from './schema-failure-load.js';
 import type { Validate, ValidatorProvider } from './validator.js';
-import { schemaFailure } from './validator.js';
 
 /** Maps an `after.include` name to the built-in tool that captures it. */
 export interface EvidenceProvider {
@@ -79,6 +80,8 @@ export interface PipelineOptions {
   /** The paired host's grant, read at every call. */
   grant: (() => ToolPolicy | undefined) | undefined;
   deadlines: Deadlines;
+  /** Loads schema-failure.ts (the bridge's `loadSchemaFailure`). */
+  loadSchemaFailure: () => Promise<SchemaFailureModule>;
 }
 
 export type CallPipeline = (
@@ -90,7 +93,7 @@ export type CallPipeline = (
 ) => Promise<CallOutcome>;
 
 export function createCallPipeline(options: PipelineOptions): CallPipeline {
-  const { validator, evidence, maxDepth, grant: readGrant, deadlines } = options;
+  const { validator, evidence, maxDepth, grant: readGrant, deadlines, loadSchemaFailure } = options;
 
   // Compiled validators by schema object: a definition's schemas are the same objects call
   // after call, so most calls skip the provider (and its awaits) entirely.
@@ -219,7 +222,13 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
       if (!argsCheck.valid) {
         return failure(
           toolId,
-          schemaFailure('arguments', toolId, argsCheck.errors, definition.argumentsSchema),
+          await loadedSchemaFailure(
+            loadSchemaFailure,
+            'arguments',
+            toolId,
+            argsCheck.errors,
+            definition.argumentsSchema,
+          ),
         );
       }
     }
@@ -266,7 +275,13 @@ export function createCallPipeline(options: PipelineOptions): CallPipeline {
       if (!resultCheck.valid) {
         return failure(
           toolId,
-          schemaFailure('result', toolId, resultCheck.errors, definition.resultSchema),
+          await loadedSchemaFailure(
+            loadSchemaFailure,
+            'result',
+            toolId,
+            resultCheck.errors,
+            definition.resultSchema,
+          ),
         );
       }
     }

@@ -226,14 +226,18 @@ export function decodePayloadWithInfo(
   payload: unknown,
   limits: DecodeOptions = {},
 ): DecodedPayload {
-  return decodeWith(payload, limits, limits.inflate ?? inflateToText);
+  return decodeWith(payload, limits, limits.inflate ?? inflateToText, decodeBase64);
 }
 
-/** decodePayloadWithInfo with the gunzip step given (fflate loaded by the caller, or another). */
+/**
+ * decodePayloadWithInfo with the gunzip and base64 steps given (loaded by the caller with fflate,
+ * or another); neither is called for a payload that is not in the gzip encoding.
+ */
 export function decodeWith(
   payload: unknown,
   limits: CodecLimits,
   inflate: InflateText,
+  decode: (text: string) => Uint8Array | undefined,
 ): DecodedPayload {
   if (!isEncodedPayloadWrapper(payload)) {
     return { payload, encoded: false, originalByteCount: null, compressedByteCount: null };
@@ -256,7 +260,7 @@ export function decodeWith(
   if (typeof wrapper.originalByteCount === 'number' && wrapper.originalByteCount > maxBytes) {
     throw payloadTooLarge(maxBytes);
   }
-  const compressed = decodeBase64(wrapper.data);
+  const compressed = decode(wrapper.data);
   if (!compressed) {
     throw new ToolProtocolError(
       'tool_payload_decode_failed',

@@ -263,15 +263,18 @@ async function decodeRequestPayload(
   loadDeflate: () => Promise<DeflateModule>,
 ): Promise<unknown> {
   let inflate: InflateText = noInflate;
+  let decode: (text: string) => Uint8Array | undefined = noInflate;
   if ((payload as { $ansightEncoding?: unknown } | null)?.$ansightEncoding === PAYLOAD_ENCODING) {
-    const { Gunzip } = await loadDeflate();
+    // The base64 decoder comes with fflate: only a gzipped payload needs either.
+    const { Gunzip, decodeBase64 } = await loadDeflate();
     inflate = (compressed, maxBytes) => inflateTextWith(Gunzip, compressed, maxBytes);
+    decode = decodeBase64;
   }
-  return decodeWith(payload, limits, inflate).payload;
+  return decodeWith(payload, limits, inflate, decode).payload;
 }
 
-/** Never called: decodeWith inflates only a payload in the gzip encoding. */
-function noInflate(): string {
+/** Never called: decodeWith decodes and inflates only a payload in the gzip encoding. */
+function noInflate(): never {
   throw new Error('no gunzip for this payload');
 }
 

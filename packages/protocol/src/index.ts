@@ -64,6 +64,9 @@ export { toolFailure, toolResult } from './outcome.js';
 export { pairingPhrase } from './pairing-phrase.js';
 export { normalizeSearch } from './query.js';
 export { computeRevision } from './revision.js';
+export { schemaFailure } from './schema-failure.js';
+export type { SchemaFailureModule } from './schema-failure-load.js';
+export { importSchemaFailure, plainSchemaFailure } from './schema-failure-load.js';
 export { SESSION_CLOSE } from './session/close.js';
 export type { HeartbeatOptions } from './session/heartbeat.js';
 export { Heartbeat } from './session/heartbeat.js';
@@ -94,4 +97,3 @@ export type {
   ValidationResult,
   ValidatorProvider,
 } from './validator.js';
-export { schemaFailure } from './validator.js';

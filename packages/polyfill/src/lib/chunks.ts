@@ -24,7 +24,7 @@ declare global {
 }
 
 /**
- * The chunks scripts/build.ts writes beside the IIFE, as `polyfill-<name>.js`; the last four
+ * The chunks scripts/build.ts writes beside the IIFE, as `polyfill-<name>.js`; the last five
  * are the endpoint's own (packages/endpoint/src/chunks.ts), written beside `endpoint.iife.js`
  * under the same pattern, so a page serves one set of files.
  */
@@ -38,7 +38,8 @@ export type ChunkName =
   | 'ui-builtins'
   | 'pairing'
   | 'deflate'
-  | 'hmac';
+  | 'hmac'
+  | 'schema-failure';
 
 /**
  * The script element running this IIFE, captured while it is being evaluated (currentScript is

@@ -9,7 +9,8 @@
  *   what that means); no inputSchema means `{type: "object"}`, no outputSchema `{}`.
  * - `origin` and the hints MCP clients read (toolwire extensions of the definition).
  * - A tool the polyfill validates itself (where it runs) is not checked again by the bridge.
- * - A failure becomes the wire's error through `wireFailure`, with the call's signal reason as
+ * - A failure becomes the wire's error through `wireFailure` (its schema failures said by
+ *   schema-failure, loaded on the first), with the call's signal reason as
  *   its cause once that signal has aborted. What `run` resolves to goes out as it is (a
  *   `toolFailure(...)` outcome included: a failure already coded, such as a tab's).
  */
@@ -21,7 +22,8 @@ import type {
   ToolPolicy,
 } from '@toolwire/protocol';
 import { toolFailure, toolHints } from '@toolwire/protocol';
-import { wireFailure } from './failure.js';
+import { wireFailureLoading } from './failure.js';
+import { loadSchemaFailure } from './schema-failure.js';
 
 /** A page tool as a reader found it: what its wire entry is made of. */
 export interface PageToolEntry {
@@ -89,14 +91,17 @@ export function toBridgeTool(
     execute(args, context) {
       const fail = (error: unknown) => {
         const { signal } = context;
-        return toolFailure(
-          wireFailure(error, {
+        const failed = wireFailureLoading(
+          error,
+          {
             toolId: id,
             policy,
             cause: signal.aborted ? signal.reason : undefined,
             schemas: { input: tool.inputSchema, output: tool.outputSchema },
-          }),
+          },
+          loadSchemaFailure,
         );
+        return 'code' in failed ? toolFailure(failed) : failed.then(toolFailure);
       };
       let running: PromiseLike<unknown>;
       try {

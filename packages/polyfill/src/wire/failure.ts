@@ -15,8 +15,14 @@
  * 4. the DOMException's `name`, for errors no toolwire raised (a browser's own WebMCP, another
  *    polyfill): see NAMES.
  */
-import type { JsonValue, ToolPolicy, ValidationIssue } from '@toolwire/protocol';
-import { defaultRetryable, schemaFailure } from '@toolwire/protocol';
+import type {
+  ErrorPayload,
+  JsonValue,
+  SchemaFailureModule,
+  ToolPolicy,
+  ValidationIssue,
+} from '@toolwire/protocol';
+import { defaultRetryable, plainSchemaFailure, schemaFailure } from '@toolwire/protocol';
 
 /** What the caller knows of the call that failed. */
 export interface WireFailureContext {
@@ -70,6 +76,66 @@ const NAMES: Readonly<Record<string, string>> = {
 
 /** The wire's error for what a page-tool call rejected with. Never throws. */
 export function wireFailure(error: unknown, context: WireFailureContext): WireFailure {
+  const mapped = guarded(error, context);
+  return 'issues' in mapped ? worded(mapped, schemaFailure) : mapped;
+}
+
+/**
+ * `wireFailure` for a page script, which loads a schema failure's `details` and message
+ * (`@toolwire/protocol`'s schema-failure.ts) the first time a call fails its schema: a promise
+ * then, settled with what `wireFailure` says; when the module cannot be loaded, the same code,
+ * a plainer message and no `details`. Never rejects.
+ */
+export function wireFailureLoading(
+  error: unknown,
+  context: WireFailureContext,
+  load: () => Promise<SchemaFailureModule>,
+): WireFailure | Promise<WireFailure> {
+  const mapped = guarded(error, context);
+  if (!('issues' in mapped)) return mapped;
+  return load().then(
+    (module) => worded(mapped, module.schemaFailure),
+    () => worded(mapped, (which, toolId) => plainSchemaFailure(which, toolId)),
+  );
+}
+
+/** A schema's verdict (or arguments that cannot be read), before it is said. */
+interface Unworded {
+  kind: 'tool_arguments_schema_invalid' | 'tool_result_schema_invalid' | 'tool_arguments_invalid';
+  toolId: string;
+  issues: ValidationIssue[];
+  schema: unknown;
+}
+
+/** The verdict as the wire's error, through `say` (`schemaFailure`, or its plain stand-in). */
+function worded(
+  { kind, toolId, issues, schema }: Unworded,
+  say: (
+    which: 'arguments' | 'result',
+    toolId: string,
+    issues: readonly ValidationIssue[],
+    schema?: unknown,
+  ) => ErrorPayload,
+): WireFailure {
+  const said = say(
+    kind === 'tool_result_schema_invalid' ? 'result' : 'arguments',
+    toolId,
+    issues,
+    schema,
+  );
+  const details = said.details ?? null;
+  if (kind !== 'tool_arguments_invalid') return failure(said.code, said.message, false, details);
+  // The issues as the wire words them (`$`-rooted paths), under this code.
+  const first = (details as { path: string; message: string }[] | null)?.[0];
+  return failure(
+    kind,
+    `The call arguments cannot be read${first ? `: ${first.path} ${first.message}` : '.'}`,
+    false,
+    details,
+  );
+}
+
+function guarded(error: unknown, context: WireFailureContext): WireFailure | Unworded {
   try {
     return map(error, context);
   } catch {
@@ -82,7 +148,7 @@ export function wireFailure(error: unknown, context: WireFailureContext): WireFa
   }
 }
 
-function map(error: unknown, context: WireFailureContext): WireFailure {
+function map(error: unknown, context: WireFailureContext): WireFailure | Unworded {
   const { toolId, policy, cause } = context;
   const name = text(read(error, 'name'));
   const message = messageOf(error);
@@ -106,30 +172,20 @@ function map(error: unknown, context: WireFailureContext): WireFailure {
     case 'tool_result_schema_invalid': {
       const issues = issuesOf(error);
       if (issues.length === 0) return coded(kind, message, error, policy);
-      const {
-        code: wireCode,
-        message: said,
-        details,
-      } = schemaFailure(
-        kind === 'tool_arguments_schema_invalid' ? 'arguments' : 'result',
+      return {
+        kind,
         toolId,
         issues,
-        kind === 'tool_arguments_schema_invalid' ? context.schemas?.input : context.schemas?.output,
-      );
-      return failure(wireCode, said, false, details);
+        schema:
+          kind === 'tool_arguments_schema_invalid'
+            ? context.schemas?.input
+            : context.schemas?.output,
+      };
     }
     case 'tool_arguments_invalid': {
       const issues = issuesOf(error);
       if (issues.length === 0) return coded(kind, message, error, policy);
-      // The issues as the wire words them (`$`-rooted paths), under this code.
-      const { details } = schemaFailure('arguments', toolId, issues);
-      const first = (details as { path: string; message: string }[])[0];
-      return failure(
-        kind,
-        `The call arguments cannot be read: ${first?.path} ${first?.message}`,
-        false,
-        details,
-      );
+      return { kind, toolId, issues, schema: undefined };
     }
     case EXCEPTION:
       return exception(error, message, toolId);

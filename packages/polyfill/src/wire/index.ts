@@ -17,3 +17,4 @@ export { wireFailure } from './failure.js';
 export type { ToolSources, ToolWireInfo } from './info.js';
 export { wireInfo } from './info.js';
 export { WIRE_RESULT } from './result.js';
+export { loadSchemaFailure } from './schema-failure.js';
