@@ -426,17 +426,29 @@ async function main(): Promise<void> {
   const host = await createHost({ origins: [server.origin] });
   const baseline = await startBaseline();
   const bare = await startBareClient();
-  // The throttled pair: two hosts, each behind its own paced proxy.
-  const slowOn = await createHost({ origins: [server.origin], compress: 'on' });
-  const slowOff = await createHost({ origins: [server.origin], compress: 'off' });
+  // The throttled pair: two hosts, each behind its own paced proxy, told that it forwards to
+  // it (the handshake binds the port the page dialed).
+  const targets = { on: 0, off: 0 };
   const proxyOn = await startThrottledProxy({
-    targetPort: slowOn.port,
+    targetPort: () => targets.on,
     bitsPerSecond: SLOW_LINK_BITS_PER_SECOND,
   });
   const proxyOff = await startThrottledProxy({
-    targetPort: slowOff.port,
+    targetPort: () => targets.off,
     bitsPerSecond: SLOW_LINK_BITS_PER_SECOND,
   });
+  const slowOn = await createHost({
+    origins: [server.origin],
+    compress: 'on',
+    forwardedPorts: [proxyOn.port],
+  });
+  const slowOff = await createHost({
+    origins: [server.origin],
+    compress: 'off',
+    forwardedPorts: [proxyOff.port],
+  });
+  targets.on = slowOn.port;
+  targets.off = slowOff.port;
   const pageUrl = new URL(`${server.origin}/bench/host.html`);
   pageUrl.hash = [
     `host=${encodeURIComponent(host.url)}`,

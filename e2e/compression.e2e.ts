@@ -30,18 +30,25 @@ async function open(
   options: HostOptions,
   throttled: boolean,
 ): Promise<{ host: Host; session: HostSession; proxy?: ThrottledProxy }> {
-  const host = await createHost({ origins: [ORIGIN], ...options });
-  hosts.push(host);
-  let url = host.url;
+  // The proxy first: the host is told it forwards to it (the handshake binds the port the page
+  // dialed, and a host proves only for its own port and the ones it was told forward to it).
   let proxy: ThrottledProxy | undefined;
+  let target = 0;
   if (throttled) {
     proxy = await startThrottledProxy({
-      targetPort: host.port,
+      targetPort: () => target,
       bitsPerSecond: LINK_BITS_PER_SECOND,
     });
     proxies.push(proxy);
-    url = proxy.via(host.url);
   }
+  const host = await createHost({
+    origins: [ORIGIN],
+    ...options,
+    ...(proxy ? { forwardedPorts: [proxy.port] } : {}),
+  });
+  hosts.push(host);
+  target = host.port;
+  const url = proxy ? proxy.via(host.url) : host.url;
   const connected = host.waitForSession({
     timeoutMs: 15_000,
     filter: (s) => s.catalog.get('demo.big') !== undefined,

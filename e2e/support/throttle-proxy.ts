@@ -79,14 +79,17 @@ function pace(from: Socket, to: Socket, bytesPerSecond: number, count: (n: numbe
 
 /** A proxy from a free port on 127.0.0.1 to `target` (a port on 127.0.0.1). */
 export async function startThrottledProxy(options: {
-  targetPort: number;
+  /** The port it forwards to, read at each connection (the host may start after the proxy). */
+  targetPort: number | (() => number);
   bitsPerSecond: number;
 }): Promise<ThrottledProxy> {
   const rate = options.bitsPerSecond / 8;
   const carried = { up: 0, down: 0 };
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
-    const upstream = connect(options.targetPort, '127.0.0.1');
+    const target =
+      typeof options.targetPort === 'function' ? options.targetPort() : options.targetPort;
+    const upstream = connect(target, '127.0.0.1');
     for (const socket of [client, upstream]) {
       sockets.add(socket);
       socket.setNoDelay(true);

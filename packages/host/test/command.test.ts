@@ -47,6 +47,16 @@ describe('parseCommand', () => {
     });
   });
 
+  it('--forwarded-port repeats, and is a port', () => {
+    expect(
+      parseCommand(['host', '--forwarded-port', '9000', '--forwarded-port=9001']).options
+        .forwardedPorts,
+    ).toEqual([9000, 9001]);
+    expect(parseCommand(['host']).options.forwardedPorts).toBeUndefined();
+    expect(() => parseCommand(['host', '--forwarded-port', '0'])).toThrow(/1 to 65535/);
+    expect(() => parseCommand(['host', '--forwarded-port', 'x'])).toThrow(/whole number/);
+  });
+
   it("--timeout is a call's deadline: the host's default for host and mcp, each call's attached", () => {
     expect(parseCommand(['host', '--timeout', '5000']).options.callTimeoutMs).toBe(5000);
     expect(parseCommand(['mcp', '--timeout', '5000']).options.callTimeoutMs).toBe(5000);

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 // Pairing (docs/permissions.md "Pairing and credentials", docs/wire.md "The handshake"):
 // single-use codes named by their id, credentials derived on both sides and kept in the host's
 // PairingStore, the upgrade check that routes to them, and the session's welcome and
@@ -711,6 +712,56 @@ describe('a real host pairs, resumes and revokes', () => {
     } finally {
       for (const socket of relay.sockets) socket.destroy();
       await new Promise<void>((resolve) => relay.server.close(() => resolve()));
+    }
+  });
+
+  it('forwardedPorts: a tunnel the host was told of is proven for its port; another is not', async () => {
+    // The tunnel listens first; the host learns its port, as `ssh -L` before `toolwire host`.
+    let target = 0;
+    const tunnel = tcpRelay(0);
+    tunnel.server.removeAllListeners('connection');
+    tunnel.server.on('connection', (client) => {
+      const upstream = connect(target, '127.0.0.1');
+      tunnel.sockets.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      const end = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', end).on('close', end);
+      upstream.on('error', end).on('close', end);
+    });
+    await new Promise<void>((resolve) => tunnel.server.listen(0, '127.0.0.1', () => resolve()));
+    const tunnelPort = (tunnel.server.address() as { port: number }).port;
+    host = await createHost({ heartbeatIntervalMs: 0, forwardedPorts: [tunnelPort] });
+    target = host.port;
+    const other = tcpRelay(host.port);
+    await new Promise<void>((resolve) => other.server.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      // Honest: through the named tunnel, both proofs hold and the host queries.
+      const through = await FakePage.dial(
+        `ws://127.0.0.1:${tunnelPort}/toolwire`,
+        { code: host.pairingLink(`${A}/`).code },
+        { origin: A },
+      );
+      pages.push(through);
+      await until(() => through.requests('tool.query').length > 0);
+      expect(through.hostProven).toBe(true);
+      // A relay on a port the host was not told of still fails the binding.
+      const otherPort = (other.server.address() as { port: number }).port;
+      const relayed = await FakePage.dial(
+        `ws://127.0.0.1:${otherPort}/toolwire`,
+        { code: host.pairingLink(`${A}/`).code },
+        { origin: A },
+      );
+      pages.push(relayed);
+      expect((await relayed.closed).code).toBe(4401);
+      expect(relayed.hostProven).toBe(false);
+    } finally {
+      for (const relay of [tunnel, other]) {
+        for (const socket of relay.sockets) socket.destroy();
+        await new Promise<void>((resolve) => relay.server.close(() => resolve()));
+      }
     }
   });
 

@@ -42,6 +42,7 @@ export const OPTIONS = {
   'continue-on-error': { type: 'boolean' },
   attach: { type: 'boolean' },
   'no-keep-pairings': { type: 'boolean' },
+  'forwarded-port': { type: 'string', multiple: true },
   pairing: { type: 'string' },
   all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -63,6 +64,7 @@ export const HOST_FLAGS = [
   'poll',
   'compress',
   'control-port',
+  'forwarded-port',
   'no-keep-pairings',
   'quiet',
 ];
@@ -136,6 +138,15 @@ export function readHostOptions(
           `--allow-origin needs an origin such as http://localhost:5173, not "${origin}".`,
         );
       }
+    });
+  }
+  const forwarded = list('forwarded-port');
+  if (forwarded.length > 0) {
+    options.forwardedPorts = forwarded.map((port) => {
+      const value = integer(port, 'forwarded-port', 0);
+      if (value < 1 || value > 65_535)
+        throw new UsageError('--forwarded-port is a port, 1 to 65535.');
+      return value;
     });
   }
   const maxPolicy = text('max-tool-policy') ?? text('max-policy');

@@ -33,6 +33,11 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
     'highest tool policy the host will call: read (default), write,',
     'critical',
   ],
+  'forwarded-port': [
+    '--forwarded-port <n>',
+    'a port that forwards to this host (an SSH tunnel, a container port map):',
+    'pages that dial it get proofs bound to it (repeatable)',
+  ],
   page: ['--page <url>', 'also print a pairing link for this page (its origin may then pair)'],
   'pair-page': ['--page <url>', 'the page the link is for (its origin alone may use it)'],
   extension: [
@@ -140,6 +145,7 @@ const HOST_OPTIONS = [
   'poll',
   'compress',
   'control-port',
+  'forwarded-port',
   'no-keep-pairings',
   'quiet',
   'attach',

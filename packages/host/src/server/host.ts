@@ -101,6 +101,13 @@ export interface HostOptions {
    * random bits, new on every run.
    */
   hostId?: string;
+  /**
+   * Ports that forward to this host: an SSH tunnel (`ssh -L 9000:localhost:8765`), a
+   * container's port map, a proxy. The handshake binds the port a page dialed; a page that
+   * dialed one of these (its `Host` header names it) gets a proof bound to that port. Default
+   * none: only the host's own port (a relay on another port then fails the page's check).
+   */
+  forwardedPorts?: readonly number[];
   /** Ping every page this often; three silent intervals close it. Default 10 s; 0 = off. */
   heartbeatIntervalMs?: number;
   /**
@@ -466,7 +473,7 @@ export class Host extends Emitter<HostEvents> {
         return;
       }
       const id = randomUUID();
-      const handshake = this.#handshake(verdict);
+      const handshake = this.#handshake(verdict, request.headers.host);
       const session = new HostSession({
         id,
         transport: socketTransport(ws, {
@@ -502,14 +509,17 @@ export class Host extends Emitter<HostEvents> {
    * nonce, the welcome's proof and the check of the page's, keyed by the socket's secret. A page
    * on the token path that sent none is served as before.
    */
-  #handshake(grant: UpgradeGrant): {
+  #handshake(
+    grant: UpgradeGrant,
+    hostHeader: string | undefined,
+  ): {
     hostNonce?: string;
     options: Pick<HostSessionOptions, 'proof' | 'verifyPageProof'>;
   } {
     if (grant.pageNonce === undefined) return { options: {} };
     const key = grant.via === 'token' ? this.token : grant.key;
     const hostNonce = createToken();
-    const bound = { pageNonce: grant.pageNonce, hostNonce, port: this.#port };
+    const bound = { pageNonce: grant.pageNonce, hostNonce, port: this.#boundPort(hostHeader) };
     const expected = pageProof(nodeHmac, key, bound);
     return {
       hostNonce,
@@ -518,6 +528,18 @@ export class Host extends Emitter<HostEvents> {
         verifyPageProof: (proof) => proof !== undefined && tokensEqual(proof, expected),
       },
     };
+  }
+
+  /** The port the proofs bind: the one the page dialed if it forwards here, else our own. */
+  #boundPort(hostHeader: string | undefined): number {
+    if (!hostHeader || !this.#options.forwardedPorts?.length) return this.#port;
+    let dialed: number;
+    try {
+      dialed = Number(new URL(`ws://${hostHeader}`).port || 80);
+    } catch {
+      return this.#port;
+    }
+    return this.#options.forwardedPorts.includes(dialed) ? dialed : this.#port;
   }
 
   #adopt(session: HostSession, grant: UpgradeGrant & { ok: true }, hostNonce?: string): void {
