@@ -379,13 +379,14 @@ export async function mcpOverMemory(host: Host | McpToolSource): Promise<{
  * `sockets` holds both ends of every connection, so a test can cut them.
  */
 export function tcpRelay(
-  port: number,
+  /** Where it forwards; a function is read at each connection (the target may start later). */
+  port: number | (() => number),
   onClient: (client: Socket) => void = () => {},
 ): { server: NetServer; sockets: Set<Socket> } {
   const sockets = new Set<Socket>();
   const server = createNetServer((client) => {
     onClient(client);
-    const upstream = connect(port, '127.0.0.1');
+    const upstream = connect(typeof port === 'function' ? port() : port, '127.0.0.1');
     sockets.add(client).add(upstream);
     client.pipe(upstream).pipe(client);
     const end = () => {

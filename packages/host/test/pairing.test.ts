@@ -1,4 +1,3 @@
-import { connect } from 'node:net';
 // Pairing (docs/permissions.md "Pairing and credentials", docs/wire.md "The handshake"):
 // single-use codes named by their id, credentials derived on both sides and kept in the host's
 // PairingStore, the upgrade check that routes to them, and the session's welcome and
@@ -718,19 +717,7 @@ describe('a real host pairs, resumes and revokes', () => {
   it('forwardedPorts: a tunnel the host was told of is proven for its port; another is not', async () => {
     // The tunnel listens first; the host learns its port, as `ssh -L` before `toolwire host`.
     let target = 0;
-    const tunnel = tcpRelay(0);
-    tunnel.server.removeAllListeners('connection');
-    tunnel.server.on('connection', (client) => {
-      const upstream = connect(target, '127.0.0.1');
-      tunnel.sockets.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const end = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', end).on('close', end);
-      upstream.on('error', end).on('close', end);
-    });
+    const tunnel = tcpRelay(() => target);
     await new Promise<void>((resolve) => tunnel.server.listen(0, '127.0.0.1', () => resolve()));
     const tunnelPort = (tunnel.server.address() as { port: number }).port;
     host = await createHost({ heartbeatIntervalMs: 0, forwardedPorts: [tunnelPort] });
