@@ -18,6 +18,7 @@ import type { PairingRequest } from '../src/pairing-prompt.js';
 import { askToPair } from '../src/pairing-prompt.js';
 import { FakeSocket, sockets } from './fake-socket.js';
 import { idOf, provenWelcome } from './handshake.js';
+import { MemoryStorage } from './memory-storage.js';
 
 const sessions: Session[] = [];
 afterEach(() => {
@@ -43,28 +44,6 @@ function fakeTools() {
     return { ran: handle.name };
   };
   return { tools: tools as unknown as Tools, ran };
-}
-
-class MemoryStorage {
-  #items = new Map<string, string>();
-  get length() {
-    return this.#items.size;
-  }
-  getItem(key: string) {
-    return this.#items.get(key) ?? null;
-  }
-  setItem(key: string, value: string) {
-    this.#items.set(key, String(value));
-  }
-  removeItem(key: string) {
-    this.#items.delete(key);
-  }
-  clear() {
-    this.#items.clear();
-  }
-  key(index: number) {
-    return [...this.#items.keys()][index] ?? null;
-  }
 }
 
 const OLD = JSON.stringify({ address: 'ws://127.0.0.1:4545/x', credential: 'OLD', hostRun: 'r' });

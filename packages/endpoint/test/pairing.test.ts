@@ -21,6 +21,7 @@ import type { PairingRequest } from '../src/pairing-prompt.js';
 import { askToPair, describeGuard } from '../src/pairing-prompt.js';
 import { FakeSocket, sockets } from './fake-socket.js';
 import { idOf } from './handshake.js';
+import { MemoryStorage } from './memory-storage.js';
 
 /** The first request a host sends once the page proved itself. */
 const QUERY = {
@@ -343,28 +344,6 @@ describe("connect(): the host's grant and the frame limit", () => {
 });
 
 // ---- pairFromLink --------------------------------------------------------------------------
-
-class MemoryStorage {
-  #items = new Map<string, string>();
-  get length() {
-    return this.#items.size;
-  }
-  getItem(key: string) {
-    return this.#items.get(key) ?? null;
-  }
-  setItem(key: string, value: string) {
-    this.#items.set(key, String(value));
-  }
-  removeItem(key: string) {
-    this.#items.delete(key);
-  }
-  clear() {
-    this.#items.clear();
-  }
-  key(index: number) {
-    return [...this.#items.keys()][index] ?? null;
-  }
-}
 
 /** A tab at `hash` with its storage, history and prompt; `run` pairs it from its link. */
 function tab(hash: string, options: Partial<LinkPairingOptions> & { answer?: boolean } = {}) {

@@ -5,6 +5,7 @@
 // session.open. Each refusal follows the honest run of the same setup.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { createAjvProvider } from '../src/ajv.js';
 import type {
   BridgeTool,
@@ -124,15 +125,6 @@ interface Run {
   runs: { count: number };
   pageEnd: LinkedTransport;
   hostEnd: LinkedTransport;
-}
-
-/** Waits for the pair's microtasks and the cores' awaits (WebCrypto, the bridge). */
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** The page's check of a welcome, as the endpoint wires it: the host's MAC under `key`. */
