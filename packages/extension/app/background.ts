@@ -3,11 +3,12 @@
  * side panels (`servePanels`) and their "Connect this tab" requests (`serveConnections`), and
  * opens the side panel from the toolbar button.
  */
-import { listenForRelays, tabTools } from '../src/index.js';
+import { listenForRelays } from '../src/index.js';
 import { serveConnections } from './connect/background.js';
-import { servePanels } from './panel-service.js';
+import { servePanels, tabWithFrames } from './panel-service.js';
 
 listenForRelays();
 servePanels();
-serveConnections(tabTools);
+// Connect serves every frame's tools, one host session per frame origin.
+serveConnections(tabWithFrames);
 void chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});

@@ -6,10 +6,18 @@
  */
 import type { TabToolsClient } from '../src/index.js';
 import { tabTools } from '../src/index.js';
+import type { InjectOutcome } from './old-tabs.js';
+import { injectRelays } from './old-tabs.js';
 import type { PanelEvent, PanelRequest } from './panel/messages.js';
 import { isPanelRequest, PANEL_PORT_NAME } from './panel/messages.js';
 
 export type TabClientFactory = (tabId: number) => TabToolsClient;
+
+/** Gives a tab without relays its content scripts (a tab opened before the extension). */
+export type RelayInjector = (tabId: number) => Promise<InjectOutcome>;
+
+/** "Tools of tab T" with every frame's tools, as the panel and Connect read a tab. */
+export const tabWithFrames: TabClientFactory = (tabId) => tabTools(tabId, { frames: true });
 
 /** The part of `chrome.runtime.Port` a panel's service uses. */
 export interface PanelPort {
@@ -22,7 +30,11 @@ export interface PanelPort {
  * Serves one panel's port. A call runs until it answers, the panel cancels it (`cancel`), or
  * the panel goes (its port closes): a call nobody waits for any more is cancelled in the tab.
  */
-export function servePanel(port: PanelPort, factory: TabClientFactory): void {
+export function servePanel(
+  port: PanelPort,
+  factory: TabClientFactory,
+  inject?: RelayInjector,
+): void {
   let client: TabToolsClient | undefined;
   let watching = -1;
   /** The panel's calls still running, by the panel's call id. */
@@ -34,9 +46,27 @@ export function servePanel(port: PanelPort, factory: TabClientFactory): void {
       // The panel closed.
     }
   };
+  let watches = 0;
   const watch = (tabId: number) => {
     client?.close();
+    client = undefined;
     watching = tabId;
+    const turn = ++watches;
+    if (!inject) {
+      read(tabId);
+      return;
+    }
+    // First use of the panel on a tab opened before the extension: its relays, injected now.
+    void inject(tabId).then((injected) => {
+      if (turn !== watches) return;
+      if (!injected.ok) {
+        send({ type: 'error', tabId, code: 'page_not_scriptable', message: injected.message });
+        return;
+      }
+      read(tabId);
+    });
+  };
+  const read = (tabId: number) => {
     const current = factory(tabId);
     client = current;
     current.onChange((tools) => send({ type: 'tools', tab: current.tab, tools }));
@@ -81,8 +111,14 @@ export function servePanel(port: PanelPort, factory: TabClientFactory): void {
   });
 }
 
-/** Accepts panel ports. Call at the top level of the background. */
-export function servePanels(factory: TabClientFactory = tabTools): void {
+/**
+ * Accepts panel ports. Call at the top level of the background. The panel reads every frame
+ * of a tab, and gives a tab opened before the extension its relays (`injectRelays`).
+ */
+export function servePanels(
+  factory: TabClientFactory = tabWithFrames,
+  inject: RelayInjector = injectRelays,
+): void {
   chrome.runtime.onConnect.addListener((port) => {
     if (port.name !== PANEL_PORT_NAME) return;
     const own = `chrome-extension://${chrome.runtime.id}/`;
@@ -90,6 +126,6 @@ export function servePanels(factory: TabClientFactory = tabTools): void {
       port.disconnect();
       return;
     }
-    servePanel(port, factory);
+    servePanel(port, factory, inject);
   });
 }

@@ -35,6 +35,11 @@ export interface TabTool {
    * the page's own endpoint, only agent-exposed tools go on the wire). Absent: agent-exposed.
    */
   agentExposed?: false;
+  /**
+   * The frame that answers for it, and where a call runs (`chrome.runtime` frame ids: 0 is the
+   * tab's top document). Set only by a client made with `tabTools(tabId, { frames: true })`.
+   */
+  frameId?: number;
 }
 
 /**

@@ -116,11 +116,18 @@ describe('tabTools', () => {
     expect(await call).toEqual({ ok: true, result: { b: 2 } });
   });
 
-  it('refuses relays from frames, other extensions or no tab', async () => {
+  it("refuses relays from other extensions or no tab; a frame's relay is not the top's", async () => {
     const frame = connect(2, { frameId: 3 });
     const other = connect(2, { id: 'someone-else' });
-    expect([frame.disconnected, other.disconnected]).toEqual([true, true]);
-    // No relay comes within the wait.
+    const noTab = connect(2, { tab: undefined });
+    const badFrame = connect(2, { frameId: -1 });
+    expect([frame.disconnected, other.disconnected, noTab.disconnected]).toEqual([
+      false,
+      true,
+      true,
+    ]);
+    expect(badFrame.disconnected).toBe(true);
+    // No top relay comes within the wait: a frame's does not stand in for it.
     vi.useFakeTimers();
     const listing = expect(tabTools(2, { waitMs: 30 }).list()).rejects.toMatchObject({
       code: 'no_relay',
@@ -262,5 +269,103 @@ describe('tabTools', () => {
       { progress: 1, total: 2, message: 'half' },
       { progress: 2, total: 2, message: 'm'.repeat(MAX_PROGRESS_MESSAGE) },
     ]);
+  });
+
+  it('frames mode: lists each frame by its browser-given origin, routes calls to that frame, and drops claims', async () => {
+    const top = connect(20, { url: 'https://top.example/' });
+    // The top's window.tools already coalesces one tool of the ads frame.
+    const frame = connect(20, {
+      frameId: 5,
+      url: 'https://ads.example/f',
+      origin: 'https://ads.example',
+    });
+    const other = connect(20, {
+      frameId: 7,
+      url: 'https://maps.example/m',
+      origin: 'https://maps.example',
+    });
+    // The default client is the top document's only, as before.
+    const plain = tabTools(20);
+    const plainListing = plain.list();
+    await until(() => top.sent.length === 1, 'the plain list');
+    top.reply({
+      id: 1,
+      outcome: { ok: true, result: [{ ...TOOL, origin: 'https://top.example' }] },
+    });
+    expect(await plainListing).toEqual([{ ...TOOL, origin: 'https://top.example' }]);
+    expect(frame.sent).toEqual([]);
+
+    const client = tabTools(20, { frames: true });
+    const listing = client.list();
+    await until(() => top.sent.length === 2, 'the top list');
+    top.reply({
+      id: 2,
+      outcome: {
+        ok: true,
+        result: [
+          { ...TOOL, origin: 'https://top.example' },
+          { ...TOOL, name: 'ad.show', origin: 'https://ads.example' },
+        ],
+      },
+    });
+    await until(() => frame.sent.length === 1 && other.sent.length === 1, 'the frames list');
+    frame.reply({
+      id: frame.sent[0].id,
+      outcome: {
+        ok: true,
+        result: [
+          // Coalesced by the top already: not listed twice.
+          { ...TOOL, name: 'ad.show', origin: 'https://ads.example' },
+          // The same name as the top's tool: named with its origin.
+          { ...TOOL, origin: 'https://ads.example' },
+          // A claim of another frame's origin: dropped.
+          { ...TOOL, name: 'map.find', origin: 'https://maps.example' },
+        ],
+      },
+    });
+    other.reply({
+      id: other.sent[0].id,
+      outcome: {
+        ok: true,
+        result: [{ ...TOOL, name: 'map.find', origin: 'https://maps.example' }],
+      },
+    });
+    const tools = await listing;
+    expect(tools.map((tool) => [tool.name, tool.origin, tool.frameId])).toEqual([
+      ['t', 'https://top.example', 0],
+      ['ad.show', 'https://ads.example', 0],
+      ['t@https://ads.example', 'https://ads.example', 5],
+      ['map.find', 'https://maps.example', 7],
+    ]);
+    // Each call runs in the frame that listed the tool, by the name that frame knows it by.
+    const call = client.call('t@https://ads.example', { a: 1 });
+    await until(() => frame.sent.length === 2, 'the call in the frame');
+    expect(frame.sent[1]).toMatchObject({ op: 'call', name: 't', args: { a: 1 } });
+    expect(other.sent).toHaveLength(1);
+    // The other frame cannot answer it: only the frame's own port settles its request.
+    other.reply({ id: frame.sent[1].id, outcome: { ok: true, result: 'forged' } });
+    frame.reply({ id: frame.sent[1].id, outcome: { ok: true, result: 'ads' } });
+    expect(await call).toEqual({ ok: true, result: 'ads' });
+    const mapCall = client.call('map.find', {});
+    await until(() => other.sent.length === 2, 'the call in the maps frame');
+    other.reply({ id: other.sent[1].id, outcome: { ok: true, result: 'maps' } });
+    expect(await mapCall).toEqual({ ok: true, result: 'maps' });
+
+    // The maps frame navigates away: its tools go, the others stay, the client lives on.
+    const changes: string[][] = [];
+    client.onChange((next) => changes.push(next.map((tool) => tool.name)));
+    other.drop();
+    await until(() => top.sent.length === 3, 'the list after the frame went');
+    top.reply({
+      id: 3,
+      outcome: { ok: true, result: [{ ...TOOL, origin: 'https://top.example' }] },
+    });
+    await until(() => frame.sent.length === 3, 'the ads frame listed again');
+    frame.reply({
+      id: frame.sent[2].id,
+      outcome: { ok: true, result: [{ ...TOOL, name: 'ad.show', origin: 'https://ads.example' }] },
+    });
+    await until(() => changes.length === 1, 'the change');
+    expect(changes[0]).toEqual(['t', 'ad.show']);
   });
 });

@@ -96,8 +96,12 @@ export function bridgeToolOf(client: TabToolsClient, tool: TabTool): BridgeTool 
   );
 }
 
-/** The tools of `client`'s tab, as a `connect({source})` serves them. */
-export function tabCatalog(client: TabToolsClient): ToolCatalogSource {
+/**
+ * The tools of `client`'s tab, as a `connect({source})` serves them: with `origin`, only the
+ * tools of that origin (one host session per frame origin).
+ */
+export function tabCatalog(client: TabToolsClient, origin?: string): ToolCatalogSource {
+  const mine = (tool: TabTool) => origin === undefined || tool.origin === origin;
   /** The list the last change brought, not yet served. */
   let pushed: TabTool[] | undefined;
   return {
@@ -106,7 +110,7 @@ export function tabCatalog(client: TabToolsClient): ToolCatalogSource {
       pushed = undefined;
       // Only agent-exposed tools go on the wire, as from the page's own endpoint.
       return tools
-        .filter((tool) => tool.agentExposed !== false)
+        .filter((tool) => tool.agentExposed !== false && mine(tool))
         .map((tool) => bridgeToolOf(client, tool));
     },
     subscribe(listener) {

@@ -12,12 +12,17 @@
  *    session, so the host fails the tab's pending calls at once (`tool_transport_closed`); a
  *    call the tab had in hand fails with the client's `tab_gone`.
  * 4. A dropped socket is retried with the endpoint's backoff, with the credential.
+ * 5. Each frame origin of the tab is its own host session: the top document's origin is the
+ *    main one (above), and every other origin among the tab's tools (a frame's) gets a session
+ *    with the same credential and guard, labelled with that origin, serving only that origin's
+ *    tools. They open once the credential is known (after the code is spent), and close when
+ *    that origin has no tools left (the frame navigated or was removed) or the link ends.
  */
 import type { PairedDetail, RefusedDetail, Session } from '@toolwire/endpoint';
 import { connect } from '@toolwire/endpoint';
 import type { GuardPreset } from '@toolwire/protocol';
 import { SESSION_CLOSE } from '@toolwire/protocol';
-import type { TabGoneReason, TabIdentity, TabToolsClient } from '../../src/types.js';
+import type { TabGoneReason, TabIdentity, TabTool, TabToolsClient } from '../../src/types.js';
 import { tabCatalog } from './tab-catalog.js';
 
 /** The guards a person can pick for a tab (docs/permissions.md "The page's guard"). */
@@ -65,9 +70,15 @@ export class TabLink {
   #session: Session;
   #state: TabLinkState;
   #stop: (() => void)[] = [];
+  /** The sessions of the tab's frame origins (not the top's), by origin. */
+  #frameSessions = new Map<string, Session>();
+  /** The credential the frame sessions connect with, once known. */
+  #credential: string | undefined;
+  #tools: TabTool[] = [];
 
   private constructor(options: TabLinkOptions, tab: TabIdentity) {
     this.#options = options;
+    if ('credential' in options.secret) this.#credential = options.secret.credential;
     this.#state = { status: 'connecting', tab, guard: options.guard, address: options.address };
     const { client } = options;
     this.#session = connect({
@@ -79,7 +90,7 @@ export class TabLink {
       // The host shows the tab, not the extension's service worker (labels, never checks).
       page: { url: tab.url, title: tab.title, origin: tab.origin },
       builtins: false,
-      source: tabCatalog(client),
+      source: tabCatalog(client, tab.origin),
       reconnect: options.reconnect ?? true,
       ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}),
     });
@@ -101,7 +112,12 @@ export class TabLink {
       if (willRetry) this.#set({ error });
       else this.#end(error);
     });
-    on('paired', (event) => options.onPaired?.((event as CustomEvent<PairedDetail>).detail));
+    on('paired', (event) => {
+      const detail = (event as CustomEvent<PairedDetail>).detail;
+      this.#credential = detail.credential;
+      options.onPaired?.(detail);
+      this.#syncFrames(this.#tools);
+    });
     on('refused', (event) => {
       const detail = (event as CustomEvent<RefusedDetail>).detail;
       options.onRefused?.(detail);
@@ -112,7 +128,46 @@ export class TabLink {
     });
     this.#stop.push(
       client.onGone((reason) => this.#end({ code: 'tab_gone', message: GONE[reason] })),
+      client.onChange((tools) => this.#syncFrames(tools)),
     );
+  }
+
+  /** One session per frame origin among `tools`: opened for a new origin, closed for a gone one. */
+  #syncFrames(tools: TabTool[]): void {
+    if (this.#state.status === 'ended') return;
+    this.#tools = tools;
+    const top = this.#state.tab.origin;
+    const origins = new Set(
+      tools
+        .filter((tool) => tool.agentExposed !== false && tool.origin !== top)
+        .map((tool) => tool.origin),
+    );
+    for (const [origin, session] of this.#frameSessions) {
+      if (origins.has(origin)) continue;
+      this.#frameSessions.delete(origin);
+      session.close();
+    }
+    // A pairing code is spent by the top's session; the frames follow with its credential.
+    const credential = this.#credential;
+    if (credential === undefined) return;
+    const options = this.#options;
+    for (const origin of origins) {
+      if (this.#frameSessions.has(origin)) continue;
+      this.#frameSessions.set(
+        origin,
+        connect({
+          url: options.address,
+          credential,
+          guard: options.guard,
+          // The frame's origin labels the session (the host, `toolwire tools` and MCP show it).
+          page: { url: origin, title: this.#state.tab.title, origin },
+          builtins: false,
+          source: tabCatalog(options.client, origin),
+          reconnect: options.reconnect ?? true,
+          ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}),
+        }),
+      );
+    }
   }
 
   /**
@@ -120,9 +175,10 @@ export class TabLink {
    * tools to read (no relay, or the tab already went).
    */
   static async open(options: TabLinkOptions): Promise<TabLink> {
-    await options.client.list();
+    const tools = await options.client.list();
     const link = new TabLink(options, options.client.tab);
     options.onState?.(link.state);
+    link.#syncFrames(tools);
     return link;
   }
 
@@ -147,6 +203,8 @@ export class TabLink {
     this.#set({ status: 'ended', error });
     for (const stop of this.#stop.splice(0)) stop();
     this.#session.close();
+    for (const session of this.#frameSessions.values()) session.close();
+    this.#frameSessions.clear();
     this.#options.client.close();
   }
 }

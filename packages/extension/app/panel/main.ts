@@ -6,6 +6,7 @@
 import type { TabCallOutcome, TabProgress, TabTool } from '../../src/types.js';
 import { CONNECT_PORT_NAME } from '../connect/messages.js';
 import { mountConnect } from '../connect/panel-section.js';
+import { groupByOrigin } from './groups.js';
 import { CallLog } from './log.js';
 import type { PanelEvent, PanelRequest } from './messages.js';
 import { PANEL_PORT_NAME } from './messages.js';
@@ -70,12 +71,15 @@ function call(
 
 let shown = '';
 
-function show(tools: TabTool[]): void {
+function show(tools: TabTool[], topOrigin: string): void {
   // Rebuild only when the tools changed, so a form being filled in is kept.
   const signature = JSON.stringify(tools);
   if (signature === shown) return;
   shown = signature;
-  toolsList.replaceChildren(...tools.map((tool) => renderTool(document, tool, call)));
+  // Grouped by the origin of the frame that registered them, the tab's own first.
+  toolsList.replaceChildren(
+    ...groupByOrigin(document, tools, topOrigin, (tool) => renderTool(document, tool, call)),
+  );
   status.textContent = tools.length === 0 ? 'This tab has no tools.' : `${tools.length} tools`;
 }
 
@@ -102,7 +106,7 @@ function onEvent(event: PanelEvent): void {
     waiting.get(event.id)?.onProgress(event.progress);
   } else if (event.type === 'tools' && event.tab.tabId === tabId) {
     tabLine.textContent = `${event.tab.title} — ${event.tab.origin}`;
-    show(event.tools);
+    show(event.tools, event.tab.origin);
   } else if (event.type === 'error' && event.tabId === tabId) {
     status.textContent = `${event.code}: ${event.message}`;
   } else if (event.type === 'gone' && event.tabId === tabId) {

@@ -29,9 +29,13 @@ export class RelayLink {
   #endListeners = new Set<() => void>();
   #ended = false;
 
-  constructor(port: RuntimePortLike, tab: TabIdentity) {
+  /** The frame this document is in: 0 for the tab's top document. */
+  readonly frameId: number;
+
+  constructor(port: RuntimePortLike, tab: TabIdentity, frameId = 0) {
     this.#port = port;
     this.#tab = tab;
+    this.frameId = frameId;
     port.onMessage.addListener((message) => this.#receive(message));
     port.onDisconnect.addListener(() => this.end());
   }

@@ -1,7 +1,9 @@
 /**
- * The background's table of relays: one link per tab, for the tab's top document. A relay
- * port is accepted only from this extension's own content script in a tab's top frame; the
- * page itself has no `chrome.runtime` (the extension is not externally connectable).
+ * The background's table of relays: one link per frame of a tab, addressed by (tabId,
+ * frameId); frame 0 is the tab's top document. A relay port is accepted only from this
+ * extension's own content script (`sender.id`) in a tab; the page itself has no
+ * `chrome.runtime` (the extension is not externally connectable). A frame's link carries the
+ * frame's origin as the browser reports it (`sender.origin`), never as the frame's page says.
  */
 import { RELAY_PORT_NAME } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
@@ -12,6 +14,8 @@ import { RelayLink } from './relay-link.js';
 interface SenderLike {
   id?: string;
   frameId?: number;
+  /** The frame's origin, from the browser (Chromium 80 and later). */
+  origin?: string;
   url?: string;
   tab?: { id?: number; title?: string; url?: string };
 }
@@ -25,7 +29,7 @@ interface ChromeLike {
   };
   tabs: {
     get(tabId: number): Promise<unknown>;
-    sendMessage?(tabId: number, message: unknown, options: { frameId: number }): Promise<unknown>;
+    sendMessage?(tabId: number, message: unknown, options?: { frameId?: number }): Promise<unknown>;
     onRemoved: { addListener(listener: (tabId: number) => void): void };
     onUpdated?: {
       addListener(
@@ -36,6 +40,10 @@ interface ChromeLike {
 }
 
 const links = new Map<number, RelayLink>();
+/** The relays of a tab's other frames: tabId -> frameId -> link. */
+const frameLinks = new Map<number, Map<number, RelayLink>>();
+/** Told when a frame of the tab gains or loses its relay. */
+const frameWatchers = new Map<number, Set<() => void>>();
 const waiters = new Map<number, Set<(link: RelayLink) => void>>();
 const goneReasons = new WeakMap<RelayLink, TabGoneReason>();
 let listening = false;
@@ -67,8 +75,19 @@ export function listenForRelays(): void {
     if (port.name !== RELAY_PORT_NAME) return;
     const sender = port.sender;
     const tabId = sender?.tab?.id;
-    if (sender?.id !== api.runtime.id || sender.frameId !== 0 || typeof tabId !== 'number') {
+    const frameId = sender?.frameId;
+    if (
+      sender?.id !== api.runtime.id ||
+      typeof tabId !== 'number' ||
+      typeof frameId !== 'number' ||
+      !Number.isSafeInteger(frameId) ||
+      frameId < 0
+    ) {
       port.disconnect();
+      return;
+    }
+    if (frameId !== 0) {
+      acceptFrame(port, sender, tabId, frameId);
       return;
     }
     const url = sender.url ?? sender.tab?.url ?? '';
@@ -90,11 +109,58 @@ export function listenForRelays(): void {
     links.get(tabId)?.update(change.title, change.url);
   });
   api.tabs.onRemoved.addListener((tabId) => {
+    for (const frame of frameLinks.get(tabId)?.values() ?? []) frame.end();
     const link = links.get(tabId);
     if (!link) return;
     goneReasons.set(link, 'closed');
     link.end();
   });
+}
+
+/** A frame's relay (not the top's): its link, labelled with the frame's browser-given origin. */
+function acceptFrame(
+  port: RuntimePortLike & { sender?: SenderLike },
+  sender: SenderLike,
+  tabId: number,
+  frameId: number,
+): void {
+  const url = sender.url ?? '';
+  // The browser's word for the frame's origin; the URL's only where the browser gives none.
+  const origin = typeof sender.origin === 'string' ? sender.origin : originOf(url);
+  const link = new RelayLink(port, { tabId, title: '', url, origin }, frameId);
+  const frames = frameLinks.get(tabId) ?? new Map<number, RelayLink>();
+  frameLinks.set(tabId, frames);
+  // The frame's previous document (it navigated): its tools go with it.
+  frames.get(frameId)?.end();
+  frames.set(frameId, link);
+  link.onEnd(() => {
+    if (frames.get(frameId) === link) frames.delete(frameId);
+    if (frames.size === 0 && frameLinks.get(tabId) === frames) frameLinks.delete(tabId);
+    notifyFrames(tabId);
+  });
+  notifyFrames(tabId);
+}
+
+function notifyFrames(tabId: number): void {
+  for (const listener of frameWatchers.get(tabId) ?? []) listener();
+}
+
+/** The live relays of the tab's frames other than the top, by frame id (ascending). */
+export function frameRelaysOf(tabId: number): RelayLink[] {
+  return [...(frameLinks.get(tabId)?.values() ?? [])]
+    .filter((link) => !link.ended)
+    .sort((a, b) => a.frameId - b.frameId);
+}
+
+/** Calls `listener` whenever a frame of the tab gains or loses its relay. Returns an unsubscribe. */
+export function onFrameRelays(tabId: number, listener: () => void): () => void {
+  const set = frameWatchers.get(tabId) ?? new Set();
+  frameWatchers.set(tabId, set);
+  set.add(listener);
+  return () => {
+    set.delete(listener);
+    if (set.size === 0) frameWatchers.delete(tabId);
+  };
 }
 
 /** Why a link ended: the tab closed, or it is still there (so it navigated). */
@@ -114,9 +180,9 @@ export function relayOf(tabId: number, timeoutMs: number): Promise<RelayLink | u
   listenForRelays();
   const link = links.get(tabId);
   if (link && !link.ended) return Promise.resolve(link);
-  // A relay that lost this worker (stopped while idle) connects again when asked.
+  // Relays that lost this worker (stopped while idle) connect again when asked: every frame's.
   chromeApi()
-    .tabs.sendMessage?.(tabId, RECONNECT_MESSAGE, { frameId: 0 })
+    .tabs.sendMessage?.(tabId, RECONNECT_MESSAGE)
     ?.catch(() => {});
   return new Promise((resolve) => {
     const set = waiters.get(tabId) ?? new Set();

@@ -167,9 +167,26 @@ export function startMainWorldReader(win: Window = window): void {
   };
 
   // Loading adds tools (scripts, forms): tell the relay when the document is parsed and loaded.
-  win.addEventListener('DOMContentLoaded', changed, { once: true });
-  win.addEventListener('load', changed, { once: true });
+  // A frame (not the top) with no `window.tools` or `document.modelContext` then stays silent:
+  // every frame of a page runs this reader, and most (ads, embeds) have no tools to list.
+  const top = isTop(win);
+  const loaded = () => {
+    if (top || toolSource(win)) changed();
+  };
+  win.addEventListener('DOMContentLoaded', loaded, { once: true });
+  win.addEventListener('load', loaded, { once: true });
   post({ toolwire: HANDOFF_TAG, nonce }, origin, [channel.port2]);
+  // Injected into a document that had loaded already (a tab opened before the extension): no
+  // load event is coming, so say now whether there is something to list.
+  if (win.document.readyState === 'complete') loaded();
+}
+
+function isTop(win: Window): boolean {
+  try {
+    return win.top === win;
+  } catch {
+    return false;
+  }
 }
 
 /** A request as the reader keeps it: every field its own, none left to a prototype. */
