@@ -25,14 +25,16 @@ test("the panel lists a toolwire page's tools and its cross-origin frame's, and 
   const panel = await browser.openPanel(await browser.tabIdOf(page));
 
   const tool = (name: string) => panel.locator(`article.tool[data-tool="${name}"]`);
-  // The frame's tool coalesces into the top's window.tools: listed with the frame's origin.
+  // The frame's tool coalesces into the top's window.tools: listed once, with the frame's
+  // origin, in that origin's group after the tab's own.
   await expect(tool('calendar.slots')).toBeVisible({ timeout: 15_000 });
   await expect(panel.locator('article.tool h3')).toHaveText([
-    'calendar.slots',
     'cart.add',
     'chart.render',
     'orders.export',
+    'calendar.slots',
   ]);
+  await expect(panel.locator('.frame-origin')).toHaveText([A, `${B} (frame)`]);
   await expect(tool('calendar.slots').locator('.origin')).toHaveText(B);
   await expect(tool('cart.add').locator('.origin')).toHaveText(A);
   await expect(tool('cart.add').locator('.badges')).toContainText('toolwire');
