@@ -43,6 +43,7 @@ const BENCHES = [
   'frames',
   'endpoint',
   'host',
+  'extension',
 ] as const;
 type BenchName = (typeof BENCHES)[number];
 
