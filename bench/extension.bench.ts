@@ -111,7 +111,7 @@ function launchChromium(url: string): {
   process: ChildProcess;
   profile: string;
   log: () => string;
-  stop(): void;
+  stop(): Promise<void>;
 } {
   const profile = mkdtempSync(join(tmpdir(), 'toolwire-bench-extension-'));
   const child = spawn(
@@ -136,8 +136,11 @@ function launchChromium(url: string): {
     process: child,
     profile,
     log: () => log,
-    stop() {
+    async stop() {
+      // Chromium writes its profile as it exits: remove it once the process is gone.
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill();
+      if (child.exitCode === null) await exited;
       try {
         rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
       } catch (error) {
@@ -192,6 +195,16 @@ async function connectThroughExtension(
       targetId: panel,
       flatten: true,
     });
+    // The new page starts as about:blank: wait for the panel itself (its chrome.runtime).
+    for (let n = 0; ; n++) {
+      const ready = await cdp.evaluate<boolean>(
+        inPanel,
+        `location.protocol === 'chrome-extension:' && document.readyState === 'complete' && typeof chrome?.runtime?.connect === 'function'`,
+      );
+      if (ready) break;
+      expect(n < 200, 'the panel page never loaded');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     // What the panel's Connect button sends, on the panel's own port to the service worker.
     const answer = await cdp.evaluate<string>(
       inPanel,
@@ -309,7 +322,7 @@ async function main(): Promise<void> {
       ),
     );
   } finally {
-    browser.stop();
+    await browser.stop();
     await host.close();
     await server.close();
   }

@@ -114,4 +114,40 @@ describe('the panel service', () => {
     expect(client.calls.map((call) => call.name)).toEqual(['quick']);
     expect(port.events.filter((event) => event.type === 'outcome')).toHaveLength(1);
   });
+
+  it('injects the relays of a tab before reading it, and says in one line where it may not', async () => {
+    const client = new FakeTabClient([tabTool('quick')]);
+    const injected: number[] = [];
+    const made: number[] = [];
+    const port = new FakePanelPort();
+    servePanel(
+      port,
+      (tabId) => {
+        made.push(tabId);
+        return client;
+      },
+      async (tabId) => {
+        injected.push(tabId);
+        return tabId === 9
+          ? { ok: false, message: 'The browser does not let extensions read this page.' }
+          : { ok: true, frames: 2 };
+      },
+    );
+    // A web page: injected, then read.
+    port.send({ op: 'watch', tabId: 7 });
+    await until(() => port.events.some((event) => event.type === 'tools'), 'the tools');
+    expect([injected, made]).toEqual([[7], [7]]);
+    // A page the browser keeps extensions out of: no client, one line.
+    port.send({ op: 'watch', tabId: 9 });
+    await until(() => port.events.some((event) => event.type === 'error'), 'the refusal');
+    expect(made).toEqual([7]);
+    expect(port.events.filter((event) => event.type === 'error')).toEqual([
+      {
+        type: 'error',
+        tabId: 9,
+        code: 'page_not_scriptable',
+        message: 'The browser does not let extensions read this page.',
+      },
+    ]);
+  });
 });

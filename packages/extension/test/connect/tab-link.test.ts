@@ -313,4 +313,36 @@ describe('a tab connected through the extension', () => {
     });
     expect(refusals).toHaveLength(1);
   });
+
+  it("serves each frame origin as its own session (the pairing's credential), and ends it when the frame's tools go", async () => {
+    const host = await setup();
+    const { address, code } = pairing(host);
+    const FRAME = 'http://maps.test';
+    const client = new FakeTabClient([
+      tabTool('cart.read'),
+      tabTool('map.find', { origin: FRAME, frameId: 4 }),
+    ]);
+    client.answers.set('cart.read', () => ({ ok: true, result: 'top' }));
+    client.answers.set('map.find', () => ({ ok: true, result: 'frame' }));
+    await open(client, address, { pairingCode: code });
+    const top = await host.waitForSession({
+      filter: (s) => s.info?.page.origin === 'http://shop.test',
+    });
+    const frame = await host.waitForSession({
+      timeoutMs: 10_000,
+      filter: (s) => s.info?.page.origin === FRAME,
+    });
+    // Each serves its own origin's tools only, labelled with that origin.
+    await until(() => ids(top).length === 1 && ids(frame).length === 1);
+    expect([ids(top), ids(frame)]).toEqual([['cart.read'], ['map.find']]);
+    expect(frame.origin).toBe(EXTENSION);
+    expect(frame.info?.page).toMatchObject({ origin: FRAME, title: 'Shop' });
+    expect((await frame.call('map.find', {})).result).toBe('frame');
+    expect((await top.call('cart.read', {})).result).toBe('top');
+    // The frame navigates away: its session ends; the top's serves on.
+    client.change([tabTool('cart.read')]);
+    await frame.closed;
+    expect(top.isOpen).toBe(true);
+    expect((await top.call('cart.read', {})).result).toBe('top');
+  });
 });
