@@ -251,3 +251,37 @@ for (const native of [false, true]) {
     expect(JSON.parse(top.out).result.result).toMatchObject({ ranIn: A });
   });
 }
+
+test("when the extension's service worker is stopped, every frame's relay connects again", async () => {
+  const { frame, tabId } = await openFrames(false);
+  const panel = await (browser as ExtensionBrowser).openPanel(tabId);
+  const where = panel.locator('article.tool[data-tool="frame.where"]');
+  await expect(where).toBeVisible({ timeout: 15_000 });
+  // Honest path first: the frame's tool runs in the frame.
+  await where.locator('button.call').click();
+  await expect(where.locator('.output pre')).toContainText(`"ranIn": "${B}"`);
+
+  // What Chromium does to an idle worker: stop it, closing every relay's port.
+  const cdp = await (browser as ExtensionBrowser).context.newCDPSession(panel);
+  const statuses: string[] = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+    for (const version of versions) statuses.push(version.runningStatus);
+  });
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await expect.poll(() => statuses.join(' ')).toMatch(/stopped.* running/);
+  // The panel wakes it; the top's relay and the frame's connect again when asked.
+  await expect
+    .poll(() => groups(panel), { timeout: 15_000 })
+    .toEqual([
+      [A, ['shared.where', 'top.where']],
+      [B, ['frame.coalesced', 'frame.where', `shared.where@${B}`]],
+    ]);
+  await expect(async () => {
+    await where.locator('button.call').click();
+    await expect(where.locator('.output pre')).toContainText(`"ranIn": "${B}"`, {
+      timeout: 2000,
+    });
+    expect((await ran(frame)).length).toBeGreaterThan(1);
+  }).toPass({ timeout: 15_000 });
+});
