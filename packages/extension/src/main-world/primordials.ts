@@ -7,6 +7,9 @@
  * secret calls only what is here: plain functions whose `this` is bound now, never a method
  * looked up on an object when it runs.
  *
+ * A reader injected into a document that had loaded already (a tab opened before the
+ * extension) takes them after the page's scripts ran: then they are whatever the page left.
+ *
  * What the reader hands the page's own tools (a call's input, the listing it asks for) goes
  * through the page's code anyway, and is the page's word; none of it carries a secret.
  */

@@ -7,6 +7,11 @@
  * An `abort` aborts a running call's signal (the tool's own signal aborts with it); a call that
  * asks for progress gets the tool's reports, checked and throttled, before its answer.
  *
+ * Injected late (`chrome.scripting.executeScript` into a tab opened before the extension), it
+ * runs after the page's scripts instead: what it takes may be the page's already, so against
+ * that page the channel is worth no more than the page's own word about its tools (which is all
+ * such a page could gain); the relay and the background check what comes out the same way.
+ *
  * The page shares this world's prototypes and may redefine them before the first request
  * arrives (`MessageEvent.prototype.data`, `Map.prototype.set`, `Object.prototype` getters): a
  * request is read only through the built-ins `./primordials.js` took at `document_start`, and
