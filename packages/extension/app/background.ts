@@ -6,8 +6,11 @@
 import { listenForRelays, tabTools } from '../src/index.js';
 import { serveConnections } from './connect/background.js';
 import { servePanels } from './panel-service.js';
+import { chromeProvideApi, reconcile } from './provide/sites.js';
 
 listenForRelays();
 servePanels();
 serveConnections(tabTools);
+// The sites chosen for "Provide WebMCP on this site": registrations made to match storage.
+void reconcile(chromeProvideApi()).catch(() => {});
 void chrome.sidePanel?.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
