@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect, type Page, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
 import { HostProcess, toolwire } from './support/cli.js';
@@ -332,4 +335,56 @@ test('where the browser has its own WebMCP the panel says providing is not neede
       ),
     )
     .toBe(0);
+});
+
+test('the choice survives a browser restart, and turning it off forgets it', async () => {
+  const profile = mkdtempSync(join(tmpdir(), 'toolwire-provide-profile-'));
+  try {
+    browser = await launchWithExtension({ userDataDir: profile });
+    const before = await openWithPanel(corpus(A, 'todos.html'));
+    expect(await hasModelContext(before.page)).toBe(false);
+    await before.panel.locator('#provide-toggle').check();
+    await expect(before.panel.locator('article.tool h3')).toHaveText(
+      ['addTodo', 'listTodos', 'removeTodo'],
+      { timeout: 15_000 },
+    );
+    await browser.close();
+
+    // The same profile, a new browser process: the site is still chosen, its page is provided
+    // from its first load, and the panel lists its tools without another choice.
+    browser = await launchWithExtension({ userDataDir: profile });
+    const after = await openWithPanel(corpus(A, 'todos.html'));
+    expect(await hasModelContext(after.page)).toBe(true);
+    await expect(after.panel.locator('#provide-toggle')).toBeChecked();
+    await expect(after.panel.locator('article.tool h3')).toHaveText(
+      ['addTodo', 'listTodos', 'removeTodo'],
+      { timeout: 15_000 },
+    );
+
+    // Off: unregistered, forgotten, the tab reloaded without WebMCP; still so after a restart.
+    await after.panel.locator('#provide-toggle').uncheck();
+    await expect(after.panel.locator('.provide-status')).toHaveText(
+      /^Off: .* The tab was reloaded to apply it\.$/,
+    );
+    await expect(after.panel.locator('#status')).toHaveText('This tab has no tools.');
+    expect(await hasModelContext(after.page)).toBe(false);
+    await browser.close();
+    browser = await launchWithExtension({ userDataDir: profile });
+    const again = await openWithPanel(corpus(A, 'todos.html'));
+    expect(await hasModelContext(again.page)).toBe(false);
+    await expect(again.panel.locator('#provide-toggle')).not.toBeChecked();
+    expect(
+      await browser.worker.evaluate(async () => {
+        const chrome = (globalThis as any).chrome;
+        return {
+          scripts: await chrome.scripting.getRegisteredContentScripts(),
+          stored: await chrome.storage.local.get('provide.origins'),
+        };
+      }),
+    ).toEqual({ scripts: [], stored: { 'provide.origins': [] } });
+  } finally {
+    await browser?.close();
+    browser = undefined;
+    rmSync(profile, { recursive: true, force: true });
+  }
 });

@@ -12,6 +12,6 @@
  * form tools): a content script has no URL of its own to fetch parts from, and serving them as
  * web-accessible resources would let any page probe for the extension.
  */
-import { install } from '@toolwire/polyfill';
+import { provideWebMcp } from './provide.js';
 
-if (!('modelContext' in document)) install();
+provideWebMcp(window);
