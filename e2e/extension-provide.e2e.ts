@@ -207,6 +207,25 @@ test('a chosen site gets WebMCP: its demo-style tools are listed, and answer the
     await mcp.close();
   }
 
+  // Frames: a frame of the chosen origin gets the polyfill too (allFrames), a frame of another
+  // origin in the same page does not.
+  const framed = await (browser as ExtensionBrowser).context.newPage();
+  await framed.goto(corpus(A, 'framed.html'));
+  const frameOf = async (id: string) => {
+    const handle = await framed.locator(`iframe#${id}`).elementHandle();
+    const frame = await handle?.contentFrame();
+    await frame?.waitForLoadState('load');
+    return frame as NonNullable<typeof frame>;
+  };
+  const same = await frameOf('same');
+  const foreign = await frameOf('other');
+  expect(new URL(same.url()).origin).toBe(A);
+  expect(new URL(foreign.url()).origin).toBe(B);
+  expect(await hasModelContext(framed)).toBe(true);
+  expect(await same.evaluate(() => 'modelContext' in document)).toBe(true);
+  expect(await foreign.evaluate(() => 'modelContext' in document)).toBe(false);
+  await framed.close();
+
   // Hostile after honest: the same page on another origin nobody chose has no WebMCP, and its
   // panel lists nothing and offers the choice, off.
   const other = await openWithPanel(corpus(B, 'flights.html'));
