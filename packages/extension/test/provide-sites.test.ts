@@ -133,6 +133,18 @@ describe('choosing a site', () => {
     expect([...browser.scripts.keys()]).toEqual([`provide:${A}`]);
   });
 
+  it('a registration the browser refuses leaves the site not chosen', async () => {
+    const browser = new FakeBrowser();
+    // Honest first: B registers.
+    await setProvided(browser.api, B, true);
+    browser.api.scripting.registerContentScripts = (async () => {
+      throw new Error('Could not load javascript content/provide.js');
+    }) as never;
+    await expect(setProvided(browser.api, A, true)).rejects.toThrow(/content\/provide\.js/);
+    expect(browser.stored[PROVIDE_KEY]).toEqual([B]);
+    expect([...browser.scripts.keys()]).toEqual([`provide:${B}`]);
+  });
+
   it('reads only well-formed origins from storage', async () => {
     const browser = new FakeBrowser();
     browser.stored[PROVIDE_KEY] = [A, A, 'http://*/*', 42, `${B}/path`, 'chrome://x', B];

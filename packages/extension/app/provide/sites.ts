@@ -132,17 +132,37 @@ function current(script: chrome.scripting.RegisteredContentScript, origin: strin
  */
 export async function setProvided(api: ProvideApi, origin: string, on: boolean): Promise<void> {
   checkedOrigin(origin);
-  const chosen = await chosenOrigins(api);
-  const id = `${PROVIDE_ID_PREFIX}${origin}`;
-  const registered = (await ownRegistrations(api)).some((script) => script.id === id);
-  if (on) {
-    if (!chosen.includes(origin)) await api.storage.set({ [PROVIDE_KEY]: [...chosen, origin] });
-    if (!registered) await api.scripting.registerContentScripts([registrationFor(origin)]);
-  } else {
-    if (registered) await api.scripting.unregisterContentScripts({ ids: [id] });
-    if (chosen.includes(origin))
-      await api.storage.set({ [PROVIDE_KEY]: chosen.filter((entry) => entry !== origin) });
-  }
+  await exclusive(async () => {
+    const chosen = await chosenOrigins(api);
+    const id = `${PROVIDE_ID_PREFIX}${origin}`;
+    const registered = (await ownRegistrations(api)).some((script) => script.id === id);
+    if (on) {
+      if (!chosen.includes(origin)) await api.storage.set({ [PROVIDE_KEY]: [...chosen, origin] });
+      if (registered) return;
+      try {
+        await api.scripting.registerContentScripts([registrationFor(origin)]);
+      } catch (error) {
+        // Not registered: not chosen either, so storage never names a site left unprovided.
+        if (!chosen.includes(origin)) await api.storage.set({ [PROVIDE_KEY]: chosen });
+        throw error;
+      }
+    } else {
+      if (registered) await api.scripting.unregisterContentScripts({ ids: [id] });
+      if (chosen.includes(origin))
+        await api.storage.set({ [PROVIDE_KEY]: chosen.filter((entry) => entry !== origin) });
+    }
+  });
+}
+
+/**
+ * Runs `work` alone among this extension's pages and its service worker (the Web Locks API,
+ * shared by the extension's origin): the panel's change and the worker's reconcile each read
+ * storage and the registrations, then act, and must not interleave. Where there are no locks
+ * (Node), it just runs.
+ */
+function exclusive<T>(work: () => Promise<T>): Promise<T> {
+  const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
+  return locks ? locks.request('toolwire-provide', work) : work();
 }
 
 /**
@@ -150,7 +170,11 @@ export async function setProvided(api: ProvideApi, origin: string, on: boolean):
  * an origin nobody chose (or that no longer matches what this version registers) goes, every
  * chosen origin without one gets it. Returns the origins provided afterwards.
  */
-export async function reconcile(api: ProvideApi): Promise<string[]> {
+export function reconcile(api: ProvideApi): Promise<string[]> {
+  return exclusive(() => reconcileNow(api));
+}
+
+async function reconcileNow(api: ProvideApi): Promise<string[]> {
   const chosen = await chosenOrigins(api);
   const stale: string[] = [];
   const kept = new Set<string>();
