@@ -407,3 +407,59 @@ test('the choice survives a browser restart, and turning it off forgets it', asy
     rmSync(profile, { recursive: true, force: true });
   }
 });
+
+test('when the service worker starts, registrations are made to match the chosen sites', async () => {
+  browser = await launchWithExtension();
+  const current = browser;
+  const { page, panel } = await openWithPanel(corpus(A, 'flights.html'));
+  await panel.locator('#provide-toggle').check();
+  await expect(panel.locator('article.tool h3')).toHaveCount(3, { timeout: 15_000 });
+  const registrations = async () => {
+    // The newest worker: a stopped one's handle is gone.
+    const worker = current.context.serviceWorkers().at(-1);
+    return (await worker?.evaluate(async () =>
+      (
+        await (globalThis as any).chrome.scripting.getRegisteredContentScripts()
+      )
+        .map((script: { id: string }) => script.id)
+        .sort(),
+    )) as string[];
+  };
+  expect(await registrations()).toEqual([`provide:${A}`]);
+
+  // Out of step: the chosen site's registration lost, one for a site nobody chose added.
+  await current.worker.evaluate(async (other) => {
+    const chrome = (globalThis as any).chrome;
+    await chrome.scripting.unregisterContentScripts();
+    await chrome.scripting.registerContentScripts([
+      {
+        id: `provide:${other}`,
+        js: ['content/provide.js'],
+        matches: [`${other}/*`],
+        world: 'MAIN',
+        runAt: 'document_start',
+        allFrames: true,
+        persistAcrossSessions: true,
+      },
+    ]);
+  }, B);
+  expect(await registrations()).toEqual([`provide:${B}`]);
+
+  // Chromium stops the idle worker; the panel wakes it, and it reconciles as it starts.
+  const cdp = await current.context.newCDPSession(panel);
+  const statuses: string[] = [];
+  cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }) => {
+    for (const version of versions) statuses.push(version.runningStatus);
+  });
+  await cdp.send('ServiceWorker.enable');
+  await cdp.send('ServiceWorker.stopAllWorkers');
+  await expect.poll(() => statuses.join(' ')).toMatch(/stopped.* running/);
+  await expect
+    .poll(() => registrations().catch(() => []), { timeout: 15_000 })
+    .toEqual([`provide:${A}`]);
+  await page.reload();
+  expect(await hasModelContext(page)).toBe(true);
+  const other = await current.context.newPage();
+  await other.goto(corpus(B, 'flights.html'));
+  expect(await hasModelContext(other)).toBe(false);
+});

@@ -53,7 +53,7 @@ export function mountProvide(
   /** Bumped by each refresh: an older refresh's late answers are dropped. */
   let generation = 0;
 
-  const refresh = async (note?: string) => {
+  const refresh = async () => {
     const mine = ++generation;
     const id = tabId;
     const site = siteOrigin(await tabs.urlOf(id));
@@ -73,17 +73,15 @@ export function mountProvide(
     toggle.checked = on;
     toggle.disabled = native && !on;
     const reloaded = changed === site ? ' The tab was reloaded to apply it.' : '';
-    status.textContent =
-      note ??
-      `${
-        native
-          ? on
-            ? 'This browser has its own WebMCP, which pages here keep: providing is not needed.'
-            : 'Not needed: this browser has its own WebMCP, and the panel reads it.'
-          : on
-            ? 'On: every page of this site gets toolwire’s WebMCP before its own scripts run.'
-            : 'Off: pages of this site get no WebMCP from the extension.'
-      }${reloaded}`;
+    status.textContent = `${
+      native
+        ? on
+          ? 'This browser has its own WebMCP, which pages here keep: providing is not needed.'
+          : 'Not needed: this browser has its own WebMCP, and the panel reads it.'
+        : on
+          ? 'On: every page of this site gets toolwire’s WebMCP before its own scripts run.'
+          : 'Off: pages of this site get no WebMCP from the extension.'
+    }${reloaded}`;
   };
 
   toggle.addEventListener('change', () => {
@@ -96,15 +94,14 @@ export function mountProvide(
     setProvided(api, site, on)
       .then(() => {
         changed = site;
+        status.textContent = on
+          ? 'On: reloading the tab, so WebMCP is there before the page’s scripts run.'
+          : 'Off: reloading the tab without toolwire’s WebMCP.';
         return tabs.reload(id);
       })
+      // The state as it now is (the tab's load completing refreshes it again).
       .then(
-        () =>
-          refresh(
-            on
-              ? 'On: reloading the tab, so WebMCP is there before the page’s scripts run.'
-              : 'Off: reloading the tab without toolwire’s WebMCP.',
-          ),
+        () => refresh(),
         (error: { code?: string; message?: string }) => {
           status.textContent = `${error.message ?? String(error)} (${error.code ?? 'provide_failed'})`;
           toggle.checked = !on;

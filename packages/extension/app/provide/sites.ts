@@ -162,7 +162,7 @@ export async function setProvided(api: ProvideApi, origin: string, on: boolean):
  */
 function exclusive<T>(work: () => Promise<T>): Promise<T> {
   const locks = (globalThis as { navigator?: { locks?: LockManager } }).navigator?.locks;
-  return locks ? locks.request('toolwire-provide', work) : work();
+  return typeof locks?.request === 'function' ? locks.request('toolwire-provide', work) : work();
 }
 
 /**
