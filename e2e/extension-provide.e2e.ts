@@ -463,3 +463,42 @@ test('when the service worker starts, registrations are made to match the chosen
   await other.goto(corpus(B, 'flights.html'));
   expect(await hasModelContext(other)).toBe(false);
 });
+
+test("a chosen page cannot steer the provided polyfill into fetching code, nor reach the extension's files", async () => {
+  browser = await launchWithExtension();
+  const { page, panel } = await openWithPanel(`${A}/e2e/pages/extension/provide-hostile.html`);
+  await panel.locator('#provide-toggle').check();
+  await expect(panel.locator('article.tool h3')).toHaveText(['echo', 'subscribe'], {
+    timeout: 15_000,
+  });
+  // Every request the page makes from here on.
+  const requests: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  // Honest first: the tools answer, checked by the validator and run by the form tools'
+  // code, both of which a split page script would have fetched by URL on first use.
+  expect(await panelCall(panel, 'echo', { word: 'hello' })).toEqual({
+    ok: true,
+    value: { word: 'hello' },
+  });
+  expect(await panelCall(panel, 'echo', { word: 'Hello!' })).toEqual({
+    ok: false,
+    code: 'tool_arguments_schema_invalid',
+  });
+  expect(await panelCall(panel, 'subscribe', { email: 'ada@example.com' })).toEqual({
+    ok: true,
+    value: { subscribed: true },
+  });
+  // The page's switches and <base> steered nothing: no script was fetched, from anywhere.
+  expect(requests.filter((url) => !url.startsWith('data:'))).toEqual([]);
+  expect(
+    await page.evaluate(() => (window as any).__TOOLWIRE_IIFE__),
+    'the page did set its switch',
+  ).toBe('split');
+  // The extension lists no web-accessible resources: the page cannot load its files.
+  expect(
+    await page.evaluate(
+      (id) => (window as any).probe(id),
+      (browser as ExtensionBrowser).extensionId,
+    ),
+  ).toMatch(/^refused: /);
+});
