@@ -26,13 +26,16 @@ export interface ExtensionBrowser {
   close(): Promise<void>;
 }
 
-/** Launches headless Chromium with the extension; `native` turns on Chromium's own WebMCP. */
+/**
+ * Launches headless Chromium with the extension; `native` turns on Chromium's own WebMCP.
+ * `userDataDir` reuses a profile (a browser restart); the caller removes it, not `close()`.
+ */
 export async function launchWithExtension(
-  options: { native?: boolean } = {},
+  options: { native?: boolean; userDataDir?: string } = {},
 ): Promise<ExtensionBrowser> {
   if (!existsSync(join(EXTENSION_DIR, 'manifest.json')))
     throw new Error(`No built extension in ${EXTENSION_DIR}: run pnpm build first.`);
-  const userDataDir = mkdtempSync(join(tmpdir(), 'toolwire-extension-'));
+  const userDataDir = options.userDataDir ?? mkdtempSync(join(tmpdir(), 'toolwire-extension-'));
   const args = [
     ...CHROMIUM_ARGS,
     `--disable-extensions-except=${EXTENSION_DIR}`,
@@ -70,7 +73,7 @@ export async function launchWithExtension(
     },
     async close() {
       await context.close();
-      rmSync(userDataDir, { recursive: true, force: true });
+      if (!options.userDataDir) rmSync(userDataDir, { recursive: true, force: true });
     },
   };
 }

@@ -37,6 +37,25 @@ for (const [name, global] of [
   });
 }
 
+// 2b. The provider (app/provide/provider.ts): toolwire's polyfill as one classic script with
+// every lazy part inlined (a content script cannot fetch parts from beside itself). The page
+// script defines are pinned to `undefined`, so each chunk test folds to the inlined import()
+// and no page global can steer it to a fetch.
+await build({
+  ...quiet,
+  define: {
+    __TOOLWIRE_IIFE__: 'undefined',
+    __TOOLWIRE_PACKAGE__: 'undefined',
+    __TOOLWIRE_VERSION__: 'undefined',
+  },
+  build: pageScriptBuild(
+    `${dist}/provide`,
+    `${root}app/provide/provider.ts`,
+    'toolwireProvide',
+    'provide.js',
+  ),
+});
+
 // 3. The extension: its two pages' scripts as self-contained modules, then the static files.
 rmSync(out, { recursive: true, force: true });
 for (const [entry, file] of [
@@ -58,6 +77,8 @@ for (const [entry, file] of [
 mkdirSync(`${out}/content`, { recursive: true });
 for (const name of ['main-world.js', 'relay.js'])
   copyFileSync(`${dist}/content/${name}`, `${out}/content/${name}`);
+copyFileSync(`${dist}/provide/provide.js`, `${out}/content/provide.js`);
+rmSync(`${dist}/provide`, { recursive: true, force: true });
 for (const name of ['panel.html', 'panel.css'])
   copyFileSync(`${root}app/${name}`, `${out}/${name}`);
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string };

@@ -7,6 +7,8 @@ import type { TabCallOutcome, TabProgress, TabTool } from '../../src/types.js';
 import { CONNECT_PORT_NAME } from '../connect/messages.js';
 import { mountConnect } from '../connect/panel-section.js';
 import { groupByOrigin } from './groups.js';
+import { chromeProvideTabs, mountProvide } from '../provide/panel-section.js';
+import { chromeProvideApi } from '../provide/sites.js';
 import { CallLog } from './log.js';
 import type { PanelEvent, PanelRequest } from './messages.js';
 import { PANEL_PORT_NAME } from './messages.js';
@@ -88,8 +90,16 @@ const connectSection = mountConnect(document.getElementById('connect') as HTMLEl
   chrome.runtime.connect({ name: CONNECT_PORT_NAME }),
 );
 
+// "Provide WebMCP on this site": its own section (app/provide/).
+const provideSection = mountProvide(
+  document.getElementById('provide') as HTMLElement,
+  chromeProvideApi(),
+  chromeProvideTabs(),
+);
+
 function watch(id: number): void {
   connectSection.watch(id);
+  provideSection.watch(id);
   if (id === tabId) return;
   tabId = id;
   shown = '';
