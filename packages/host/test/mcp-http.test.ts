@@ -244,6 +244,73 @@ describe('MCP over Streamable HTTP', () => {
     expect(await names(two.client)).toEqual(await names(one.client));
   });
 
+  it("a client dropping a call's stream cancels the call at the page", async () => {
+    const host = await createHost({ origins: [ORIGIN], mcp: { secret: SECRET } });
+    cleanups.push(() => host.close());
+    const started: string[] = [];
+    const stops: unknown[] = [];
+    const page = await FakePage.connect(host.url, {
+      origin: ORIGIN,
+      tools: [
+        tool(
+          'demo.wait',
+          (_, context) =>
+            new Promise((resolve, reject) => {
+              started.push('demo.wait');
+              const timer = setTimeout(() => resolve({ waited: true }), 10_000);
+              context.signal.addEventListener('abort', () => {
+                clearTimeout(timer);
+                stops.push(context.signal.reason);
+                reject(context.signal.reason);
+              });
+            }),
+        ),
+      ],
+    });
+    cleanups.push(() => page.socket.close());
+    await host.waitForSession({ filter: (s) => s.catalog.get('demo.wait') !== undefined });
+    const opened = await raw(host.port, { headers: honest(host.port), body: INITIALIZE });
+    const id = opened.headers['mcp-session-id'] as string;
+    const headers = honest(host.port, {
+      'Mcp-Session-Id': id,
+      'Mcp-Protocol-Version': '2025-06-18',
+    });
+    const call = (n: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: { name: 'demo_wait', arguments: {} },
+      });
+    // The honest road first: the call runs, and its stream stays open while it does.
+    const streamed = httpRequest({
+      host: '127.0.0.1',
+      port: host.port,
+      path: '/mcp',
+      method: 'POST',
+      agent: false,
+      setHost: false,
+      headers,
+    });
+    const answered = latch<number>();
+    streamed.on('response', (response) => answered.open(response.statusCode ?? 0));
+    streamed.on('error', () => {});
+    streamed.end(call(2));
+    expect(await answered.wait).toBe(200);
+    await until(() => started.length === 1);
+    expect(stops).toEqual([]);
+    // The client drops the stream: the page's tool sees its signal fire.
+    streamed.destroy();
+    await until(() => stops.length === 1);
+    // The session itself lives on.
+    const list = await raw(host.port, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
+    expect(list.status).toBe(200);
+    expect(list.body).toContain('demo_wait');
+  });
+
   it('caps sessions: the one beyond the cap is 503 mcp_session_limit', async () => {
     const { host } = await hostWithPage();
     for (let n = 0; n < 32; n++) {
