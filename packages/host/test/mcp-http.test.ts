@@ -1,9 +1,10 @@
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
 import type { Host } from '../src/index.js';
 import { createHost } from '../src/index.js';
-import { checkMcpRequest } from '../src/mcp/http.js';
+import { checkMcpRequest, createMcpHttp } from '../src/mcp/http.js';
 import { FakePage, tool } from './helpers.js';
 import {
   Client,
@@ -309,6 +310,69 @@ describe('MCP over Streamable HTTP', () => {
     });
     expect(list.status).toBe(200);
     expect(list.body).toContain('demo_wait');
+  });
+
+  it('closes an idle session (no request, no GET stream); one with an open GET stream stays', async () => {
+    // A host with no pages, seen as the MCP side sees one, and an idle time short enough to wait.
+    const empty = {
+      sessions: [],
+      session: () => undefined,
+      pairingLink: () => {
+        throw new Error('no pairing here');
+      },
+      extensionPairing: () => {
+        throw new Error('no pairing here');
+      },
+      on: () => () => {},
+    };
+    let port = 0;
+    const mcp = await createMcpHttp(empty, {
+      secret: SECRET,
+      port: () => port,
+      maxBodyBytes: 1 << 20,
+      idleMs: 1000,
+    });
+    const server = createServer((request, response) => mcp.handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    port = (server.address() as AddressInfo).port;
+    cleanups.push(
+      () => new Promise<void>((resolve) => server.close(() => resolve())),
+      () => server.closeAllConnections(),
+      () => mcp.close(),
+    );
+    const open = async () => {
+      const answer = await raw(port, { headers: honest(port), body: INITIALIZE });
+      expect(answer.status).toBe(200);
+      return answer.headers['mcp-session-id'] as string;
+    };
+    const idle = await open();
+    const streaming = await open();
+    const withId = (id: string) =>
+      honest(port, { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' });
+    // The GET stream of `streaming` stays open.
+    const stream = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method: 'GET',
+      agent: false,
+      setHost: false,
+      headers: { ...withId(streaming), Accept: 'text/event-stream' },
+    });
+    const streamOpen = latch<number>();
+    stream.on('response', (response) => streamOpen.open(response.statusCode ?? 0));
+    stream.on('error', () => {});
+    stream.end();
+    expect(await streamOpen.wait).toBe(200);
+    cleanups.push(() => stream.destroy());
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect((await raw(port, { headers: withId(idle), body: list })).status).toBe(200);
+    expect(mcp.sessionCount).toBe(2);
+    await until(() => mcp.sessionCount === 1);
+    const gone = await raw(port, { headers: withId(idle), body: list });
+    expect([gone.status, codeOf(gone)]).toEqual([404, 'mcp_session_unknown']);
+    const kept = await raw(port, { headers: withId(streaming), body: list });
+    expect(kept.status).toBe(200);
   });
 
   it('caps sessions: the one beyond the cap is 503 mcp_session_limit', async () => {
