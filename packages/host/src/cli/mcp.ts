@@ -42,7 +42,7 @@ const ATTACH_FLAGS = ['attach', 'host-url', 'token', 'timeout', 'quiet'];
  * deadline or whether it keeps its pairings: they do not ask for one (so
  * `--port N`, the way out of a port in use, still attaches when it can).
  */
-const WHERE_FLAGS = ['port', 'control-port', 'timeout', 'quiet', 'no-keep-pairings'];
+const WHERE_FLAGS = ['port', 'control-port', 'timeout', 'quiet', 'no-keep-pairings', 'no-mcp-http'];
 /** How long a running host's control API gets to answer before mcp runs a host of its own. */
 const ATTACH_PROBE_MS = 2000;
 
@@ -132,6 +132,10 @@ export const mcp: Command = {
       "sent to the page, which stops the tool then. MCP's notifications/cancelled",
       "cancels the call at the page; a call with a progressToken gets the page's",
       'progress as notifications/progress.',
+      '',
+      'A host of its own also serves MCP over HTTP at /mcp on its port, as',
+      'toolwire host does (--no-mcp-http: not); toolwire mcp-config prints the',
+      'client configurations.',
     ],
     examples: [
       'toolwire mcp                                     # the running host, else its own',
