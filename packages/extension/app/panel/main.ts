@@ -6,9 +6,9 @@
 import type { TabCallOutcome, TabProgress, TabTool } from '../../src/types.js';
 import { CONNECT_PORT_NAME } from '../connect/messages.js';
 import { mountConnect } from '../connect/panel-section.js';
-import { groupByOrigin } from './groups.js';
 import { chromeProvideTabs, mountProvide } from '../provide/panel-section.js';
 import { chromeProvideApi } from '../provide/sites.js';
+import { groupByOrigin } from './groups.js';
 import { CallLog } from './log.js';
 import type { PanelEvent, PanelRequest } from './messages.js';
 import { PANEL_PORT_NAME } from './messages.js';
