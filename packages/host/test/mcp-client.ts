@@ -2,4 +2,5 @@
 // @toolwire/host, so it resolves from here and not from the repository root).
 export { Client } from '@modelcontextprotocol/sdk/client/index.js';
 export { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+export { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 export { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
