@@ -96,12 +96,15 @@ describe('toolwire host: the control API and its state file', () => {
     expect(Object.keys(saved ?? {}).sort()).toEqual([
       'address',
       'controlUrl',
+      'mcpUrl',
       'pid',
       'port',
       'runId',
       'token',
     ]);
     expect(saved?.controlUrl).toBe(`http://127.0.0.1:${saved?.port}`);
+    // Where MCP clients reach the host over HTTP: an address, never its secret.
+    expect(saved?.mcpUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     // The page address without its token: the page token never goes in the file.
     expect(saved?.address).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/toolwire$/);
     expect(statSync(state).mode & 0o777).toBe(0o600);

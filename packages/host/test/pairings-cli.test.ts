@@ -198,7 +198,8 @@ describe('toolwire pairings and revoke --pairing/--all', () => {
 
   it('--no-keep-pairings leaves the file alone; a directory others may use stops the host', async () => {
     const env = environment();
-    const host = await start(env, ['--no-keep-pairings']);
+    // (--no-mcp-http too: the MCP secret would be kept in the same directory.)
+    const host = await start(env, ['--no-keep-pairings', '--no-mcp-http']);
     expect(host.err()).toContain('pairings last this run only (--no-keep-pairings)');
     await pairPage(env, A);
     expect((await listed(env)).pairings).toMatchObject([{ origin: A, connected: true }]);

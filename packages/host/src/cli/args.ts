@@ -42,6 +42,10 @@ export const OPTIONS = {
   'continue-on-error': { type: 'boolean' },
   attach: { type: 'boolean' },
   'no-keep-pairings': { type: 'boolean' },
+  'no-mcp-http': { type: 'boolean' },
+  client: { type: 'string' },
+  stdio: { type: 'boolean' },
+  http: { type: 'boolean' },
   'forwarded-port': { type: 'string', multiple: true },
   pairing: { type: 'string' },
   all: { type: 'boolean' },
@@ -66,6 +70,7 @@ export const HOST_FLAGS = [
   'control-port',
   'forwarded-port',
   'no-keep-pairings',
+  'no-mcp-http',
   'quiet',
 ];
 
@@ -109,7 +114,7 @@ function absoluteUrl(value: string, option: string, what: string): string {
 export function readHostOptions(
   values: OptionValues,
   env: Env,
-): { options: HostOptions; page?: string; controlPort?: number } {
+): { options: HostOptions; page?: string; controlPort?: number; mcpHttp?: false } {
   const text = (name: string) => values[name] as string | undefined;
   const list = (name: string) => (values[name] as string[] | undefined) ?? [];
   const options: HostOptions = {
@@ -171,6 +176,7 @@ export function readHostOptions(
       ? { controlPort: integer(text('control-port'), 'control-port', 0) }
       : {}),
     ...(values['no-keep-pairings'] === true ? { keepPairings: false as const } : {}),
+    ...(values['no-mcp-http'] === true ? { mcpHttp: false as const } : {}),
   };
 }
 

@@ -88,11 +88,15 @@ export interface ParsedCommand {
   controlPort?: number;
   /** `--no-keep-pairings`: this run's pairings in memory only, the pairings file untouched. */
   keepPairings?: false;
+  /** `--no-mcp-http`: the host does not serve MCP over HTTP at `/mcp`. */
+  mcpHttp?: false;
   client?: ClientArgs;
   /** `mcp` given host options: run a host of its own even when one is running. */
   ownHost?: boolean;
   /** `mcp --attach`: the running host to use (resolved like the client commands'). */
   attach?: ClientArgs;
+  /** `mcp-config`: which clients (all when undefined), which transports, --json. */
+  mcpConfig?: { client?: string; transports: readonly ('http' | 'stdio')[]; json: boolean };
 }
 
 /** One subcommand: its entry in the help, the options it takes, how it reads them and runs. */

@@ -8,6 +8,7 @@ import { call } from './call.js';
 import type { Command } from './command.js';
 import { host } from './host.js';
 import { mcp } from './mcp.js';
+import { mcpConfig } from './mcp-config.js';
 import { pair } from './pair.js';
 import { pairings } from './pairings.js';
 import { revoke } from './revoke.js';
@@ -17,6 +18,7 @@ import { tools } from './tools.js';
 export const COMMANDS: readonly Command[] = [
   host,
   mcp,
+  mcpConfig,
   sessions,
   tools,
   call,

@@ -78,6 +78,22 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
     'one that starts with "-" is written --pairing=-ID)',
   ],
   all: ['--all', 'revoke every pairing'],
+  'no-mcp-http': [
+    '--no-mcp-http',
+    'do not serve MCP over HTTP at /mcp on the page port (default: served,',
+    'bearer secret in $TOOLWIRE_HOME/mcp-secret; see toolwire mcp-config)',
+  ],
+  client: [
+    '--client <name>',
+    'mcp-config: claude-code, cursor, vscode or claude-desktop (default: all)',
+  ],
+  stdio: ['--stdio', 'mcp-config: only the stdio forms (toolwire mcp)'],
+  http: ['--http', 'mcp-config: only the HTTP forms (/mcp with the bearer secret)'],
+  'config-port': [
+    '--port <n>',
+    "the host's page port for the URL (default: the running host's, else",
+    `${DEFAULT_PORT})`,
+  ],
   attach: [
     '--attach',
     'mcp: only serve the running host (exit 3 when there is none), never',
@@ -147,6 +163,7 @@ const HOST_OPTIONS = [
   'control-port',
   'forwarded-port',
   'no-keep-pairings',
+  'no-mcp-http',
   'quiet',
   'attach',
 ];

@@ -33,6 +33,7 @@ import {
 } from '../control/state-file.js';
 import type { Host, HostOptions } from '../server/host.js';
 import { createHost } from '../server/host.js';
+import { mcpSecret } from '../server/mcp-secret.js';
 import { openPairingFile, pairingHome } from '../server/pairing-file.js';
 import { linkPhrase } from '../shared/link-phrase.js';
 import { redactUrl } from '../shared/token.js';
@@ -175,6 +176,17 @@ export async function startHost(
       return EXIT.failed;
     }
   }
+  // MCP over Streamable HTTP at /mcp, unless --no-mcp-http: its secret kept beside the pairings.
+  let mcp: HostOptions['mcp'];
+  if (parsed.mcpHttp !== false) {
+    try {
+      mcp = { secret: mcpSecret(pairingHome(io.env)) };
+    } catch (error) {
+      if (!(error instanceof StateFileError)) throw error;
+      print(`toolwire ${parsed.command}: ${error.message} (--no-mcp-http runs without it)`);
+      return EXIT.failed;
+    }
+  }
   let host: Host;
   // The banner below says where the host listens and whom it allows, once: the host's own
   // lines about that (logged while it starts listening) would say it a second time.
@@ -184,6 +196,7 @@ export async function startHost(
     host = await createHost({
       ...parsed.options,
       ...kept,
+      ...(mcp ? { mcp } : {}),
       ...(hostLog ? { log: hostLog } : {}),
     });
     listening = true;
@@ -228,6 +241,11 @@ export async function startHost(
   } else {
     print(`toolwire: allowed origins: ${host.origins.join(', ')}`);
   }
+  print(
+    host.mcpUrl
+      ? `toolwire: MCP over HTTP at ${host.mcpUrl} (bearer secret; toolwire mcp-config prints client configurations)`
+      : 'toolwire: no MCP over HTTP (--no-mcp-http)',
+  );
   if (control) print(`toolwire: control API on ${control.url} (state in ${statePath})`);
   const count = kept.pairingStore?.list().length ?? 0;
   print(

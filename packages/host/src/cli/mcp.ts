@@ -42,7 +42,7 @@ const ATTACH_FLAGS = ['attach', 'host-url', 'token', 'timeout', 'quiet'];
  * deadline or whether it keeps its pairings: they do not ask for one (so
  * `--port N`, the way out of a port in use, still attaches when it can).
  */
-const WHERE_FLAGS = ['port', 'control-port', 'timeout', 'quiet', 'no-keep-pairings'];
+const WHERE_FLAGS = ['port', 'control-port', 'timeout', 'quiet', 'no-keep-pairings', 'no-mcp-http'];
 /** How long a running host's control API gets to answer before mcp runs a host of its own. */
 const ATTACH_PROBE_MS = 2000;
 

@@ -89,6 +89,7 @@ export async function publishControl(
         token: control.token,
         runId,
         address: host.address,
+        ...(host.mcpUrl ? { mcpUrl: host.mcpUrl } : {}),
       },
       controlAnswers,
     );

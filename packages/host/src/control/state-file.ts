@@ -52,6 +52,8 @@ export interface ControlState {
   runId?: string;
   /** The page WebSocket address, without any secret: what a busy port's message names. */
   address?: string;
+  /** Where the host serves MCP over Streamable HTTP (no secret); absent when it does not. */
+  mcpUrl?: string;
 }
 
 /** "pid 12, pages at ws://127.0.0.1:45124/toolwire, control API http://..., state in PATH". */

@@ -47,11 +47,14 @@
  *    JSON-RPC error: it lists toolwire's own tools, with the failure's code, `retryable` and
  *    message in `_meta` (`toolwire/code`, `toolwire/retryable`, `toolwire/note`), and tells
  *    the client the list changed. A call then answers that code as a tool error.
+ * 13. Everything above lives in an McpService (createMcpService): one tool source, one naming
+ *    table, and one SDK `Server` per client connected to it. The stdio bridge connects one;
+ *    the host's Streamable HTTP endpoint (http.ts) connects one per client session, so every
+ *    session sees the same names. `list_changed` goes to every client that has initialized.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { JsonValue } from '@toolwire/protocol';
 import { defaultRetryable, isPlainObject, ToolProtocolError } from '@toolwire/protocol';
-import { Host } from '../server/host.js';
 import { grantHint } from '../shared/errors.js';
 import { increasing } from '../shared/progress.js';
 import { VERSION } from '../shared/version.js';
@@ -65,6 +68,7 @@ import {
   SESSIONS_TOOL_NAME,
   sessionsResult,
 } from './fallback-tools.js';
+import type { McpHost } from './host-source.js';
 import { hostToolSource } from './host-source.js';
 import { listedSchemas, mcpToolDefinition } from './listing.js';
 import { McpToolNames, withheldNamed } from './naming.js';
@@ -87,12 +91,40 @@ export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
 ];
 const LIST_CHANGED_DELAY_MS = 50;
 
-export interface McpBridgeOptions {
+export interface McpBridgeOptions extends McpServiceOptions {
   input: Readable;
   output: Writable;
+}
+
+/** What names the server to its clients, and where its diagnostics go. */
+export interface McpServiceOptions {
   serverName?: string;
   serverVersion?: string;
   log?: (line: string) => void;
+}
+
+/** An SDK transport, as the service connects one (stdio, or one Streamable HTTP session). */
+type SdkTransport = Parameters<
+  InstanceType<typeof import('@modelcontextprotocol/sdk/server/index.js').Server>['connect']
+>[0];
+
+/** One client's connection to the service. */
+interface McpServiceClient {
+  /** Ends this client's server (its calls in flight are aborted) and its transport. */
+  close(): Promise<void>;
+}
+
+/**
+ * Page tools as MCP, for any number of clients: one tool source, one naming table, one SDK
+ * `Server` per client (header 13).
+ */
+export interface McpService {
+  /** The MCP name -> page tool map as last listed. */
+  readonly names: ReadonlyMap<string, McpSourceTool>;
+  /** A server of its own for one client, connected to `transport`. */
+  connect(transport: SdkTransport): Promise<McpServiceClient>;
+  /** Closes every client's server and stops watching the source. */
+  close(): Promise<void>;
 }
 
 /** What a `tools/call` handler gets from the SDK that the bridge uses. */
@@ -150,11 +182,34 @@ function errorContent(error: unknown): Record<string, unknown> {
   };
 }
 
-export function createMcpBridge(
-  hostOrSource: Host | McpToolSource,
-  options: McpBridgeOptions,
-): McpBridge {
-  const source = hostOrSource instanceof Host ? hostToolSource(hostOrSource) : hostOrSource;
+/** A Host is told from a tool source by what a source has: `tools()`. */
+const toSource = (hostOrSource: McpHost | McpToolSource): McpToolSource =>
+  typeof (hostOrSource as McpToolSource).tools === 'function'
+    ? (hostOrSource as McpToolSource)
+    : hostToolSource(hostOrSource as McpHost);
+
+/** The SDK's server side, imported once per process when the first service starts. */
+let sdkLoaded:
+  | Promise<
+      [
+        typeof import('@modelcontextprotocol/sdk/server/index.js'),
+        typeof import('@modelcontextprotocol/sdk/types.js'),
+        typeof import('@modelcontextprotocol/sdk/validation/ajv'),
+      ]
+    >
+  | undefined;
+const loadSdk = () =>
+  (sdkLoaded ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/index.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+    import('@modelcontextprotocol/sdk/validation/ajv'),
+  ]));
+
+export function createMcpService(
+  hostOrSource: McpHost | McpToolSource,
+  options: McpServiceOptions = {},
+): McpService {
+  const source = toSource(hostOrSource);
   const pairs = source.pair !== undefined;
   const log = options.log ?? (() => {});
   let names = new Map<string, McpSourceTool>();
@@ -164,7 +219,9 @@ export function createMcpBridge(
   const openSessions = (entries: readonly McpSourceTool[]): McpSourceSession[] =>
     source.sessions?.() ?? sessionsOf(entries);
   let listedSignature = '';
-  let initialized = false;
+  /** Every client's server, and whether it has sent `notifications/initialized`. */
+  type Served = InstanceType<typeof import('@modelcontextprotocol/sdk/server/index.js').Server>;
+  const servers = new Map<Served, { initialized: boolean }>();
   let closed = false;
   let changedTimer: ReturnType<typeof setTimeout> | undefined;
   /** Bounded schemas (schema.ts), checked with the SDK client's own validator once started. */
@@ -324,20 +381,19 @@ export function createMcpBridge(
     return callTool(target, call.arguments, extra);
   };
 
-  const start = async () => {
-    const [{ Server }, { StdioServerTransport }, types, { AjvJsonSchemaValidator }] =
-      await Promise.all([
-        import('@modelcontextprotocol/sdk/server/index.js'),
-        import('@modelcontextprotocol/sdk/server/stdio.js'),
-        import('@modelcontextprotocol/sdk/types.js'),
-        import('@modelcontextprotocol/sdk/validation/ajv'),
-      ]);
+  /** The SDK, and the schemas' validator, once for the service. */
+  const prepared = loadSdk().then(([sdk, types, { AjvJsonSchemaValidator }]) => {
     // The validator the SDK's client compiles `outputSchema` with, set up as it sets it up.
     const validator = new AjvJsonSchemaValidator();
     schemas = new McpSchemas((schema) => {
       const validate = validator.getValidator(schema);
       return (value) => validate(value).valid;
     });
+    return { Server: sdk.Server, types };
+  });
+
+  const connect = async (transport: SdkTransport): Promise<McpServiceClient> => {
+    const { Server, types } = await prepared;
     const { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } = types;
     const server = new Server(
       { name: options.serverName ?? 'toolwire', version: options.serverVersion ?? VERSION },
@@ -348,8 +404,9 @@ export function createMcpBridge(
           : 'Tools of the web pages connected to this toolwire host. The list changes as pages connect, reload and register tools.',
       },
     );
+    const state = { initialized: false };
     server.oninitialized = () => {
-      initialized = true;
+      state.initialized = true;
       scheduleListChanged();
     };
     server.onerror = (error) => log(`mcp: ${error.message}`);
@@ -396,23 +453,36 @@ export function createMcpBridge(
       }
       return callTool(target, args ?? {}, extra as CallExtra);
     });
-    if (!closed) await server.connect(new StdioServerTransport(options.input, options.output));
-    return server;
+    const closeServer = async () => {
+      servers.delete(server);
+      await server.close().catch(() => undefined);
+    };
+    if (closed) return { close: async () => undefined };
+    servers.set(server, state);
+    // The transport closing (the client went away, or ended its session) forgets the server.
+    server.onclose = () => {
+      servers.delete(server);
+    };
+    await server.connect(transport);
+    return { close: closeServer };
   };
-  const started = start();
-  started.catch((error: Error) => log(`mcp: could not start: ${error.message}`));
 
   function scheduleListChanged(): void {
     clearTimeout(changedTimer);
     changedTimer = setTimeout(() => {
-      // A source that cannot list lists no page tools: the client is told.
+      // A source that cannot list lists no page tools: the clients are told.
       void collect(false)
         .catch(() => new Map<string, McpSourceTool>())
         .then(async (map) => {
           const signature = signatureOf(map);
-          if (closed || !initialized || signature === listedSignature) return;
+          const told = [...servers].filter(([, one]) => one.initialized).map(([server]) => server);
+          if (closed || told.length === 0 || signature === listedSignature) return;
           listedSignature = signature;
-          await (await started).sendToolListChanged();
+          await Promise.all(
+            told.map((server) =>
+              server.sendToolListChanged().catch((error: Error) => log(`mcp: ${error.message}`)),
+            ),
+          );
         })
         .catch((error: Error) => log(`mcp: ${error.message}`));
     }, LIST_CHANGED_DELAY_MS);
@@ -424,15 +494,44 @@ export function createMcpBridge(
     get names() {
       return names;
     },
-    ready: started.then(() => undefined),
+    connect,
     async close() {
       if (closed) return;
       closed = true;
       clearTimeout(changedTimer);
       unsubscribe();
       source.close?.();
-      const server = await started.catch(() => undefined);
-      await server?.close().catch(() => undefined);
+      await Promise.all([...servers.keys()].map((server) => server.close().catch(() => undefined)));
+      servers.clear();
+    },
+  };
+}
+
+/** The MCP server over stdio (`toolwire mcp`): one client on `input` / `output`. */
+export function createMcpBridge(
+  hostOrSource: McpHost | McpToolSource,
+  options: McpBridgeOptions,
+): McpBridge {
+  const { input, output, ...serviceOptions } = options;
+  const log = options.log ?? (() => {});
+  const service = createMcpService(hostOrSource, serviceOptions);
+  let closed = false;
+  const started = (async () => {
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
+    if (closed) return undefined;
+    return service.connect(new StdioServerTransport(input, output));
+  })();
+  started.catch((error: Error) => log(`mcp: could not start: ${error.message}`));
+  return {
+    get names() {
+      return service.names;
+    },
+    ready: started.then(() => undefined),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await started.catch(() => undefined);
+      await service.close();
     },
   };
 }

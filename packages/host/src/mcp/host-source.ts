@@ -4,7 +4,7 @@
  */
 import { ToolProtocolError } from '@toolwire/protocol';
 import type { HostTool } from '../catalog/cache.js';
-import type { Host } from '../server/host.js';
+import type { PairingCode } from '../server/pairing.js';
 import type { HostSession } from '../server/session.js';
 import { guardName } from '../server/session.js';
 import { within } from '../shared/within.js';
@@ -13,8 +13,22 @@ import { withheldTools } from './source.js';
 
 const LIST_REFRESH_BOUND_MS = 2000;
 
+/**
+ * What the MCP side reads of a Host (server/host.ts): its sessions, its events and its pairing
+ * links. A Host is one; the MCP modules do not import the Host class, which serves MCP itself.
+ */
+export interface McpHost {
+  readonly sessions: readonly HostSession[];
+  session(id: string): HostSession | undefined;
+  pairingLink(page: string): PairingCode & { url: string };
+  extensionPairing(extension: string): PairingCode & { url: string };
+  /** `session` gives the new HostSession; the others are only listened for. */
+  // biome-ignore lint/suspicious/noExplicitAny: the Host's typed emitter, seen from here.
+  on(event: 'session' | 'catalog' | 'sessionclose', listener: (value: any) => void): () => void;
+}
+
 /** The tools of a host in this process (calls under its deadline, `callTimeoutMs`). */
-export function hostToolSource(host: Host): McpToolSource {
+export function hostToolSource(host: McpHost): McpToolSource {
   let withheld: McpWithheldTool[] = [];
   let open: McpSourceSession[] = [];
   return {

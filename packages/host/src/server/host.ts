@@ -23,6 +23,9 @@
  *    `timeoutMs` (20 s).
  * 8. Refused upgrades are logged at most once per origin per interval, with a count
  *    (refusal-log.ts).
+ * 9. With `mcp: { secret }`, the same port serves MCP over Streamable HTTP at `/mcp`
+ *    (mcp/http.ts), bearer secret, Host and Origin checked; without it `/mcp` is 404 like any
+ *    other path. `mcpUrl` says where.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -39,6 +42,8 @@ import {
 } from '@toolwire/protocol';
 import { WebSocketServer } from 'ws';
 import type { CatalogChange } from '../catalog/cache.js';
+import type { McpHttp } from '../mcp/http.js';
+import { createMcpHttp, MCP_PATH } from '../mcp/http.js';
 import { Emitter } from '../shared/emitter.js';
 import { hostError } from '../shared/errors.js';
 import { createToken, redactToken, tokensEqual } from '../shared/token.js';
@@ -116,6 +121,12 @@ export interface HostOptions {
    * address, where gzip costs more CPU than the bytes it saves; yes otherwise.
    */
   compress?: CompressMode;
+  /**
+   * Serve MCP over Streamable HTTP at `/mcp` on this port, for clients that carry
+   * `Authorization: Bearer <secret>` (at least 16 characters; never the page token). Default:
+   * off (`/mcp` is 404).
+   */
+  mcp?: { secret: string };
 }
 
 /** A pairing as the host shows it: its record without the secret, and its open sessions. */
@@ -173,6 +184,7 @@ export class Host extends Emitter<HostEvents> {
   #closing: Promise<void> | undefined;
   #pairing: Pairing;
   #refusals = new RefusalLog((line) => this.#log(line));
+  #mcp: McpHttp | undefined;
 
   /** Use createHost(), which also starts listening. */
   constructor(options: HostOptions = {}) {
@@ -191,6 +203,18 @@ export class Host extends Emitter<HostEvents> {
     this.grant = grant;
     this.origins = (options.origins ?? []).map(normalizeOrigin);
     this.hostId = options.hostId ?? createToken();
+    if (options.mcp) {
+      const { secret } = options.mcp;
+      if (typeof secret !== 'string' || secret.length < 16) {
+        throw new TypeError('The MCP secret needs at least 16 characters.');
+      }
+      if (tokensEqual(secret, this.token)) {
+        throw new TypeError('The MCP endpoint needs a secret of its own, not the page token.');
+      }
+      if (this.path === MCP_PATH) {
+        throw new TypeError(`The host path cannot be ${MCP_PATH} when it serves MCP there.`);
+      }
+    }
     this.#pairing = new Pairing({
       ...(options.pairingCodeTtlMs === undefined ? {} : { codeTtlMs: options.pairingCodeTtlMs }),
       store: options.pairingStore,
@@ -207,6 +231,15 @@ export class Host extends Emitter<HostEvents> {
 
   /** Starts listening; resolves once the port is bound. */
   async listen(): Promise<this> {
+    if (this.#options.mcp && !this.#mcp) {
+      this.#mcp = await createMcpHttp(this, {
+        secret: this.#options.mcp.secret,
+        port: () => this.#port,
+        ...(this.#options.forwardedPorts ? { forwardedPorts: this.#options.forwardedPorts } : {}),
+        maxBodyBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+        log: (line) => this.#log(line),
+      });
+    }
     await new Promise<void>((resolve, reject) => {
       this.#server.once('error', reject);
       this.#server.listen(this.#options.port ?? 0, this.hostname, () => {
@@ -226,6 +259,17 @@ export class Host extends Emitter<HostEvents> {
 
   get port(): number {
     return this.#port;
+  }
+
+  /**
+   * Where MCP clients reach this host over Streamable HTTP (`http://127.0.0.1:PORT/mcp`), or
+   * undefined when it does not serve MCP (`createHost({ mcp })`).
+   */
+  get mcpUrl(): string | undefined {
+    if (!this.#options.mcp) return undefined;
+    const name =
+      this.hostname === '::1' ? '[::1]' : this.hostname === 'localhost' ? 'localhost' : '127.0.0.1';
+    return `http://${name}:${this.#port}${MCP_PATH}`;
   }
 
   /** Random per host run (a new process gets a new one). */
@@ -406,6 +450,7 @@ export class Host extends Emitter<HostEvents> {
   /** Closes every session (pending requests fail at once) and stops listening. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      await this.#mcp?.close();
       for (const session of this.sessions) session.close('host shutting down', 1001);
       for (const socket of this.#wss.clients) socket.terminate();
       this.#wss.close();
@@ -432,6 +477,10 @@ export class Host extends Emitter<HostEvents> {
 
   #onHttp = (request: IncomingMessage, response: ServerResponse): void => {
     const path = (request.url ?? '/').split('?')[0];
+    if (path === MCP_PATH && this.#mcp) {
+      this.#mcp.handle(request, response);
+      return;
+    }
     response.writeHead(path === this.path ? 426 : 404, { 'Content-Type': 'text/plain' });
     response.end(path === this.path ? 'toolwire host: WebSocket only\n' : 'not found\n');
   };

@@ -1,0 +1,442 @@
+/**
+ * MCP over Streamable HTTP, served by the host at `/mcp` on its page port
+ * (`createHost({ mcp: { secret } })`), on the MCP SDK's `StreamableHTTPServerTransport`.
+ *
+ * 1. Every request is checked in this order before anything else reads it: `Host` must be a
+ *    loopback name (`127.0.0.1`, `localhost`, `[::1]`) with the host's port or one of its
+ *    forwarded ports (403 `mcp_host_refused`: DNS rebinding); `Origin`, when sent, must be a
+ *    loopback `http:` origin (403 `mcp_origin_refused`); `Authorization: Bearer <secret>`,
+ *    compared in constant time (401 `mcp_unauthorized`, with `WWW-Authenticate: Bearer`). The
+ *    secret is the MCP endpoint's own: never the page token, never the control API's.
+ * 2. Every refusal is a JSON-RPC error body (`id: null`) whose `error.data["toolwire/code"]`
+ *    says which: the codes above, `mcp_session_unknown` (404, an `Mcp-Session-Id` this host
+ *    does not hold, as the spec says), `mcp_session_required` (400, a request other than
+ *    `initialize` without one), `mcp_session_limit` (503, a new session beyond MCP_SESSION_CAP),
+ *    `mcp_body_too_large` (413, a body above the host's frame limit), `mcp_parse_error` (400)
+ *    and `mcp_method_not_allowed` (405). A refused request's connection is closed.
+ * 3. Sessions are stateful (`Mcp-Session-Id`): each is its own SDK `Server` and transport, all
+ *    connected to one McpService (bridge.ts), so every session sees the names, tabs and
+ *    withheld explanations stdio sees, and `tools/list_changed` reaches every session that
+ *    initialized, on its GET stream. POST carries requests (answers stream back as SSE), GET
+ *    opens the notification stream, DELETE ends the session.
+ * 4. A session's calls in flight are aborted (cancelled at the page) by `notifications/
+ *    cancelled`, by DELETE, and by the client dropping the POST stream a call answers on.
+ * 5. A session with no request in flight, no open GET stream and no request for MCP_IDLE_MS
+ *    is closed; a later request with its id gets 404 `mcp_session_unknown` (the client
+ *    initializes again).
+ * 6. The server runs in the host's own process and calls its sessions directly
+ *    (host-source.ts), the own-host stdio path: no hop through the control API.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { tokensEqual } from '../shared/token.js';
+import type { McpService } from './bridge.js';
+import { createMcpService } from './bridge.js';
+import type { McpHost } from './host-source.js';
+
+export const MCP_PATH = '/mcp';
+/** Client sessions held at once; a new one beyond them is refused (503). */
+const MCP_SESSION_CAP = 32;
+/** A session with nothing in flight and no GET stream for this long is closed. */
+const MCP_IDLE_MS = 30 * 60_000;
+
+type McpHttpCode =
+  | 'mcp_host_refused'
+  | 'mcp_origin_refused'
+  | 'mcp_unauthorized'
+  | 'mcp_session_unknown'
+  | 'mcp_session_required'
+  | 'mcp_session_limit'
+  | 'mcp_body_too_large'
+  | 'mcp_parse_error'
+  | 'mcp_method_not_allowed';
+
+const LOOPBACK_NAMES = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+export interface McpHttpOptions {
+  /** The bearer secret every request carries. */
+  secret: string;
+  /** The host's port (read when a request comes: the host binds it after this is made). */
+  port: () => number;
+  /** Ports that forward to the host (HostOptions.forwardedPorts): a `Host` may name them. */
+  forwardedPorts?: readonly number[];
+  /** Largest request body (the host's frame limit). */
+  maxBodyBytes: number;
+  log?: (line: string) => void;
+  serverVersion?: string;
+  /** Default MCP_SESSION_CAP. */
+  sessionCap?: number;
+  /** Default MCP_IDLE_MS. */
+  idleMs?: number;
+}
+
+export interface McpHttp {
+  /** Answers one request on `/mcp`. */
+  handle(request: IncomingMessage, response: ServerResponse): void;
+  /** Sessions held now. */
+  readonly sessionCount: number;
+  /** Ends every session (their calls in flight are aborted). */
+  close(): Promise<void>;
+}
+
+type HttpTransport = InstanceType<
+  typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport
+>;
+
+interface HttpSession {
+  transport: HttpTransport;
+  close(): Promise<void>;
+  /** Requests being answered, and GET streams open: while either is non-zero it is not idle. */
+  busy: number;
+  lastSeen: number;
+}
+
+/** A refusal: status, code, message (and headers). */
+export interface McpRefusal {
+  status: number;
+  code: McpHttpCode;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** Whether `header` (a `Host` value) names a loopback host on one of `ports`. */
+function loopbackHost(header: string | undefined, ports: readonly number[]): boolean {
+  if (!header) return false;
+  let url: URL;
+  try {
+    url = new URL(`http://${header}`);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password || url.pathname !== '/' || url.search || url.hash) return false;
+  return LOOPBACK_NAMES.has(url.hostname) && ports.includes(Number(url.port || 80));
+}
+
+/** Whether `origin` is a loopback `http:` origin (any port). */
+function loopbackOrigin(origin: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'http:' && LOOPBACK_NAMES.has(url.hostname) && url.origin === origin;
+}
+
+/**
+ * Who may ask (header 1): Host, then Origin, then the bearer secret. Undefined when the
+ * request passes.
+ */
+export function checkMcpRequest(
+  headers: IncomingMessage['headers'],
+  policy: { secret: string; ports: readonly number[] },
+): McpRefusal | undefined {
+  if (!loopbackHost(headers.host, policy.ports)) {
+    return {
+      status: 403,
+      code: 'mcp_host_refused',
+      message: `The MCP endpoint answers a loopback Host with this host's port (got ${JSON.stringify(headers.host ?? null)}).`,
+    };
+  }
+  const origin = headers.origin;
+  if (origin !== undefined && !loopbackOrigin(origin)) {
+    return {
+      status: 403,
+      code: 'mcp_origin_refused',
+      message: `The MCP endpoint does not answer web pages of ${JSON.stringify(origin)}; only loopback origins.`,
+    };
+  }
+  const auth = headers.authorization;
+  const given = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
+  if (given === undefined || !tokensEqual(given, policy.secret)) {
+    return {
+      status: 401,
+      code: 'mcp_unauthorized',
+      message:
+        given === undefined
+          ? 'The MCP endpoint needs Authorization: Bearer <secret> (toolwire mcp-config prints it).'
+          : 'Wrong MCP secret (toolwire mcp-config prints the current one).',
+      headers: { 'WWW-Authenticate': 'Bearer' },
+    };
+  }
+  return undefined;
+}
+
+/** The JSON-RPC error body a refusal answers. */
+function refusalBody(refusal: Pick<McpRefusal, 'code' | 'message'>): object {
+  const code =
+    refusal.code === 'mcp_parse_error'
+      ? -32700
+      : refusal.code === 'mcp_session_unknown'
+        ? -32001
+        : -32000;
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code, message: refusal.message, data: { 'toolwire/code': refusal.code } },
+  };
+}
+
+function refuse(response: ServerResponse, refusal: McpRefusal): void {
+  const text = JSON.stringify(refusalBody(refusal));
+  response.shouldKeepAlive = false;
+  response.writeHead(refusal.status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    Connection: 'close',
+    ...refusal.headers,
+  });
+  response.end(text);
+}
+
+/** The request body, or the refusal it earns (too large). */
+function readBody(
+  request: IncomingMessage,
+  limit: number,
+): Promise<{ ok: true; text: string } | { ok: false }> {
+  return new Promise((resolve) => {
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      resolve({ ok: false });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    request.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        request.pause();
+        resolve({ ok: false });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve({ ok: true, text: Buffer.concat(chunks).toString('utf8') });
+    });
+    request.on('error', () => {
+      if (!done) resolve({ ok: false });
+      done = true;
+    });
+  });
+}
+
+type Message = { method?: unknown; id?: unknown };
+const messagesOf = (body: unknown): Message[] =>
+  (Array.isArray(body) ? body : [body]).filter(
+    (one): one is Message => typeof one === 'object' && one !== null,
+  );
+
+/** The Streamable HTTP endpoint over `host`'s sessions (header). Loads the SDK first. */
+export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Promise<McpHttp> {
+  const { StreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/sdk/server/streamableHttp.js'
+  );
+  const log = options.log ?? (() => {});
+  const cap = options.sessionCap ?? MCP_SESSION_CAP;
+  const idleMs = options.idleMs ?? MCP_IDLE_MS;
+  const service: McpService = createMcpService(host, {
+    ...(options.serverVersion ? { serverVersion: options.serverVersion } : {}),
+    log,
+  });
+  const sessions = new Map<string, HttpSession>();
+  /** Sessions being opened (their initialize in flight): they count against the cap. */
+  let opening = 0;
+  let closed = false;
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        if (session.busy === 0 && now - session.lastSeen >= idleMs) {
+          log(
+            `mcp: HTTP session ${id.slice(0, 8)} closed after ${Math.round(idleMs / 60_000)} idle minutes`,
+          );
+          sessions.delete(id);
+          void session.close();
+        }
+      }
+    },
+    Math.max(1000, Math.min(60_000, Math.floor(idleMs / 4))),
+  );
+  sweep.unref?.();
+
+  /** Counts `response` as the session's activity until it closes. */
+  const track = (session: HttpSession, response: ServerResponse) => {
+    session.busy++;
+    session.lastSeen = Date.now();
+    response.once('close', () => {
+      session.busy--;
+      session.lastSeen = Date.now();
+    });
+  };
+
+  /** A new session for an initialize request. */
+  const open = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: unknown,
+  ): Promise<void> => {
+    opening++;
+    let session: HttpSession | undefined;
+    try {
+      const transport: HttpTransport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          if (session) sessions.set(id, session);
+          log(`mcp: HTTP session ${id.slice(0, 8)} opened (${sessions.size} held)`);
+        },
+        onsessionclosed: (id) => {
+          sessions.delete(id);
+          log(`mcp: HTTP session ${id.slice(0, 8)} ended by the client`);
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      };
+      const client = await service.connect(transport);
+      session = { transport, close: () => client.close(), busy: 0, lastSeen: Date.now() };
+      track(session, response);
+      await transport.handleRequest(request, response, body);
+      // An initialize the transport refused opened nothing.
+      if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
+        await client.close();
+      }
+    } finally {
+      opening--;
+    }
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const refusal = checkMcpRequest(request.headers, {
+      secret: options.secret,
+      ports: [options.port(), ...(options.forwardedPorts ?? [])],
+    });
+    if (refusal) {
+      const from = request.headers.origin ?? request.socket.remoteAddress ?? '?';
+      log(`mcp: refused a request from ${from}: ${refusal.status} ${refusal.code}`);
+      refuse(response, refusal);
+      return;
+    }
+    const method = request.method ?? 'GET';
+    if (method !== 'POST' && method !== 'GET' && method !== 'DELETE') {
+      refuse(response, {
+        status: 405,
+        code: 'mcp_method_not_allowed',
+        message: `The MCP endpoint answers POST, GET and DELETE, not ${method}.`,
+        headers: { Allow: 'POST, GET, DELETE' },
+      });
+      return;
+    }
+    let body: unknown;
+    if (method === 'POST') {
+      const read = await readBody(request, options.maxBodyBytes);
+      if (!read.ok) {
+        refuse(response, {
+          status: 413,
+          code: 'mcp_body_too_large',
+          message: `The request body is larger than this host's frame limit (${options.maxBodyBytes} bytes).`,
+        });
+        return;
+      }
+      try {
+        body = JSON.parse(read.text);
+      } catch {
+        refuse(response, {
+          status: 400,
+          code: 'mcp_parse_error',
+          message: 'The request body is not JSON.',
+        });
+        return;
+      }
+    }
+    const header = request.headers['mcp-session-id'];
+    const id = Array.isArray(header) ? header[0] : header;
+    if (id === undefined) {
+      const initialize = messagesOf(body).some((message) => message.method === 'initialize');
+      if (method !== 'POST' || !initialize) {
+        refuse(response, {
+          status: 400,
+          code: 'mcp_session_required',
+          message: 'Send Mcp-Session-Id (from the answer to initialize), or initialize first.',
+        });
+        return;
+      }
+      if (closed || sessions.size + opening >= cap) {
+        refuse(response, {
+          status: 503,
+          code: 'mcp_session_limit',
+          message: `This host holds ${cap} MCP sessions already; end one (DELETE) or wait for one to go idle.`,
+        });
+        return;
+      }
+      await open(request, response, body);
+      return;
+    }
+    const session = sessions.get(id);
+    if (!session) {
+      refuse(response, {
+        status: 404,
+        code: 'mcp_session_unknown',
+        message:
+          'No such MCP session (it ended, went idle, or the host restarted): initialize again.',
+      });
+      return;
+    }
+    track(session, response);
+    if (method === 'POST') {
+      // The client dropping the stream a call answers on cancels the call (header 4).
+      const asked = messagesOf(body)
+        .filter((message) => typeof message.method === 'string' && message.id !== undefined)
+        .map((message) => message.id as string | number);
+      if (asked.length > 0) {
+        response.once('close', () => {
+          if (response.writableFinished) return;
+          for (const requestId of asked) {
+            session.transport.onmessage?.({
+              jsonrpc: '2.0',
+              method: 'notifications/cancelled',
+              params: { requestId, reason: 'the client closed the stream' },
+            });
+          }
+        });
+      }
+    }
+    await session.transport.handleRequest(request, response, body);
+  };
+
+  return {
+    handle(request, response) {
+      handle(request, response).catch((error: Error) => {
+        log(`mcp: ${error.message}`);
+        if (!response.headersSent) {
+          response.writeHead(500, { 'Content-Type': 'application/json' });
+          response.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: null,
+              error: { code: -32603, message: 'Internal error' },
+            }),
+          );
+        } else response.destroy();
+      });
+    },
+    get sessionCount() {
+      return sessions.size;
+    },
+    async close() {
+      closed = true;
+      clearInterval(sweep);
+      const held = [...sessions.values()];
+      sessions.clear();
+      await Promise.all(held.map((session) => session.close()));
+      await service.close();
+    },
+  };
+}

@@ -1,0 +1,280 @@
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { latch, until } from '../../../test-support/wait.js';
+import type { Host } from '../src/index.js';
+import { createHost } from '../src/index.js';
+import { checkMcpRequest } from '../src/mcp/http.js';
+import { FakePage, tool } from './helpers.js';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  ToolListChangedNotificationSchema,
+} from './mcp-client.js';
+
+// MCP over Streamable HTTP at /mcp on the host's page port (src/mcp/http.ts): a real host, a
+// real page socket (FakePage), the SDK's own HTTP client, and raw node:http requests where a
+// test must set Host, Origin or Authorization itself.
+
+const ORIGIN = 'http://localhost:5401';
+const SECRET = 'mcp-secret-for-the-unit-tests-0123456789';
+
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function hostWithPage(options: { mcp?: { secret: string } } = { mcp: { secret: SECRET } }) {
+  const host = await createHost({ origins: [ORIGIN], ...options });
+  cleanups.push(() => host.close());
+  const page = await FakePage.connect(host.url, {
+    origin: ORIGIN,
+    tools: [tool('demo.echo', (args) => args)],
+  });
+  cleanups.push(() => page.socket.close());
+  await host.waitForSession({ filter: (s) => s.catalog.get('demo.echo') !== undefined });
+  return { host, page };
+}
+
+async function httpClient(host: Host, secret = SECRET) {
+  const client = new Client({ name: 'unit', version: '0' });
+  const transport = new StreamableHTTPClientTransport(new URL(host.mcpUrl as string), {
+    requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+  });
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return { client, transport };
+}
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request with exactly these headers (Host included), through node:http. */
+function raw(
+  port: number,
+  options: { method?: string; headers?: Record<string, string>; body?: string },
+): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: options.method ?? 'POST',
+        agent: false,
+        setHost: false,
+        headers: options.headers ?? {},
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => {
+          body += chunk;
+        });
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '0' },
+  },
+});
+
+function honest(port: number, extra: Record<string, string> = {}) {
+  return {
+    Host: `127.0.0.1:${port}`,
+    Authorization: `Bearer ${SECRET}`,
+    'Content-Type': 'application/json',
+    Accept: 'application/json, text/event-stream',
+    ...extra,
+  };
+}
+
+const codeOf = (answer: Raw) => JSON.parse(answer.body).error?.data?.['toolwire/code'];
+
+describe('MCP over Streamable HTTP', () => {
+  it('lists and calls a page tool under the names stdio gives', async () => {
+    const { host } = await hostWithPage();
+    expect(host.mcpUrl).toBe(`http://127.0.0.1:${host.port}/mcp`);
+    const { client, transport } = await httpClient(host);
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const listed = await client.listTools();
+    expect(listed.tools.map((one) => one.name)).toEqual([
+      'toolwire_pair',
+      'toolwire_sessions',
+      'toolwire_call',
+      'demo_echo',
+    ]);
+    const answer = await client.callTool({ name: 'demo_echo', arguments: { text: 'hi' } });
+    expect(answer.isError).toBeFalsy();
+    expect(JSON.parse((answer.content as { text: string }[])[0]?.text ?? '')).toEqual({
+      text: 'hi',
+    });
+  });
+
+  it('without mcp, /mcp is 404 and mcpUrl undefined', async () => {
+    const { host } = await hostWithPage({});
+    expect(host.mcpUrl).toBeUndefined();
+    const answer = await raw(host.port, { headers: honest(host.port), body: INITIALIZE });
+    expect(answer.status).toBe(404);
+  });
+
+  it('refuses in order: Host, Origin, bearer; each after the honest request passed', async () => {
+    const { host } = await hostWithPage();
+    const port = host.port;
+    const ok = await raw(port, { headers: honest(port), body: INITIALIZE });
+    expect(ok.status).toBe(200);
+    expect(ok.headers['mcp-session-id']).toBeTruthy();
+    // Also allowed: localhost and a loopback Origin.
+    const local = await raw(port, {
+      headers: honest(port, { Host: `localhost:${port}`, Origin: 'http://localhost:3000' }),
+      body: INITIALIZE,
+    });
+    expect(local.status).toBe(200);
+
+    const foreignHost = await raw(port, {
+      headers: honest(port, { Host: `evil.example:${port}`, Origin: 'http://evil.example' }),
+      body: INITIALIZE,
+    });
+    expect([foreignHost.status, codeOf(foreignHost)]).toEqual([403, 'mcp_host_refused']);
+    const otherPort = await raw(port, {
+      headers: honest(port, { Host: `127.0.0.1:${port + 1}` }),
+      body: INITIALIZE,
+    });
+    expect([otherPort.status, codeOf(otherPort)]).toEqual([403, 'mcp_host_refused']);
+    // Host passes, Origin is foreign, no secret either: Origin is named first.
+    const foreignOrigin = await raw(port, {
+      headers: honest(port, { Origin: 'http://evil.example', Authorization: '' }),
+      body: INITIALIZE,
+    });
+    expect([foreignOrigin.status, codeOf(foreignOrigin)]).toEqual([403, 'mcp_origin_refused']);
+    const noSecret = await raw(port, {
+      headers: honest(port, { Authorization: '' }),
+      body: INITIALIZE,
+    });
+    expect([noSecret.status, codeOf(noSecret)]).toEqual([401, 'mcp_unauthorized']);
+    expect(noSecret.headers['www-authenticate']).toBe('Bearer');
+    const wrong = await raw(port, {
+      headers: honest(port, { Authorization: `Bearer ${SECRET}x` }),
+      body: INITIALIZE,
+    });
+    expect([wrong.status, codeOf(wrong)]).toEqual([401, 'mcp_unauthorized']);
+    const pageToken = await raw(port, {
+      headers: honest(port, { Authorization: `Bearer ${host.token}` }),
+      body: INITIALIZE,
+    });
+    expect([pageToken.status, codeOf(pageToken)]).toEqual([401, 'mcp_unauthorized']);
+    expect(JSON.parse(wrong.body)).toMatchObject({ jsonrpc: '2.0', id: null });
+  });
+
+  it('the check alone: Host before Origin before bearer', () => {
+    const policy = { secret: SECRET, ports: [1234] };
+    const all = { host: 'evil:1234', origin: 'http://evil', authorization: 'Bearer no' };
+    expect(checkMcpRequest(all, policy)?.code).toBe('mcp_host_refused');
+    expect(checkMcpRequest({ ...all, host: '[::1]:1234' }, policy)?.code).toBe(
+      'mcp_origin_refused',
+    );
+    expect(
+      checkMcpRequest({ ...all, host: '[::1]:1234', origin: 'http://[::1]:9' }, policy)?.code,
+    ).toBe('mcp_unauthorized');
+    expect(
+      checkMcpRequest(
+        { host: '127.0.0.1:1234', origin: 'http://127.0.0.1:9', authorization: `Bearer ${SECRET}` },
+        policy,
+      ),
+    ).toBeUndefined();
+    expect(
+      checkMcpRequest({ host: '127.0.0.1:1234', origin: 'https://localhost' }, policy)?.code,
+    ).toBe('mcp_origin_refused');
+    expect(checkMcpRequest({ origin: 'http://localhost' }, policy)?.code).toBe('mcp_host_refused');
+  });
+
+  it('an unknown session is 404 mcp_session_unknown; DELETE ends a session', async () => {
+    const { host } = await hostWithPage();
+    const { client, transport } = await httpClient(host);
+    await client.listTools();
+    const id = transport.sessionId as string;
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const withId = (value: string) =>
+      honest(host.port, { 'Mcp-Session-Id': value, 'Mcp-Protocol-Version': '2025-06-18' });
+    const before = await raw(host.port, { headers: withId(id), body: list });
+    expect(before.status).toBe(200);
+    expect(before.body).toContain('demo_echo');
+    const unknown = await raw(host.port, { headers: withId('no-such-session'), body: list });
+    expect([unknown.status, codeOf(unknown)]).toEqual([404, 'mcp_session_unknown']);
+    await transport.terminateSession();
+    const after = await raw(host.port, { headers: withId(id), body: list });
+    expect([after.status, codeOf(after)]).toEqual([404, 'mcp_session_unknown']);
+    const missing = await raw(host.port, { headers: honest(host.port), body: list });
+    expect([missing.status, codeOf(missing)]).toEqual([400, 'mcp_session_required']);
+  });
+
+  it('two sessions see the same names, and both hear list_changed', async () => {
+    const { host, page } = await hostWithPage();
+    const one = await httpClient(host);
+    const two = await httpClient(host);
+    const heard = [latch(), latch()];
+    one.client.setNotificationHandler(ToolListChangedNotificationSchema, async () =>
+      heard[0]?.open(),
+    );
+    two.client.setNotificationHandler(ToolListChangedNotificationSchema, async () =>
+      heard[1]?.open(),
+    );
+    const names = async (client: Client) => (await client.listTools()).tools.map((t) => t.name);
+    expect(await names(one.client)).toEqual(await names(two.client));
+    // The GET streams are open once the client has connected; a new tool reaches both.
+    page.setTools([...page.tools, tool('demo.later')]);
+    await page.pushChanged();
+    await Promise.all(heard.map((one) => one.wait));
+    await until(async () => (await names(one.client)).includes('demo_later'));
+    expect(await names(two.client)).toEqual(await names(one.client));
+  });
+
+  it('caps sessions: the one beyond the cap is 503 mcp_session_limit', async () => {
+    const { host } = await hostWithPage();
+    for (let n = 0; n < 32; n++) {
+      const ok = await raw(host.port, { headers: honest(host.port), body: INITIALIZE });
+      expect(ok.status).toBe(200);
+    }
+    const refused = await raw(host.port, { headers: honest(host.port), body: INITIALIZE });
+    expect([refused.status, codeOf(refused)]).toEqual([503, 'mcp_session_limit']);
+  });
+
+  it('a body above the frame limit is 413 mcp_body_too_large', async () => {
+    const host = await createHost({
+      origins: [ORIGIN],
+      mcp: { secret: SECRET },
+      maxMessageBytes: 4096,
+    });
+    cleanups.push(() => host.close());
+    const ok = await raw(host.port, { headers: honest(host.port), body: INITIALIZE });
+    expect(ok.status).toBe(200);
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { pad: 'x'.repeat(5000) },
+    });
+    const refused = await raw(host.port, { headers: honest(host.port), body: big });
+    expect([refused.status, codeOf(refused)]).toEqual([413, 'mcp_body_too_large']);
+  });
+
+  it('refuses a secret that is the page token or too short', async () => {
+    await expect(createHost({ token: SECRET, mcp: { secret: SECRET } })).rejects.toThrow(/own/);
+    await expect(createHost({ mcp: { secret: 'short' } })).rejects.toThrow(/16/);
+  });
+});
