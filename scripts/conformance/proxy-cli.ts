@@ -28,12 +28,14 @@ function configured(): { url: string; secret: string } {
       encoding: 'utf8',
     },
   );
-  const server = (
-    JSON.parse(out) as { servers: Record<string, { url: string; headers: Record<string, string> }> }
-  ).servers.toolwire;
-  const secret = /^Bearer (\S+)$/.exec(server?.headers.Authorization ?? '')?.[1];
-  if (!server || !secret) throw new Error('toolwire mcp-config printed no URL and secret');
-  return { url: server.url, secret };
+  const printed = JSON.parse(out) as {
+    url: string;
+    configs: { config?: { servers?: { toolwire?: { headers?: Record<string, string> } } } }[];
+  };
+  const authorization = printed.configs[0]?.config?.servers?.toolwire?.headers?.Authorization;
+  const secret = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+  if (!secret) throw new Error('toolwire mcp-config printed no secret');
+  return { url: printed.url, secret };
 }
 
 const port = Number(values.listen);

@@ -84,6 +84,30 @@ export const SUITE_BIN = join(
 /** The preload that lets the suite start on Node 20 (register.mjs). */
 export const SUITE_PRELOAD = fileURLToPath(new URL('./register.mjs', import.meta.url));
 
+/** The suite's own process: none of the caller's preloads or conditions. */
+function suiteProcess(args: string[]) {
+  return spawn(process.execPath, ['--import', SUITE_PRELOAD, SUITE_BIN, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+}
+
+/** The names of the suite's server scenarios (`list --server`). */
+export function listServerScenarios(): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const child = suiteProcess(['list', '--server']);
+    let stdout = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`conformance list --server exited with ${code}`));
+      else resolve([...stdout.matchAll(/^\s*- (\S+)/gm)].map((match) => match[1] as string));
+    });
+  });
+}
+
 export interface ScenarioRun {
   code: number | null;
   stdout: string;
@@ -100,24 +124,9 @@ export function runScenario(
   scenario: string,
   outputDir: string,
 ): Promise<ScenarioRun> {
-  const args = [
-    '--import',
-    SUITE_PRELOAD,
-    SUITE_BIN,
-    'server',
-    '--url',
-    url,
-    '--scenario',
-    scenario,
-    '--output-dir',
-    outputDir,
-  ];
+  const args = ['server', '--url', url, '--scenario', scenario, '--output-dir', outputDir];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // The suite's own process: none of the test runner's preloads or conditions.
-      env: { ...process.env, NODE_OPTIONS: '' },
-    });
+    const child = suiteProcess(args);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
