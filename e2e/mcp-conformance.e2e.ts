@@ -114,6 +114,22 @@ test('every applicable official conformance scenario passes against /mcp, with t
         ]);
       }
     }
+    // The reason some do not apply, shown: the host has no logging, resources, prompts or
+    // completions, so the suite's request for each is answered "method not found".
+    for (const scenario of [
+      'logging-set-level',
+      'resources-list',
+      'prompts-list',
+      'completion-complete',
+    ]) {
+      expect(NOT_APPLICABLE[scenario]).toBeTruthy();
+      const run = await runScenario(proxy.url, scenario, results);
+      expect(run.checks.length, scenario).toBeGreaterThan(0);
+      for (const check of run.checks) {
+        expect(check.status, scenario).toBe('FAILURE');
+        expect(check.errorMessage, scenario).toMatch(/-32601|Method not found/);
+      }
+    }
     await test.info().attach('checks', { body: table.join('\n'), contentType: 'text/plain' });
     expect(report, report.join('\n')).toEqual([]);
   } finally {
