@@ -19,6 +19,9 @@
  * - for information: the same 100 B call entering through the MCP stdio bridge (in-process
  *   streams, on the MCP SDK's server), as a ratio to a direct `session.call` of the same tool:
  *   what an MCP client adds on top of the host;
+ * - MCP over Streamable HTTP (`/mcp` on the host's page port, a keep-alive node:http client
+ *   reading the SSE answer) beside the stdio own-host path, 100 B and 10 KiB, interleaved call
+ *   by call with it and with `--attach`: HTTP at most 1.05x stdio own-host at 100 B;
  * - for information: the load test's shape (200 sessions of Node clients running the page
  *   engine over their own sockets x 50 calls, all in flight): calls/s and p50/p99 latency.
  *
@@ -27,7 +30,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +75,10 @@ const ATTACHED_P50_TARGET = 1.15;
 const RELAY_RATE_RATIO = [0.21, 0.26] as const;
 /** Issue 16 part 1: at least 1.5x the relay, held against its upper figure. */
 const ATTACHED_RATE_TARGET = 1.5 * RELAY_RATE_RATIO[1];
+/** MCP over HTTP within 1.05x of the stdio own-host path, p50 at 100 B. */
+const HTTP_P50_TARGET = 1.05;
+/** The bench host's MCP secret (`createHost({ mcp })`). */
+const MCP_SECRET = 'bench-mcp-secret-0123456789abcdef';
 const MCP_THROUGHPUT_CALLS = 3_200;
 const MCP_THROUGHPUT_ROUNDS = 3;
 /** Issue 16 item 3: the throttled link, and "substantially faster compressed" as a ratio. */
@@ -262,6 +269,77 @@ function mcpClient(host: Parameters<typeof createMcpBridge>[0]) {
   return { rpc, close: () => bridge.close() };
 }
 
+// ---- MCP over Streamable HTTP, a bare client -----------------------------------------------
+
+/**
+ * A JSON-RPC client of the host's `/mcp` as lean as `mcpClient` is over stdio: one keep-alive
+ * connection pool, each request a POST whose SSE answer is read to its end.
+ */
+async function mcpHttpClient(url: string, secret: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  let sessionId: string | undefined;
+  const post = (body: object): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const text = JSON.stringify(body);
+      const request = httpRequest(
+        url,
+        {
+          method: 'POST',
+          agent,
+          headers: {
+            'Content-Type': 'application/json',
+            Accept: 'application/json, text/event-stream',
+            Authorization: `Bearer ${secret}`,
+            'Content-Length': Buffer.byteLength(text),
+            ...(sessionId
+              ? { 'Mcp-Session-Id': sessionId, 'Mcp-Protocol-Version': '2025-06-18' }
+              : {}),
+          },
+        },
+        (response) => {
+          const given = response.headers['mcp-session-id'];
+          if (typeof given === 'string') sessionId ??= given;
+          let data = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            data += chunk;
+          });
+          response.on('end', () => {
+            if (!response.headers['content-type']?.startsWith('text/event-stream')) {
+              resolve(data ? JSON.parse(data) : undefined);
+              return;
+            }
+            // The answer is the last `data:` line (notifications may come before it).
+            const lines = data.split('\n').filter((line) => line.startsWith('data: '));
+            resolve(JSON.parse(lines.at(-1)?.slice(6) ?? 'null'));
+          });
+        },
+      );
+      request.on('error', reject);
+      request.end(text);
+    });
+  await post({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '0' },
+    },
+  });
+  await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  let nextId = 0;
+  const rpc = (method: string, params: object): Promise<any> =>
+    post({ jsonrpc: '2.0', id: ++nextId, method, params });
+  return {
+    rpc,
+    async close() {
+      agent.destroy();
+    },
+  };
+}
+
 // ---- the load test's shape (information) ------------------------------------------------
 
 const LOAD_SESSIONS = 200;
@@ -423,7 +501,7 @@ async function main(): Promise<void> {
     throw new BenchFailure(`the endpoint build failed:\n${output}`);
   }
   const server = await serveEndpoint();
-  const host = await createHost({ origins: [server.origin] });
+  const host = await createHost({ origins: [server.origin], mcp: { secret: MCP_SECRET } });
   const baseline = await startBaseline();
   const bare = await startBareClient();
   // The throttled pair: two hosts, each behind its own paced proxy, told that it forwards to
@@ -592,10 +670,12 @@ async function main(): Promise<void> {
     const control = await startControlServer(host);
     const attachedSource = controlToolSource({ url: control.url, token: control.token });
     const attached = mcpClient(attachedSource);
+    const overHttp = await mcpHttpClient(host.mcpUrl as string, MCP_SECRET);
     try {
       for (const [label, client] of [
         ['own-host', mcp],
         ['attached', attached],
+        ['http', overHttp],
       ] as const) {
         const listed = await client.rpc('tools/list', {});
         expect(
@@ -603,15 +683,20 @@ async function main(): Promise<void> {
           `the ${label} MCP bridge does not list bench_echo`,
         );
       }
-      const mcpCall = (client: typeof mcp, label: string) => ({
+      const mcpCall = (
+        client: Pick<typeof mcp, 'rpc'>,
+        label: string,
+        payload: JsonObject = SMALL,
+      ) => ({
         prepare: () => undefined,
-        run: () => client.rpc('tools/call', { name: 'bench_echo', arguments: SMALL }),
+        run: () => client.rpc('tools/call', { name: 'bench_echo', arguments: payload }),
         check: (answer: any) =>
-          sameJson(JSON.parse(answer.result?.content?.[0]?.text ?? 'null'), SMALL, label),
+          sameJson(JSON.parse(answer.result?.content?.[0]?.text ?? 'null'), payload, label),
       });
-      const [viaMcp, viaAttached, direct] = await measureInterleaved([
+      const [viaMcp, viaAttached, viaHttp, direct] = await measureInterleaved([
         mcpCall(mcp, 'mcp'),
         mcpCall(attached, 'attached mcp'),
+        mcpCall(overHttp, 'mcp over http'),
         {
           prepare: () => undefined,
           run: () => session.call('bench.echo', SMALL),
@@ -644,6 +729,45 @@ async function main(): Promise<void> {
         baseline: { name: 'own-host MCP path', value: viaMcp.medianMs, unit: 'ms' },
         target: { op: '<=', value: ATTACHED_P50_TARGET, of: 'ratio' },
       });
+      // MCP over HTTP: the same host, the same page, in the same interleaved rounds.
+      const httpRatio = addRow(
+        'MCP tools/call over HTTP (/mcp) vs own host (stdio), 100 B, p50',
+        viaHttp,
+        viaMcp,
+        HTTP_P50_TARGET,
+        'MCP-B relay 1.1 ms',
+        `keep-alive node:http client, SSE answer; --attach ${formatRatio(viaAttached.medianMs / viaMcp.medianMs)} of own host in the same rounds`,
+      );
+      console.log(
+        `MCP over HTTP / stdio own-host, 100 B p50: ${formatRatio(httpRatio)} (${formatMs(viaHttp.medianMs)} / ${formatMs(viaMcp.medianMs)})`,
+      );
+      record({
+        bench: 'host',
+        what: 'MCP tools/call p50, 100 B, over Streamable HTTP (/mcp) vs stdio own host',
+        figure: { value: viaHttp.medianMs, unit: 'ms' },
+        baseline: { name: 'own-host MCP path (stdio)', value: viaMcp.medianMs, unit: 'ms' },
+        target: { op: '<=', value: HTTP_P50_TARGET, of: 'ratio' },
+      });
+      const TEN_KIB = makeRecordsPayload(10 * 1024) as JsonObject;
+      const [viaMcpTen, viaHttpTen, viaAttachedTen] = await measureInterleaved([
+        mcpCall(mcp, 'mcp 10 KiB', TEN_KIB),
+        mcpCall(overHttp, 'mcp over http 10 KiB', TEN_KIB),
+        mcpCall(attached, 'attached mcp 10 KiB', TEN_KIB),
+      ]);
+      rows.push([
+        'MCP tools/call over HTTP (/mcp) vs own host (stdio), 10 KiB, p50',
+        String(viaHttpTen.runs),
+        formatMs(viaHttpTen.medianMs),
+        formatMs(viaMcpTen.medianMs),
+        formatRatio(viaHttpTen.medianMs / viaMcpTen.medianMs),
+        '-',
+        'info',
+        'MCP-B relay 1.3 ms',
+        `--attach ${formatMs(viaAttachedTen.medianMs)} (${formatRatio(viaAttachedTen.medianMs / viaMcpTen.medianMs)} of own host)`,
+      ]);
+      console.log(
+        `MCP over HTTP / stdio own-host, 10 KiB p50: ${formatRatio(viaHttpTen.medianMs / viaMcpTen.medianMs)} (${formatMs(viaHttpTen.medianMs)} / ${formatMs(viaMcpTen.medianMs)})`,
+      );
 
       // Throughput: the attached path against the WebSocket JSON echo in the same rounds. The
       // MCP-B relay is not installed here: its rate is docs/performance.md's 0.21-0.26x of that
@@ -686,6 +810,7 @@ async function main(): Promise<void> {
         target: { op: '>=', value: ATTACHED_RATE_TARGET, of: 'ratio' },
       });
     } finally {
+      await overHttp.close();
       await attached.close();
       await mcp.close();
       await control.close();

@@ -71,7 +71,13 @@ describe('toolwire mcp-config', () => {
     const secret = readFileSync(join(env.TOOLWIRE_HOME, 'mcp-secret'), 'utf8').trim();
     const url = 'http://127.0.0.1:45124/mcp';
     const auth = `Bearer ${secret}`;
-    const json = (value: object) => JSON.stringify(value, null, 2);
+    // Two-space JSON, arrays of strings on one line (as the README shows them).
+    const json = (value: object) =>
+      JSON.stringify(value, null, 2).replace(
+        /\[\n\s+("mcp")(,\n\s+("--attach"))?\n\s+\]/g,
+        (_, first: string, _rest: string, second?: string) =>
+          `[${[first, second].filter(Boolean).join(', ')}]`,
+      );
     expect(run.out).toBe(
       [
         `# Claude Code (HTTP): run in a terminal\nclaude mcp add --transport http toolwire ${url} --header "Authorization: ${auth}"\n`,

@@ -1,9 +1,10 @@
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
 import type { Host } from '../src/index.js';
 import { createHost } from '../src/index.js';
-import { checkMcpRequest } from '../src/mcp/http.js';
+import { checkMcpRequest, createMcpHttp } from '../src/mcp/http.js';
 import { FakePage, tool } from './helpers.js';
 import {
   Client,
@@ -242,6 +243,136 @@ describe('MCP over Streamable HTTP', () => {
     await Promise.all(heard.map((one) => one.wait));
     await until(async () => (await names(one.client)).includes('demo_later'));
     expect(await names(two.client)).toEqual(await names(one.client));
+  });
+
+  it("a client dropping a call's stream cancels the call at the page", async () => {
+    const host = await createHost({ origins: [ORIGIN], mcp: { secret: SECRET } });
+    cleanups.push(() => host.close());
+    const started: string[] = [];
+    const stops: unknown[] = [];
+    const page = await FakePage.connect(host.url, {
+      origin: ORIGIN,
+      tools: [
+        tool(
+          'demo.wait',
+          (_, context) =>
+            new Promise((resolve, reject) => {
+              started.push('demo.wait');
+              const timer = setTimeout(() => resolve({ waited: true }), 10_000);
+              context.signal.addEventListener('abort', () => {
+                clearTimeout(timer);
+                stops.push(context.signal.reason);
+                reject(context.signal.reason);
+              });
+            }),
+        ),
+      ],
+    });
+    cleanups.push(() => page.socket.close());
+    await host.waitForSession({ filter: (s) => s.catalog.get('demo.wait') !== undefined });
+    const opened = await raw(host.port, { headers: honest(host.port), body: INITIALIZE });
+    const id = opened.headers['mcp-session-id'] as string;
+    const headers = honest(host.port, {
+      'Mcp-Session-Id': id,
+      'Mcp-Protocol-Version': '2025-06-18',
+    });
+    const call = (n: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: { name: 'demo_wait', arguments: {} },
+      });
+    // The honest road first: the call runs, and its stream stays open while it does.
+    const streamed = httpRequest({
+      host: '127.0.0.1',
+      port: host.port,
+      path: '/mcp',
+      method: 'POST',
+      agent: false,
+      setHost: false,
+      headers,
+    });
+    const answered = latch<number>();
+    streamed.on('response', (response) => answered.open(response.statusCode ?? 0));
+    streamed.on('error', () => {});
+    streamed.end(call(2));
+    expect(await answered.wait).toBe(200);
+    await until(() => started.length === 1);
+    expect(stops).toEqual([]);
+    // The client drops the stream: the page's tool sees its signal fire.
+    streamed.destroy();
+    await until(() => stops.length === 1);
+    // The session itself lives on.
+    const list = await raw(host.port, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+    });
+    expect(list.status).toBe(200);
+    expect(list.body).toContain('demo_wait');
+  });
+
+  it('closes an idle session (no request, no GET stream); one with an open GET stream stays', async () => {
+    // A host with no pages, seen as the MCP side sees one, and an idle time short enough to wait.
+    const empty = {
+      sessions: [],
+      session: () => undefined,
+      pairingLink: () => {
+        throw new Error('no pairing here');
+      },
+      extensionPairing: () => {
+        throw new Error('no pairing here');
+      },
+      on: () => () => {},
+    };
+    let port = 0;
+    const mcp = await createMcpHttp(empty, {
+      secret: SECRET,
+      port: () => port,
+      maxBodyBytes: 1 << 20,
+      idleMs: 1000,
+    });
+    const server = createServer((request, response) => mcp.handle(request, response));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    port = (server.address() as AddressInfo).port;
+    cleanups.push(
+      () => new Promise<void>((resolve) => server.close(() => resolve())),
+      () => server.closeAllConnections(),
+      () => mcp.close(),
+    );
+    const open = async () => {
+      const answer = await raw(port, { headers: honest(port), body: INITIALIZE });
+      expect(answer.status).toBe(200);
+      return answer.headers['mcp-session-id'] as string;
+    };
+    const idle = await open();
+    const streaming = await open();
+    const withId = (id: string) =>
+      honest(port, { 'Mcp-Session-Id': id, 'Mcp-Protocol-Version': '2025-06-18' });
+    // The GET stream of `streaming` stays open.
+    const stream = httpRequest({
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method: 'GET',
+      agent: false,
+      setHost: false,
+      headers: { ...withId(streaming), Accept: 'text/event-stream' },
+    });
+    const streamOpen = latch<number>();
+    stream.on('response', (response) => streamOpen.open(response.statusCode ?? 0));
+    stream.on('error', () => {});
+    stream.end();
+    expect(await streamOpen.wait).toBe(200);
+    cleanups.push(() => stream.destroy());
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    expect((await raw(port, { headers: withId(idle), body: list })).status).toBe(200);
+    expect(mcp.sessionCount).toBe(2);
+    await until(() => mcp.sessionCount === 1);
+    const gone = await raw(port, { headers: withId(idle), body: list });
+    expect([gone.status, codeOf(gone)]).toEqual([404, 'mcp_session_unknown']);
+    const kept = await raw(port, { headers: withId(streaming), body: list });
+    expect(kept.status).toBe(200);
   });
 
   it('caps sessions: the one beyond the cap is 503 mcp_session_limit', async () => {

@@ -85,7 +85,8 @@ const OPTION_HELP: Record<string, readonly [string, ...string[]]> = {
   ],
   client: [
     '--client <name>',
-    'mcp-config: claude-code, cursor, vscode or claude-desktop (default: all)',
+    'mcp-config: claude-code, cursor, vscode or claude-desktop (default:',
+    'all)',
   ],
   stdio: ['--stdio', 'mcp-config: only the stdio forms (toolwire mcp)'],
   http: ['--http', 'mcp-config: only the HTTP forms (/mcp with the bearer secret)'],

@@ -133,11 +133,19 @@ function endpoint(parsed: ParsedCommand, io: CommandIo): { url: string; note?: s
   return { url: `http://127.0.0.1:${DEFAULT_PORT}/mcp` };
 }
 
+/** JSON as the README shows it: two-space indents, arrays of strings on one line. */
+function pretty(value: unknown): string {
+  return JSON.stringify(value, null, 2).replace(
+    /\[\s+("(?:[^"\\]|\\.)*"(?:,\s+"(?:[^"\\]|\\.)*")*)\s+\]/g,
+    (_, items: string) => `[${items.split(/,\n\s*/).join(', ')}]`,
+  );
+}
+
 function render(config: McpClientConfig): string {
   const how = config.where === 'terminal' ? 'run in a terminal' : config.where;
   const head = `# ${TITLES[config.client]} (${config.transport === 'http' ? 'HTTP' : 'stdio'}): ${how}`;
   const note = config.note ? `# ${config.note}\n` : '';
-  const body = config.command ?? JSON.stringify(config.config, null, 2);
+  const body = config.command ?? pretty(config.config);
   return `${head}\n${note}${body}\n`;
 }
 

@@ -27,9 +27,8 @@
  * 6. The server runs in the host's own process and calls its sessions directly
  *    (host-source.ts), the own-host stdio path: no hop through the control API.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tokensEqual } from '../shared/token.js';
 import type { McpService } from './bridge.js';
 import { createMcpService } from './bridge.js';
 import type { McpHost } from './host-source.js';
@@ -123,13 +122,16 @@ function loopbackOrigin(origin: string): boolean {
   return url.protocol === 'http:' && LOOPBACK_NAMES.has(url.hostname) && url.origin === origin;
 }
 
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
 /**
  * Who may ask (header 1): Host, then Origin, then the bearer secret. Undefined when the
- * request passes.
+ * request passes. `secret` may be given as its SHA-256 digest (hashed once, not per request);
+ * the given one is hashed too, so the comparison is constant-time whatever its length.
  */
 export function checkMcpRequest(
   headers: IncomingMessage['headers'],
-  policy: { secret: string; ports: readonly number[] },
+  policy: { secret: string | Buffer; ports: readonly number[] },
 ): McpRefusal | undefined {
   if (!loopbackHost(headers.host, policy.ports)) {
     return {
@@ -148,7 +150,8 @@ export function checkMcpRequest(
   }
   const auth = headers.authorization;
   const given = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
-  if (given === undefined || !tokensEqual(given, policy.secret)) {
+  const expected = typeof policy.secret === 'string' ? digest(policy.secret) : policy.secret;
+  if (given === undefined || !timingSafeEqual(digest(given), expected)) {
     return {
       status: 401,
       code: 'mcp_unauthorized',
@@ -245,6 +248,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     ...(options.serverVersion ? { serverVersion: options.serverVersion } : {}),
     log,
   });
+  const secretDigest = digest(options.secret);
   const sessions = new Map<string, HttpSession>();
   /** Sessions being opened (their initialize in flight): they count against the cap. */
   let opening = 0;
@@ -315,7 +319,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const refusal = checkMcpRequest(request.headers, {
-      secret: options.secret,
+      secret: secretDigest,
       ports: [options.port(), ...(options.forwardedPorts ?? [])],
     });
     if (refusal) {
