@@ -15,7 +15,8 @@ import { CLI, HostProcess, toolwire } from './support/cli.js';
 // arguments are parsed and checked, then what they name is started the same way.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const FILES = ['README.md', 'docs/mcp-clients.md'];
+/** Where configurations are shown; a fenced block there tagged as below is checked. */
+const FILES = ['README.md', 'docs/mcp-clients.md', 'packages/host/README.md'];
 const CLIENTS = ['claude-desktop', 'claude-code', 'cursor', 'vscode'] as const;
 const TRANSPORTS = ['stdio', 'http'] as const;
 /** The placeholders the snippets are written with. */
