@@ -1,9 +1,11 @@
 import { chmodSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { until } from '../../../test-support/wait.js';
 import { StateFileError } from '../src/control/state-file.js';
 import { mcpSecret } from '../src/server/mcp-secret.js';
-import { cli, hostInProcess, tempDir } from './cli-helpers.js';
+import { cli, hostInProcess, mcpInProcess, PAGE_TOKEN, tempDir } from './cli-helpers.js';
+import { FakePage, tool } from './helpers.js';
 import { Client, StreamableHTTPClientTransport } from './mcp-client.js';
 
 // The MCP endpoint's secret file (src/server/mcp-secret.ts) and `toolwire mcp-config`
@@ -145,6 +147,31 @@ describe('toolwire mcp-config', () => {
     cleanups.push(() => client.close());
     const listed = await client.listTools();
     expect(listed.tools.map((tool) => tool.name)).toContain('toolwire_sessions');
+  });
+
+  it('toolwire mcp with a host of its own serves /mcp too: the same names over stdio and HTTP', async () => {
+    const env = environment();
+    const mcp = mcpInProcess(['--port', '0', '--token', PAGE_TOKEN, '--allow-origin', '*'], env);
+    cleanups.push(() => mcp.stop());
+    await mcp.open();
+    await until(() => /MCP over HTTP at (\S+)/.test(mcp.err()));
+    const mcpUrl = /MCP over HTTP at (\S+)/.exec(mcp.err())?.[1] as string;
+    const wsUrl = /url: '([^']+)'/.exec(mcp.err())?.[1] as string;
+    const page = await FakePage.connect(wsUrl, { tools: [tool('demo.echo')] });
+    cleanups.push(() => page.socket.close());
+    const stdioNames = async () =>
+      ((await mcp.rpc('tools/list')).result.tools as { name: string }[]).map((one) => one.name);
+    await until(async () => (await stdioNames()).includes('demo_echo'));
+    const secret = readFileSync(join(env.TOOLWIRE_HOME, 'mcp-secret'), 'utf8').trim();
+    expect(mcp.err()).not.toContain(secret);
+    const client = new Client({ name: 'unit', version: '0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(mcpUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+      }),
+    );
+    cleanups.push(() => client.close());
+    expect((await client.listTools()).tools.map((one) => one.name)).toEqual(await stdioNames());
   });
 
   it('--no-mcp-http: no /mcp, and mcp-config says the running host does not serve it', async () => {

@@ -13,7 +13,8 @@
  *    does not hold, as the spec says), `mcp_session_required` (400, a request other than
  *    `initialize` without one), `mcp_session_limit` (503, a new session beyond MCP_SESSION_CAP),
  *    `mcp_body_too_large` (413, a body above the host's frame limit), `mcp_parse_error` (400)
- *    and `mcp_method_not_allowed` (405). A refused request's connection is closed.
+ *    and `mcp_method_not_allowed` (405). A refused request's connection is closed. The first
+ *    three are logged at most once per origin (else address) per interval (refusal-log.ts).
  * 3. Sessions are stateful (`Mcp-Session-Id`): each is its own SDK `Server` and transport, all
  *    connected to one McpService (bridge.ts), so every session sees the names, tabs and
  *    withheld explanations stdio sees, and `tools/list_changed` reaches every session that
@@ -29,6 +30,7 @@
  */
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RefusalLog } from '../server/refusal-log.js';
 import type { McpService } from './bridge.js';
 import { createMcpService } from './bridge.js';
 import type { McpHost } from './host-source.js';
@@ -249,6 +251,8 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     log,
   });
   const secretDigest = digest(options.secret);
+  /** Refusals are logged at most once per origin (else address) per interval. */
+  const refusals = new RefusalLog(log);
   const sessions = new Map<string, HttpSession>();
   /** Sessions being opened (their initialize in flight): they count against the cap. */
   let opening = 0;
@@ -324,7 +328,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     });
     if (refusal) {
       const from = request.headers.origin ?? request.socket.remoteAddress ?? '?';
-      log(`mcp: refused a request from ${from}: ${refusal.status} ${refusal.code}`);
+      refusals.note(from, `mcp: refused a request from ${from}: ${refusal.status} ${refusal.code}`);
       refuse(response, refusal);
       return;
     }
