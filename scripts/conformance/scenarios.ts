@@ -41,9 +41,9 @@ export const APPLICABLE: Readonly<Record<string, Readonly<Record<string, string>
   'server-sse-multiple-streams': {},
   'server-sse-polling': {
     'server-sse-priming-event':
-      'the scenario posts with `MCP-Protocol-Version: 2025-03-26`, and a priming event (an SSE event with empty data) is only for clients of 2025-11-25 or later; the host keeps no event store either, so it never closes a call`s stream to be resumed (a SHOULD)',
+      "the scenario posts with `MCP-Protocol-Version: 2025-03-26`, and a priming event (an SSE event with empty data) is only for clients of 2025-11-25 or later; the host keeps no event store either, so it never closes a call's stream to be resumed (a SHOULD)",
     'server-sse-retry-field':
-      'a `retry` field comes with the priming event, which this scenario`s protocol version does not get (a SHOULD)',
+      "a `retry` field comes with the priming event, which this scenario's protocol version does not get (a SHOULD)",
   },
 };
 
