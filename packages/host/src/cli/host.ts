@@ -306,6 +306,10 @@ export const host: Command = {
       '',
       'Its lines go to stderr: the page token once (the connect line), the pairing link',
       '(--page), then who connects. It runs until Ctrl-C (SIGINT) or SIGTERM.',
+      '',
+      'It also serves MCP over HTTP at /mcp on its port, for clients holding the',
+      'secret in $TOOLWIRE_HOME/mcp-secret (toolwire mcp-config prints their',
+      'configurations); --no-mcp-http turns that off.',
     ],
     examples: [
       "toolwire host --page http://localhost:5173/app/   # prints that page's pairing link",

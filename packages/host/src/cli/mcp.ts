@@ -132,6 +132,10 @@ export const mcp: Command = {
       "sent to the page, which stops the tool then. MCP's notifications/cancelled",
       "cancels the call at the page; a call with a progressToken gets the page's",
       'progress as notifications/progress.',
+      '',
+      'A host of its own also serves MCP over HTTP at /mcp on its port, as',
+      'toolwire host does (--no-mcp-http: not); toolwire mcp-config prints the',
+      'client configurations.',
     ],
     examples: [
       'toolwire mcp                                     # the running host, else its own',
