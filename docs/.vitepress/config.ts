@@ -39,11 +39,13 @@ const guide: DefaultTheme.SidebarItem[] = [
   { text: 'Security model', link: '/security' },
   { text: 'The JSON lowering', link: '/lowering' },
   { text: 'The CLI and MCP', link: '/cli' },
+  { text: 'MCP clients', link: '/mcp-clients' },
 ];
 
 const reference: DefaultTheme.SidebarItem[] = [
   { text: 'The wire contract', link: '/wire' },
   { text: 'Limits', link: '/limits' },
+  { text: 'MCP conformance', link: '/conformance' },
   { text: 'API reference', link: '/api/' },
 ];
 
@@ -68,7 +70,7 @@ export default defineConfig({
         text: 'Guide',
         link: '/getting-started',
         activeMatch:
-          '^/(getting-started|browser-api|polyfill-rules|react|playwright|permissions|security|lowering|cli)',
+          '^/(getting-started|browser-api|polyfill-rules|react|playwright|permissions|security|lowering|cli|mcp-clients)',
       },
       { text: 'Wire contract', link: '/wire' },
       { text: 'API reference', link: '/api/', activeMatch: '^/api/' },

@@ -53,6 +53,8 @@ describe('pnpm docs:build', () => {
     ['security.html', 'Threats and rules'],
     ['limits.html', 'Limits, and what is not done yet'],
     ['performance.html', 'The latest full run'],
+    ['conformance.html', 'Scenarios that do not apply'],
+    ['mcp-clients.html', 'Which to choose'],
   ])('writes %s', (file, heading) => {
     expect(page(file)).toContain(heading);
   });

@@ -136,6 +136,53 @@ describe('schemas that reach MCP clients', () => {
     expect(call.value.structuredContent).toEqual({ text: VALUE });
   });
 
+  it('a top-level 2020-12 $schema is kept with $defs and $ref; other $schema values are not', async () => {
+    const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
+    const address = { type: 'object', properties: { city: { type: 'string' } } };
+    const mcp = await start([
+      tool('demo.dialect', () => ({ ok: true }), {
+        argumentsSchema: {
+          $schema: DIALECT,
+          type: 'object',
+          $defs: { address },
+          properties: { address: { $ref: '#/$defs/address' } },
+          additionalProperties: false,
+        },
+        resultSchema: {
+          $schema: DIALECT,
+          type: 'object',
+          properties: { ok: { type: 'boolean' } },
+          required: ['ok'],
+        },
+      }),
+      tool('demo.draft7', () => ({}), {
+        argumentsSchema: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          type: 'object',
+          properties: { nested: { $schema: DIALECT, type: 'string' } },
+        },
+      }),
+    ]);
+    const { tools } = await mcp.listTools();
+    const dialect = tools.find((t) => t.name === 'demo_dialect');
+    expect(dialect?.inputSchema).toEqual({
+      $schema: DIALECT,
+      type: 'object',
+      $defs: { address },
+      properties: { address: { $ref: '#/$defs/address' } },
+      additionalProperties: false,
+    });
+    // The client's own validator compiles it, so the output schema is listed and enforced.
+    expect(dialect?.outputSchema).toMatchObject({ $schema: DIALECT, type: 'object' });
+    const call = await mcp.callTool({ name: 'demo_dialect', arguments: {} });
+    expect(call.structuredContent).toEqual({ ok: true });
+    // Another dialect, and a `$schema` below the top, are left out as before.
+    expect(tools.find((t) => t.name === 'demo_draft7')?.inputSchema).toEqual({
+      type: 'object',
+      properties: { nested: { type: 'string' } },
+    });
+  });
+
   it('deep and huge schemas are bounded: a permissive input, no output schema', async () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 20; i += 1) deep = { type: 'object', properties: { x: deep } };

@@ -6,8 +6,10 @@
  * does, with ajv); some check `inputSchema` too. A page's schema is the page's words, so what a
  * client gets is bounded here, and the page still checks its own schema on the page:
  *
- * 1. Only known keywords are kept; `$id`, `$schema`, `$anchor`s and non-local `$ref`s are left
- *    out (a client's validator caches schemas by `$id`, across tools and tabs).
+ * 1. Only known keywords are kept; `$id`, `$anchor`s and non-local `$ref`s are left out (a
+ *    client's validator caches schemas by `$id`, across tools and tabs). `$schema` is kept only
+ *    at the top and only as JSON Schema 2020-12 (DIALECT), the dialect MCP assumes of a schema
+ *    that names none, so naming it changes nothing a client does; any other `$schema` is left out.
  * 2. A `pattern`, or a `patternProperties` key, is kept only when `linearPattern` proves that a
  *    backtracking engine runs it in time linear in the input; else it is left out (an object
  *    that loses a `patternProperties` key loses its `additionalProperties` and
@@ -30,6 +32,8 @@ const MAX_PATTERN = 512;
 /** The most characters an unanchored pattern reads from one start. */
 const MAX_UNANCHORED = 64;
 const MAX_NOTES = 8;
+/** The one `$schema` a listed schema may carry, at its top (1). */
+const DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 
 type Schema = Record<string, unknown>;
 
@@ -317,6 +321,8 @@ function clean(node: unknown, path: string, depth: number, notes: string[]): unk
     } else if (key === 'format') {
       if (typeof value === 'string' && SAFE_FORMATS.has(value)) out.format = value;
       else notes.push(`${at}: left out (${JSON.stringify(String(value)).slice(0, 40)})`);
+    } else if (key === '$schema') {
+      if (depth === 0 && value === DIALECT) out.$schema = value;
     } else if (key === '$ref') {
       if (typeof value === 'string' && value.startsWith('#')) out.$ref = value;
       else notes.push(`${at}: left out (not local)`);
@@ -350,7 +356,7 @@ function clean(node: unknown, path: string, depth: number, notes: string[]): unk
       if (depthOf(value, depth + 1) > MAX_DEPTH) throw new TooDeep();
       out[key] = value;
     }
-    // Any other keyword ($id, $schema, $anchor, vendor keywords...) is left out, unnamed.
+    // Any other keyword ($id, $anchor, vendor keywords...) is left out, unnamed.
   }
   if (droppedPatternKey) {
     delete out.additionalProperties;
