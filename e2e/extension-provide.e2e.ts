@@ -372,6 +372,21 @@ test('the choice survives a browser restart, and turning it off forgets it', asy
     // The same profile, a new browser process: the site is still chosen, its page is provided
     // from its first load, and the panel lists its tools without another choice.
     browser = await launchWithExtension({ userDataDir: profile });
+    // Launched with --load-extension, this Chromium starts the extension without its dynamic
+    // registrations; the worker's reconcile restores them from storage as it starts. Wait for
+    // that, then load the page.
+    const worker = (browser as ExtensionBrowser).worker;
+    await expect
+      .poll(
+        () =>
+          worker.evaluate(
+            async () => (await chrome.scripting.getRegisteredContentScripts()).length,
+          ),
+        {
+          timeout: 15_000,
+        },
+      )
+      .toBe(1);
     const after = await openWithPanel(corpus(A, 'todos.html'));
     expect(await hasModelContext(after.page)).toBe(true);
     await expect(after.panel.locator('#provide-toggle')).toBeChecked();
