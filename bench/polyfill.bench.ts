@@ -10,7 +10,10 @@
  * - 1,000 sequential `await toolManager.register(...)` then one `getTools()`, against a plain
  *   Map doing the same bookkeeping;
  * - the pieces a call is made of (promise hops, AbortController, event dispatch, validator
- *   lookup...), so a missed target comes with its cause.
+ *   lookup...), so a missed target comes with its cause;
+ * - `document.modelContext.executeTool` at about 100 B and 10 KiB against MCP-B's polyfill
+ *   (`@mcp-b/webmcp-polyfill`, a devDependency) loaded in a second tab, rounds interleaved tab
+ *   by tab (bench/pages/execute-page.ts runs on both).
  *
  * Medians of interleaved batches; ratios against baselines timed in the same rounds; answers
  * checked outside the timed regions (a wrong answer exits 1). Targets are printed, never asserted.

@@ -91,7 +91,7 @@ describe('executeTool without the per-call work', () => {
     caller.abort(new Error('stop'));
     expect((await rejection(call)).message).toBe('stop');
     await vi.waitFor(() => expect(seen?.aborted).toBe(true));
-    expect((seen?.reason as DOMException).name).toBe('AbortError');
+    expect(((seen as AbortSignal).reason as DOMException).name).toBe('AbortError');
   });
 
   it("the document's own origin is not parsed; another origin is, and a bad one still throws", async () => {
