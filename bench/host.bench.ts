@@ -65,7 +65,12 @@ import {
 import { record } from './lib/summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENDPOINT_DIST = join(ROOT, 'packages/endpoint/dist');
+/**
+ * The page's script: this checkout's build, or (TOOLWIRE_BENCH_ENDPOINT_DIST) another build's
+ * dist folder, served as it is with no build, to time two builds against each other run by run.
+ */
+const ENDPOINT_DIST =
+  process.env.TOOLWIRE_BENCH_ENDPOINT_DIST ?? join(ROOT, 'packages/endpoint/dist');
 const IN_FLIGHT = 64;
 const THROUGHPUT_CALLS = 6_400;
 const THROUGHPUT_ROUNDS = 5;
@@ -495,7 +500,7 @@ function launchChromium(url: string): { process: ChildProcess; log: () => string
 async function main(): Promise<void> {
   const began = performance.now();
   try {
-    buildEndpoint();
+    if (!process.env.TOOLWIRE_BENCH_ENDPOINT_DIST) buildEndpoint();
   } catch (error) {
     const output = `${(error as { stdout?: Buffer }).stdout ?? ''}${(error as { stderr?: Buffer }).stderr ?? ''}`;
     throw new BenchFailure(`the endpoint build failed:\n${output}`);

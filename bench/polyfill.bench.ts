@@ -10,15 +10,19 @@
  * - 1,000 sequential `await toolManager.register(...)` then one `getTools()`, against a plain
  *   Map doing the same bookkeeping;
  * - the pieces a call is made of (promise hops, AbortController, event dispatch, validator
- *   lookup...), so a missed target comes with its cause.
+ *   lookup...), so a missed target comes with its cause;
+ * - `document.modelContext.executeTool` at about 100 B and 10 KiB against MCP-B's polyfill
+ *   (`@mcp-b/webmcp-polyfill`, a devDependency) loaded in a second tab, rounds interleaved tab
+ *   by tab (bench/pages/execute-page.ts runs on both).
  *
  * Medians of interleaved batches; ratios against baselines timed in the same rounds; answers
  * checked outside the timed regions (a wrong answer exits 1). Targets are printed, never asserted.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { transformWithOxc } from 'vite';
 import {
@@ -36,9 +40,17 @@ import { printTotal, runBench } from './lib/run.js';
 import { CROSS_ORIGIN_ISOLATION } from './lib/server.js';
 import { quantile } from './lib/stats.js';
 import { record } from './lib/summary.js';
+import type { ExecuteBenchApi } from './pages/execute-page.js';
 import type { LoopTimes, PolyfillBenchApi } from './pages/polyfill-page.js';
 
 const PAGES = fileURLToPath(new URL('./pages/', import.meta.url));
+/** MCP-B's polyfill (a devDependency), the peer of the in-page `executeTool` rows. */
+const MCPB_IIFE = join(
+  dirname(createRequire(import.meta.url).resolve('@mcp-b/webmcp-polyfill')),
+  'index.iife.js',
+);
+const EXECUTE_ROUNDS = 9;
+const EXECUTE_BATCH = { small: 2_000, large: 400 } as const;
 const CALL_BATCH = 10_000;
 const CALL_ROUNDS = 21;
 const PIECE_ROUNDS = 15;
@@ -60,9 +72,12 @@ interface Server {
 }
 
 async function startServer(): Promise<Server> {
-  const source = readFileSync(join(PAGES, 'polyfill-page.ts'), 'utf8');
-  const pageScript = (await transformWithOxc(source, join(PAGES, 'polyfill-page.ts'))).code;
+  const script = async (file: string) =>
+    (await transformWithOxc(readFileSync(join(PAGES, file), 'utf8'), join(PAGES, file))).code;
+  const pageScript = await script('polyfill-page.ts');
+  const executeScript = await script('execute-page.ts');
   const html = readFileSync(join(PAGES, 'polyfill.html'), 'utf8');
+  const mcpbHtml = readFileSync(join(PAGES, 'mcpb.html'), 'utf8');
   const requests: string[] = [];
   const missing: string[] = [];
   const server = createServer((request, response) => {
@@ -77,6 +92,10 @@ async function startServer(): Promise<Server> {
     if (path === '/favicon.ico') return send(204, 'text/plain', '');
     if (path === '/bench/polyfill.html') return send(200, 'text/html', html);
     if (path === '/bench/polyfill-page.js') return send(200, 'text/javascript', pageScript);
+    if (path === '/bench/execute-page.js') return send(200, 'text/javascript', executeScript);
+    if (path === '/bench/mcpb.html') return send(200, 'text/html', mcpbHtml);
+    if (path === '/mcpb/index.iife.js')
+      return send(200, 'text/javascript', readFileSync(MCPB_IIFE, 'utf8'));
     const dist = /^\/dist\/([\w.-]+\.js)$/.exec(path);
     if (dist && existsSync(join(POLYFILL_DIST, dist[1] as string))) {
       return send(
@@ -453,6 +472,57 @@ async function main(): Promise<void> {
         'baseline',
       ],
     ];
+    // ---- document.modelContext.executeTool, ours and MCP-B's, tab by tab, round by round ----
+    const peer = await browser.newPage();
+    peer.on('pageerror', (error) => pageErrors.push(`MCP-B page: ${error.message}`));
+    await peer.goto(`${server.origin}/bench/mcpb.html`);
+    const executeOn = <K extends keyof ExecuteBenchApi>(
+      on: typeof page,
+      method: K,
+      arg: Parameters<ExecuteBenchApi[K]>[0],
+    ): Promise<Awaited<ReturnType<ExecuteBenchApi[K]>>> =>
+      on.evaluate(
+        async ({ method, arg }) => {
+          while (!(window as any).executeBench) await new Promise((r) => setTimeout(r, 10));
+          return (window as any).executeBench[method](arg);
+        },
+        { method, arg } as { method: string; arg: any },
+      );
+    const ours = await executeOn(page, 'setup', { takesText: false });
+    const theirs = await executeOn(peer, 'setup', { takesText: true });
+    expect(
+      ours.bytes.join() === theirs.bytes.join(),
+      `the two pages' inputs differ: ${ours.bytes} and ${theirs.bytes}`,
+    );
+    const executeUs: Record<string, number[]> = {};
+    for (let round = -1; round < EXECUTE_ROUNDS; round++) {
+      for (const size of ['small', 'large'] as const) {
+        for (const [side, on] of [
+          ['ours', page],
+          ['mcpb', peer],
+        ] as const) {
+          const perCall = await executeOn(on, 'loop', { size, n: EXECUTE_BATCH[size] });
+          const key = `${side} ${size}`;
+          executeUs[key] ??= [];
+          if (round >= 0) executeUs[key].push(perCall);
+        }
+      }
+    }
+    const ex = (name: string) => median(executeUs[name] ?? []);
+    const executeRows = (['small', 'large'] as const).map((size) => {
+      const label = size === 'small' ? `${ours.bytes[0]} B` : `${ours.bytes[1]} B`;
+      const mine = ex(`ours ${size}`);
+      const peerUs = ex(`mcpb ${size}`);
+      return [
+        `executeTool, ${label}, inputSchema`,
+        String(EXECUTE_ROUNDS),
+        us(mine),
+        'MCP-B polyfill 5.1.0',
+        us(peerUs),
+        formatRatio(mine / peerUs),
+        `ours ${us(Math.min(...(executeUs[`ours ${size}`] ?? [])))}-${us(Math.max(...(executeUs[`ours ${size}`] ?? [])))}, MCP-B ${us(Math.min(...(executeUs[`mcpb ${size}`] ?? [])))}-${us(Math.max(...(executeUs[`mcpb ${size}`] ?? [])))} us over the rounds; MCP-B checks no schema and settles in microtasks, ours settles in a task`,
+      ];
+    });
     expect(pageErrors.length === 0, `the bench page reported errors: ${pageErrors.join('; ')}`);
 
     // ---- report ----
@@ -470,6 +540,17 @@ async function main(): Promise<void> {
           'notes',
         ],
         callRows,
+      ),
+    );
+    console.log('');
+    console.log(
+      `## document.modelContext.executeTool against MCP-B's polyfill (us per call, median of ${EXECUTE_ROUNDS} rounds of ${EXECUTE_BATCH.small.toLocaleString('en-US')} / ${EXECUTE_BATCH.large} sequential calls, a tab each, interleaved)`,
+    );
+    console.log('');
+    console.log(
+      renderTable(
+        ['measurement', 'rounds', 'median us', 'peer', 'peer us', 'ours/peer', 'notes'],
+        executeRows,
       ),
     );
     console.log('');
@@ -508,6 +589,15 @@ async function main(): Promise<void> {
       baseline: { name: 'direct `await echo(input)`', value: direct, unit: 'us' },
       target: { op: '<=', value: CALL_TARGET_US, of: 'figure' },
     });
+    for (const size of ['small', 'large'] as const) {
+      record({
+        bench: 'polyfill',
+        what: `in-page \`document.modelContext.executeTool\`, ${size === 'small' ? '100 B' : '10 KiB'}, with inputSchema`,
+        figure: { value: ex(`ours ${size}`), unit: 'us' },
+        baseline: { name: "MCP-B's polyfill 5.1.0", value: ex(`mcpb ${size}`), unit: 'us' },
+        target: { op: '<=', value: 1, of: 'ratio' },
+      });
+    }
     for (const [kind, value] of [
       ['agent tools', agentMs],
       ['minimal tools', minimalMs],

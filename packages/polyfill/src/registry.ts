@@ -13,7 +13,7 @@
  *    caller's reason at once, then, in a later task, aborts the tool's signal with a default
  *    AbortError and fires `toolcancel`. Unregistering does not cancel a running execution.
  */
-import { ToolActivatedEvent, ToolCancelEvent } from './events.js';
+import { ToolActivatedEvent, ToolCancelEvent, unheard } from './events.js';
 import { abortReason, domException, queueTask } from './lib/dom.js';
 import { noProgress, progressReporter } from './progress.js';
 import type { StandardSchemas } from './standard-schema.js';
@@ -262,8 +262,9 @@ export class ToolRegistry {
         threw = true;
         returned = error;
       }
-      // After execute has started, before its outcome is looked at.
-      if (!entry.selfActivating)
+      // After execute has started, before its outcome is looked at; not built for a target
+      // nobody listens to (events.ts).
+      if (!entry.selfActivating && !unheard.has(entry.events))
         entry.events.dispatchEvent(
           new ToolActivatedEvent('toolactivated', { toolName: entry.name }),
         );

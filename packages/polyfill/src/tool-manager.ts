@@ -4,6 +4,7 @@
  * nothing on its path waits for a timer or for the validator to load (docs/performance.md).
  * Layered on native WebMCP, it settles once the mirror is listed natively.
  */
+import { HeardTarget } from './events.js';
 import { abortReason, domException } from './lib/dom.js';
 import { isValidToolName } from './lib/names.js';
 import { trustworthyOrigin } from './lib/origins.js';
@@ -93,7 +94,7 @@ function stringList(value: unknown, label: string): string[] {
   return [...value];
 }
 
-export class ToolManager extends EventTarget {
+export class ToolManager extends HeardTarget {
   #registry: ToolRegistry;
   #hooks: ToolManagerHooks;
 

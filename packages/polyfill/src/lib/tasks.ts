@@ -1,9 +1,9 @@
 /**
  * The spec's "queue a global task on the webmcp task source" (docs/browser-api.md "When the
  * promises settle"): each task runs on its own, after the current task, in the order queued.
- * One MessageChannel carries them, since setTimeout is clamped to 4 ms once timers nest five
- * deep, and `await registerTool()` in a loop would nest them. Where there is no
- * MessageChannel, setTimeout stands in.
+ * `scheduler.postTask` carries them where the browser has it, else one MessageChannel, since
+ * setTimeout is clamped to 4 ms once timers nest five deep, and `await registerTool()` in a
+ * loop would nest them. Where there is neither, setTimeout stands in.
  */
 const queue: (() => void)[] = [];
 let post: (() => void) | undefined;
@@ -20,6 +20,11 @@ export function inTask<T>(value: T): Promise<T> {
 }
 
 function channel(): () => void {
+  // Chromium's scheduler queues on the page's own thread; a MessagePort's message goes through
+  // a pipe and back, and on a busy machine the thread can be put to sleep waiting for it.
+  const scheduler = (globalThis as { scheduler?: { postTask(task: () => void): unknown } })
+    .scheduler;
+  if (scheduler?.postTask) return () => scheduler.postTask(runOne);
   if (typeof MessageChannel !== 'function') return () => setTimeout(runOne, 0);
   const { port1, port2 } = new MessageChannel();
   port1.onmessage = runOne;
