@@ -380,7 +380,8 @@ test('the choice survives a browser restart, and turning it off forgets it', asy
       .poll(
         () =>
           worker.evaluate(
-            async () => (await chrome.scripting.getRegisteredContentScripts()).length,
+            async () =>
+              (await (globalThis as any).chrome.scripting.getRegisteredContentScripts()).length,
           ),
         {
           timeout: 15_000,
