@@ -10,7 +10,13 @@
  */
 import { DIRECT_ACCEPTED, isRelayReply } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
-import { failure, sanitizeOutcome, sanitizeProgress, sanitizeTools } from '../channel/sanitize.js';
+import {
+  failure,
+  outcomeOfJson,
+  sanitizeOutcome,
+  sanitizeProgress,
+  sanitizeTools,
+} from '../channel/sanitize.js';
 import type { TabCallOptions, TabCallOutcome, TabIdentity, TabTool } from '../types.js';
 
 interface Pending {
@@ -191,6 +197,15 @@ export class RelayLink {
     }
     const pending = this.#pending.get(message.id);
     if (!pending) return;
+    if ('resultJson' in message) {
+      // Only a call's result comes as JSON text (a listing is rebuilt below, field by field).
+      pending.settle(
+        pending.op === 'call'
+          ? outcomeOfJson(message.resultJson)
+          : failure('response_invalid', 'A listing must come as tools.'),
+      );
+      return;
+    }
     if (!('outcome' in message)) {
       // A report: only for a call that asked, and only one that moves forward.
       const report = pending.onProgress

@@ -70,6 +70,8 @@ export type RelayRequest =
  */
 export type RelayReply =
   | { id: number; outcome: TabCallOutcome }
+  /** A call's result as JSON text: on the direct port only. */
+  | { id: number; resultJson: string }
   | { id: number; progress: TabProgress }
   | { event: 'changed' };
 
@@ -120,6 +122,7 @@ export function isRelayReply(data: unknown): data is RelayReply {
   if (!isRecord(data)) return false;
   if (data.event === 'changed') return true;
   if (!Number.isSafeInteger(data.id)) return false;
+  if ('resultJson' in data) return typeof data.resultJson === 'string';
   return 'outcome' in data ? isRecord(data.outcome) : isRecord(data.progress);
 }
 

@@ -31,7 +31,12 @@ import {
 } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
 import { connectRuntime, onReconnectRequest } from '../channel/runtime-port.js';
-import { sanitizeOutcome, sanitizeProgress, sanitizeTools } from '../channel/sanitize.js';
+import {
+  resultJson,
+  sanitizeOutcome,
+  sanitizeProgress,
+  sanitizeTools,
+} from '../channel/sanitize.js';
 
 export interface RelayOptions {
   /** The window to listen on (tests pass happy-dom's). */
@@ -130,6 +135,12 @@ export function startRelay(options: RelayOptions = {}): RelayState {
       return;
     }
     pending.delete(data.id as string);
+    // On the direct port a call's result goes as JSON text, which the background parses back.
+    const json = call.via === 'direct' && call.op === 'call' ? resultJson(data.outcome) : undefined;
+    if (json !== undefined) {
+      toBackground({ id: call.backgroundId, resultJson: json }, 'direct');
+      return;
+    }
     const outcome = sanitizeOutcome(data.outcome);
     toBackground(
       {
