@@ -158,7 +158,7 @@ async function connectThroughExtension(
   profile: string,
   pageUrl: string,
   pairingFor: (extensionId: string) => string,
-): Promise<string> {
+): Promise<{ extensionId: string; path: string }> {
   const cdp = await connectCdp(await browserEndpoint(profile));
   try {
     let worker: { targetId: string; url: string } | undefined;
@@ -221,7 +221,19 @@ async function connectThroughExtension(
     expect(answer === 'connected', `the extension did not connect the tab: ${answer}`);
     await cdp.send('Target.detachFromTarget', { sessionId: inPanel });
     await cdp.send('Target.closeTarget', { targetId: panel });
-    return extensionId;
+    // Which path the tab's calls take: the relay's direct port, once its link page handed it
+    // over (right after the connect's first listing), or chrome.runtime where it could not.
+    const { sessionId: again } = await cdp.send<{ sessionId: string }>('Target.attachToTarget', {
+      targetId: worker.targetId,
+      flatten: true,
+    });
+    let path = '';
+    for (let n = 0; n < 100 && path !== 'direct'; n++) {
+      path = String(await cdp.evaluate<string>(again, `toolwireRelayPath(${tabId}).path`));
+      if (path !== 'direct') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await cdp.send('Target.detachFromTarget', { sessionId: again });
+    return { extensionId, path };
   } finally {
     cdp.close();
   }
@@ -246,16 +258,18 @@ async function main(): Promise<void> {
     const hasEcho = (session: HostSession) => session.catalog.get('bench.echo') !== undefined;
     let own: HostSession;
     let viaExtension: HostSession;
+    let extensionId: string;
+    let path: string;
     try {
       own = await host.waitForSession({
         timeoutMs: 20_000,
         filter: (session) => session.origin === server.origin && hasEcho(session),
       });
-      const extensionId = await connectThroughExtension(
+      ({ extensionId, path } = await connectThroughExtension(
         browser.profile,
         pageUrl,
         (id) => host.extensionPairing(id).url,
-      );
+      ));
       viaExtension = await host.waitForSession({
         timeoutMs: 20_000,
         filter: (session) =>
@@ -273,6 +287,9 @@ async function main(): Promise<void> {
     console.log('');
     console.log(
       `- Debian Chromium (headless), the built extension loaded, page ${server.origin} loading only dist/endpoint.iife.js with one echo tool; DevTools closed before timing (nothing observes the sockets)`,
+    );
+    console.log(
+      `- the extension's calls reach the tab by ${path === 'direct' ? "the relay's direct MessagePort (handed over through the extension's link page)" : `chrome.runtime ports (path: ${path})`}; load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
     console.log(
       `- one \`createHost\` in this Node ${process.version} process: the page's own endpoint session and the extension's session for the same tab; the two cases interleaved call by call`,

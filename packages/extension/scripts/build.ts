@@ -61,6 +61,7 @@ rmSync(out, { recursive: true, force: true });
 for (const [entry, file] of [
   ['app/background.ts', 'background.js'],
   ['app/panel/main.ts', 'panel.js'],
+  ['app/link.ts', 'link.js'],
 ] as const) {
   await build({
     ...quiet,
@@ -79,7 +80,7 @@ for (const name of ['main-world.js', 'relay.js'])
   copyFileSync(`${dist}/content/${name}`, `${out}/content/${name}`);
 copyFileSync(`${dist}/provide/provide.js`, `${out}/content/provide.js`);
 rmSync(`${dist}/provide`, { recursive: true, force: true });
-for (const name of ['panel.html', 'panel.css'])
+for (const name of ['panel.html', 'panel.css', 'link.html'])
   copyFileSync(`${root}app/${name}`, `${out}/${name}`);
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string };
 const manifest = JSON.parse(readFileSync(`${root}app/manifest.json`, 'utf8'));

@@ -4,11 +4,13 @@
  * `dist/content/`), and `tabTools(tabId)` for the background.
  */
 
-export { listenForRelays } from './background/relays.js';
+export type { ListenOptions } from './background/relays.js';
+export { listenForRelays, relayPath } from './background/relays.js';
 export type { TabToolsOptions } from './background/tab-tools.js';
 export { TabToolsError, tabTools } from './background/tab-tools.js';
 export { RELAY_PORT_NAME } from './channel/messages.js';
 export type { RuntimePortLike } from './channel/runtime-port.js';
+export { startLinkPage } from './link/link-page.js';
 export { startMainWorldReader } from './main-world/reader.js';
 export type { RelayOptions, RelayState } from './relay/relay.js';
 export { startRelay } from './relay/relay.js';

@@ -2,10 +2,21 @@
  * The background's end of one document's relay: requests by id over the `chrome.runtime` port,
  * answers and progress reports checked again (the relay runs in a page's renderer), cancels,
  * change notices, and the end.
+ *
+ * With a direct port (`offerDirect`, then `attachDirect` once the tab's relay handed it over
+ * through the extension's link page), requests and answers travel on that `MessagePort`
+ * instead; the `chrome.runtime` port still carries change notices and says when the document
+ * (or this worker) went.
  */
-import { isRelayReply } from '../channel/messages.js';
+import { DIRECT_ACCEPTED, isRelayReply } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
-import { failure, sanitizeOutcome, sanitizeProgress, sanitizeTools } from '../channel/sanitize.js';
+import {
+  failure,
+  outcomeOfJson,
+  sanitizeOutcome,
+  sanitizeProgress,
+  sanitizeTools,
+} from '../channel/sanitize.js';
 import type { TabCallOptions, TabCallOutcome, TabIdentity, TabTool } from '../types.js';
 
 interface Pending {
@@ -28,6 +39,10 @@ export class RelayLink {
   #changeListeners = new Set<() => void>();
   #endListeners = new Set<() => void>();
   #ended = false;
+  #direct: MessagePort | undefined;
+  #offered = false;
+  #used = false;
+  #whenUsed: (() => void) | undefined;
 
   /** The frame this document is in: 0 for the tab's top document. */
   readonly frameId: number;
@@ -86,6 +101,47 @@ export class RelayLink {
     return () => this.#endListeners.delete(listener);
   }
 
+  /** Calls `listener` before this link's first request. */
+  whenUsed(listener: () => void): void {
+    this.#whenUsed = listener;
+  }
+
+  /** Requests travel on the direct port. */
+  get direct(): boolean {
+    return this.#direct !== undefined;
+  }
+
+  /**
+   * Asks the relay, once, to hand a direct port to the link page `page` with `nonce` (see
+   * relays.ts). Returns false when already offered or ended.
+   */
+  offerDirect(nonce: string, page: string): boolean {
+    if (this.#offered || this.#ended) return false;
+    this.#offered = true;
+    try {
+      this.#port.postMessage({ direct: nonce, page });
+    } catch {
+      return false;
+    }
+    return true;
+  }
+
+  /** The relay's direct port, proven by the offer's nonce: later requests go on it. */
+  attachDirect(port: MessagePort): void {
+    if (this.#ended || this.#direct) {
+      port.close();
+      return;
+    }
+    this.#direct = port;
+    port.onmessage = (event) => this.#receive(event.data);
+    port.postMessage(DIRECT_ACCEPTED);
+  }
+
+  #post(message: unknown): void {
+    if (this.#direct) this.#direct.postMessage(message);
+    else this.#port.postMessage(message);
+  }
+
   /** The document went away (or the port broke): every pending request fails `tab_gone`. */
   end(): void {
     if (this.#ended) return;
@@ -94,6 +150,8 @@ export class RelayLink {
       settle(failure('tab_gone', 'The tab closed or navigated before answering.'));
     this.#pending.clear();
     for (const listener of this.#endListeners) listener();
+    this.#direct?.close();
+    this.#direct = undefined;
     try {
       this.#port.disconnect();
     } catch {
@@ -105,12 +163,16 @@ export class RelayLink {
     const { signal, onProgress } = options;
     if (this.#ended) return Promise.resolve(failure('tab_gone', 'The tab closed or navigated.'));
     if (signal?.aborted) return Promise.resolve(cancelled());
+    if (!this.#used) {
+      this.#used = true;
+      this.#whenUsed?.();
+    }
     const id = this.#nextId++;
     return new Promise<TabCallOutcome>((resolve) => {
       const onAbort = () => {
         if (!this.#pending.has(id)) return;
         try {
-          this.#port.postMessage({ id, op: 'abort' });
+          this.#post({ id, op: 'abort' });
         } catch {
           // The port closed meanwhile: the document (and its call) went with it.
         }
@@ -123,7 +185,7 @@ export class RelayLink {
       };
       this.#pending.set(id, { op, settle, ...(onProgress ? { onProgress } : {}) });
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#port.postMessage({ id, op, ...fields });
+      this.#post({ id, op, ...fields });
     });
   }
 
@@ -135,6 +197,15 @@ export class RelayLink {
     }
     const pending = this.#pending.get(message.id);
     if (!pending) return;
+    if ('resultJson' in message) {
+      // Only a call's result comes as JSON text (a listing is rebuilt below, field by field).
+      pending.settle(
+        pending.op === 'call'
+          ? outcomeOfJson(message.resultJson)
+          : failure('response_invalid', 'A listing must come as tools.'),
+      );
+      return;
+    }
     if (!('outcome' in message)) {
       // A report: only for a call that asked, and only one that moves forward.
       const report = pending.onProgress

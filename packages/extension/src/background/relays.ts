@@ -4,8 +4,16 @@
  * extension's own content script (`sender.id`) in a tab; the page itself has no
  * `chrome.runtime` (the extension is not externally connectable). A frame's link carries the
  * frame's origin as the browser reports it (`sender.origin`), never as the frame's page says.
+ *
+ * The direct path (with `linkPage`): before a relay's first request the background sends it,
+ * on its `chrome.runtime` port, a one-time nonce (128 random bits) and the link page's path.
+ * The relay embeds that page and hands it a `MessagePort` with the nonce; the page passes both
+ * to this service worker (`postMessage`, which only the extension's own pages can reach). A
+ * port is taken only with a nonce issued for a live link, once; every other one is closed.
+ * The page's scripts can post to the link frame, but never see the nonce (it travels on the
+ * `chrome.runtime` port, then from the isolated world straight to the frame's origin).
  */
-import { RELAY_PORT_NAME } from '../channel/messages.js';
+import { isDirectHandoff, RELAY_PORT_NAME, randomHex } from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
 import { RECONNECT_MESSAGE } from '../channel/runtime-port.js';
 import type { TabGoneReason } from '../types.js';
@@ -47,6 +55,21 @@ const frameWatchers = new Map<number, Set<() => void>>();
 const waiters = new Map<number, Set<(link: RelayLink) => void>>();
 const goneReasons = new WeakMap<RelayLink, TabGoneReason>();
 let listening = false;
+/** The link page's path, when the direct path is on. */
+let linkPage: string | undefined;
+/** Nonces offered to relays and not yet used, and the link each belongs to. */
+const directOffers = new Map<string, RelayLink>();
+/** Direct-port handoffs refused (unknown nonce, no port), for tests and diagnostics. */
+let directRefused = 0;
+
+export interface ListenOptions {
+  /**
+   * The path of the extension's link page (listed in `web_accessible_resources`), which passes
+   * a relay's direct port to this worker: requests and answers then skip the browser's extension
+   * messaging. Without it, everything goes through `chrome.runtime` ports.
+   */
+  linkPage?: string;
+}
 
 function chromeApi(): ChromeLike {
   const api = (globalThis as { chrome?: ChromeLike }).chrome;
@@ -67,10 +90,15 @@ function originOf(url: string): string {
  * Starts accepting relays. Call it at the top level of the background service worker (so a
  * relay's connection wakes it); `tabTools()` calls it too. Idempotent.
  */
-export function listenForRelays(): void {
+export function listenForRelays(options: ListenOptions = {}): void {
+  if (options.linkPage !== undefined) linkPage = options.linkPage;
   if (listening) return;
   listening = true;
   const api = chromeApi();
+  (globalThis as { addEventListener?: EventTarget['addEventListener'] }).addEventListener?.(
+    'message',
+    (event) => acceptDirect(event as MessageEvent),
+  );
   api.runtime.onConnect.addListener((port) => {
     if (port.name !== RELAY_PORT_NAME) return;
     const sender = port.sender;
@@ -97,6 +125,7 @@ export function listenForRelays(): void {
       url,
       origin: originOf(url),
     });
+    offerDirectLater(link);
     links.get(tabId)?.end();
     links.set(tabId, link);
     link.onEnd(() => {
@@ -128,6 +157,7 @@ function acceptFrame(
   // The browser's word for the frame's origin; the URL's only where the browser gives none.
   const origin = typeof sender.origin === 'string' ? sender.origin : originOf(url);
   const link = new RelayLink(port, { tabId, title: '', url, origin }, frameId);
+  offerDirectLater(link);
   const frames = frameLinks.get(tabId) ?? new Map<number, RelayLink>();
   frameLinks.set(tabId, frames);
   // The frame's previous document (it navigated): its tools go with it.
@@ -139,6 +169,45 @@ function acceptFrame(
     notifyFrames(tabId);
   });
   notifyFrames(tabId);
+}
+
+/** Before the link's first request, offers its relay the direct path (when on). */
+function offerDirectLater(link: RelayLink): void {
+  link.whenUsed(() => {
+    if (linkPage === undefined) return;
+    const nonce = randomHex(crypto.getRandomValues.bind(crypto));
+    if (!link.offerDirect(nonce, linkPage)) return;
+    directOffers.set(nonce, link);
+    link.onEnd(() => directOffers.delete(nonce));
+  });
+}
+
+/** A link page passing a relay's port: taken with a live nonce, once; anything else closed. */
+function acceptDirect(event: MessageEvent): void {
+  if (!isDirectHandoff(event.data)) return;
+  const link = directOffers.get(event.data.nonce);
+  const port = event.ports[0];
+  if (!link || link.ended || event.ports.length !== 1 || !port) {
+    directRefused++;
+    for (const stray of event.ports) stray.close();
+    return;
+  }
+  directOffers.delete(event.data.nonce);
+  link.attachDirect(port);
+}
+
+/**
+ * How the tab's frame's requests travel: `direct` (the relay's port), `runtime`
+ * (`chrome.runtime`), or undefined (no relay there). `refused` counts the direct handoffs this
+ * worker turned down. For diagnostics and tests.
+ */
+export function relayPath(
+  tabId: number,
+  frameId = 0,
+): { path: 'direct' | 'runtime' | undefined; refused: number } {
+  const link = frameId === 0 ? links.get(tabId) : frameLinks.get(tabId)?.get(frameId);
+  const path = !link || link.ended ? undefined : link.direct ? 'direct' : 'runtime';
+  return { path, refused: directRefused };
 }
 
 function notifyFrames(tabId: number): void {

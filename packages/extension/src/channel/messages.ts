@@ -8,6 +8,29 @@ import type { TabCallOutcome, TabProgress } from '../types.js';
 /** The `data.toolwire` tag of the one window message that hands the private port over. */
 export const HANDOFF_TAG = 'toolwire-extension-handoff';
 
+/**
+ * The `toolwire` tag of a direct-port handoff: the relay hands one end of a `MessageChannel`,
+ * with the background's one-time nonce, to the extension's link page (a hidden extension frame),
+ * which passes it on to the service worker. From then on requests and answers travel on that
+ * port, renderer to renderer, instead of through the browser's extension messaging.
+ */
+export const DIRECT_TAG = 'toolwire-extension-direct';
+
+/** background -> relay, on the `chrome.runtime` port: embed `page`, hand it a port with `nonce`. */
+export interface DirectOffer {
+  direct: string;
+  page: string;
+}
+
+/** relay -> link page -> service worker, with the port: the offer's nonce, nothing else. */
+export interface DirectHandoff {
+  toolwire: typeof DIRECT_TAG;
+  nonce: string;
+}
+
+/** background -> relay, first on the direct port: the port was accepted. */
+export const DIRECT_ACCEPTED = 'toolwire-direct-accepted';
+
 /** The name of the relay's `chrome.runtime` port (the background accepts only top frames). */
 export const RELAY_PORT_NAME = 'toolwire-relay';
 
@@ -47,6 +70,8 @@ export type RelayRequest =
  */
 export type RelayReply =
   | { id: number; outcome: TabCallOutcome }
+  /** A call's result as JSON text: on the direct port only. */
+  | { id: number; resultJson: string }
   | { id: number; progress: TabProgress }
   | { event: 'changed' };
 
@@ -58,6 +83,24 @@ export function isHandoff(data: unknown): data is Handoff {
   return (
     isRecord(data) &&
     data.toolwire === HANDOFF_TAG &&
+    typeof data.nonce === 'string' &&
+    /^[0-9a-f]{32}$/.test(data.nonce)
+  );
+}
+
+export function isDirectOffer(data: unknown): data is DirectOffer {
+  return (
+    isRecord(data) &&
+    typeof data.direct === 'string' &&
+    /^[0-9a-f]{32}$/.test(data.direct) &&
+    typeof data.page === 'string'
+  );
+}
+
+export function isDirectHandoff(data: unknown): data is DirectHandoff {
+  return (
+    isRecord(data) &&
+    data.toolwire === DIRECT_TAG &&
     typeof data.nonce === 'string' &&
     /^[0-9a-f]{32}$/.test(data.nonce)
   );
@@ -79,6 +122,7 @@ export function isRelayReply(data: unknown): data is RelayReply {
   if (!isRecord(data)) return false;
   if (data.event === 'changed') return true;
   if (!Number.isSafeInteger(data.id)) return false;
+  if ('resultJson' in data) return typeof data.resultJson === 'string';
   return 'outcome' in data ? isRecord(data.outcome) : isRecord(data.progress);
 }
 

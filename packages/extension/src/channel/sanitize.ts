@@ -157,6 +157,37 @@ export function failure(
 }
 
 /** An outcome from the other side: JSON results within the size limit, coded errors. */
+/**
+ * A call's successful result as JSON text within the size limit, for the direct port (a string
+ * is copied whole, cheaper than cloning the object, and parsing it on the other side gives plain
+ * JSON again). Undefined when the outcome is not a result with a value, or the value is not JSON
+ * or too large: then `sanitizeOutcome` says what to send.
+ */
+export function resultJson(raw: unknown): string | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const outcome = raw as Record<string, unknown>;
+  if (outcome.ok !== true || outcome.result === undefined || outcome.result === null)
+    return undefined;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(outcome.result);
+  } catch {
+    return undefined;
+  }
+  return json !== undefined && json.length <= MAX_RESULT_CHARS ? json : undefined;
+}
+
+/** The outcome of a result sent as JSON text (`resultJson`), checked again. */
+export function outcomeOfJson(json: string): TabCallOutcome {
+  if (json.length > MAX_RESULT_CHARS)
+    return failure('response_invalid', 'The result is not JSON, or is too large.');
+  try {
+    return { ok: true, result: JSON.parse(json) };
+  } catch {
+    return failure('response_invalid', 'The result is not JSON, or is too large.');
+  }
+}
+
 export function sanitizeOutcome(raw: unknown): TabCallOutcome {
   if (typeof raw !== 'object' || raw === null) return failure('response_invalid', 'No outcome.');
   const outcome = raw as Record<string, unknown>;

@@ -8,18 +8,58 @@
  * the sanitizer. Progress reports pass only for a pending call that asked for them, checked
  * (a growing number, a clipped message) and before its answer. It never reads any other window
  * message.
+ *
+ * The background may offer a direct port (`DirectOffer`): the relay then embeds the extension's
+ * link page (this extension's own resource, by path) in a hidden frame under a closed shadow
+ * root, posts it one end of a fresh `MessageChannel` with the offer's nonce (to that page's
+ * origin only), and removes the frame once the background says on that port that it took it.
+ * Requests that arrive on the direct port are answered there; change notices, and the end of
+ * the background (its `chrome.runtime` port closing), stay on the runtime port. If the handoff
+ * does not complete (the page removed the frame, the frame never loaded), everything keeps
+ * using the runtime port.
  */
 import type { MainRequest, RelayReply } from '../channel/messages.js';
-import { isHandoff, isRelayRequest, RELAY_PORT_NAME, randomHex } from '../channel/messages.js';
+import {
+  DIRECT_ACCEPTED,
+  DIRECT_TAG,
+  type DirectOffer,
+  isDirectOffer,
+  isHandoff,
+  isRelayRequest,
+  RELAY_PORT_NAME,
+  randomHex,
+} from '../channel/messages.js';
 import type { RuntimePortLike } from '../channel/runtime-port.js';
 import { connectRuntime, onReconnectRequest } from '../channel/runtime-port.js';
-import { sanitizeOutcome, sanitizeProgress, sanitizeTools } from '../channel/sanitize.js';
+import {
+  resultJson,
+  sanitizeOutcome,
+  sanitizeProgress,
+  sanitizeTools,
+} from '../channel/sanitize.js';
 
 export interface RelayOptions {
   /** The window to listen on (tests pass happy-dom's). */
   win?: Window;
   /** Opens the port to the background (default `chrome.runtime.connect`). */
   connect?: () => RuntimePortLike;
+  /**
+   * The URL of one of this extension's pages (`chrome.runtime.getURL`, which may give a
+   * per-session dynamic URL) and the origin its documents have (`chrome-extension://ID`).
+   */
+  extension?: { url(path: string): string; origin: string };
+}
+
+/** How long a direct-port handoff may take before its frame is removed and the offer dropped. */
+const DIRECT_HANDOFF_MS = 10_000;
+
+function runtimeExtension(): { url(path: string): string; origin: string } | undefined {
+  const runtime = (
+    globalThis as { chrome?: { runtime?: { id?: string; getURL?(path: string): string } } }
+  ).chrome?.runtime;
+  const getURL = runtime?.getURL;
+  if (!getURL || !runtime.id) return undefined;
+  return { url: (path) => getURL(path), origin: `chrome-extension://${runtime.id}` };
 }
 
 /** What the relay has seen, for tests and diagnostics. */
@@ -31,11 +71,17 @@ export interface RelayState {
    * progress reports dropped (not asked for, not moving forward, not a number).
    */
   readonly refused: number;
+  /** Requests and answers travel on the direct port (not through `chrome.runtime`). */
+  readonly direct: boolean;
 }
+
+type Via = 'runtime' | 'direct';
 
 interface Pending {
   backgroundId: number;
   op: 'list' | 'call';
+  /** The port the request came on, which its answer goes back on. */
+  via: Via;
   /** The call asked for progress: the last report passed on (-Infinity before the first). */
   progress?: number;
 }
@@ -43,16 +89,23 @@ interface Pending {
 export function startRelay(options: RelayOptions = {}): RelayState {
   const win = options.win ?? window;
   const connect = options.connect ?? (() => connectRuntime(RELAY_PORT_NAME));
-  const state = { accepted: false, refused: 0 };
+  const extension = options.extension ?? runtimeExtension();
+  const state = { accepted: false, refused: 0, direct: false };
   let nonce = '';
   let main: MessagePort | undefined;
   let background: RuntimePortLike | undefined;
+  /** The accepted direct port to the background, and the handoff in progress. */
+  let direct: MessagePort | undefined;
+  let offering: { cancel(): void } | undefined;
   const pending = new Map<string, Pending>();
   const idPrefix = randomHex(win.crypto.getRandomValues.bind(win.crypto));
   let counter = 0;
 
   const toMain = (request: MainRequest) => main?.postMessage(request);
-  const toBackground = (reply: RelayReply) => background?.postMessage(reply);
+  const toBackground = (reply: RelayReply, via: Via = 'runtime') => {
+    if (via === 'direct') direct?.postMessage(reply);
+    else background?.postMessage(reply);
+  };
 
   const onMain = (event: MessageEvent) => {
     const data = event.data as Record<string, unknown> | null;
@@ -78,25 +131,39 @@ export function startRelay(options: RelayOptions = {}): RelayState {
         return;
       }
       call.progress = report.progress;
-      toBackground({ id: call.backgroundId, progress: report });
+      toBackground({ id: call.backgroundId, progress: report }, call.via);
       return;
     }
     pending.delete(data.id as string);
+    // On the direct port a call's result goes as JSON text, which the background parses back.
+    const json = call.via === 'direct' && call.op === 'call' ? resultJson(data.outcome) : undefined;
+    if (json !== undefined) {
+      toBackground({ id: call.backgroundId, resultJson: json }, 'direct');
+      return;
+    }
     const outcome = sanitizeOutcome(data.outcome);
-    toBackground({
-      id: call.backgroundId,
-      outcome:
-        call.op === 'list' && outcome.ok
-          ? { ok: true, result: sanitizeTools(outcome.result) }
-          : outcome,
-    });
+    toBackground(
+      {
+        id: call.backgroundId,
+        outcome:
+          call.op === 'list' && outcome.ok
+            ? { ok: true, result: sanitizeTools(outcome.result) }
+            : outcome,
+      },
+      call.via,
+    );
   };
 
-  const onBackground = (message: unknown) => {
+  const onBackground = (message: unknown, via: Via) => {
+    if (via === 'runtime' && isDirectOffer(message)) {
+      offerDirect(message);
+      return;
+    }
     if (!isRelayRequest(message)) return;
     if (message.op === 'abort') {
       for (const [id, call] of pending)
-        if (call.backgroundId === message.id) toMain({ nonce, id, op: 'abort' });
+        if (call.backgroundId === message.id && call.via === via)
+          toMain({ nonce, id, op: 'abort' });
       return;
     }
     counter += 1;
@@ -105,6 +172,7 @@ export function startRelay(options: RelayOptions = {}): RelayState {
     pending.set(id, {
       backgroundId: message.id,
       op: message.op,
+      via,
       ...(progress ? { progress: -Infinity } : {}),
     });
     toMain(
@@ -143,15 +211,73 @@ export function startRelay(options: RelayOptions = {}): RelayState {
     openBackground();
   };
 
+  /** Hands the extension's link page one end of a new channel, with the background's nonce. */
+  const offerDirect = (offer: DirectOffer) => {
+    if (direct || offering || !extension || !/^[\w-]+\.html$/.test(offer.page)) return;
+    const { origin } = extension;
+    let url: URL;
+    try {
+      url = new URL(extension.url(offer.page));
+    } catch {
+      return;
+    }
+    const doc = win.document;
+    const holder = doc.createElement('div');
+    holder.setAttribute('style', 'display:none !important');
+    const frame = doc.createElement('iframe');
+    frame.src = url.href;
+    const channel = new MessageChannel();
+    const mine = channel.port1;
+    const owner = background;
+    const end = (accepted: boolean) => {
+      clearTimeout(timer);
+      holder.remove();
+      if (offering === attempt) offering = undefined;
+      if (!accepted) mine.close();
+    };
+    const attempt = { cancel: () => end(false) };
+    offering = attempt;
+    const timer = setTimeout(() => end(false), DIRECT_HANDOFF_MS);
+    mine.onmessage = (event) => {
+      if (direct === mine) {
+        onBackground(event.data, 'direct');
+        return;
+      }
+      if (event.data !== DIRECT_ACCEPTED || offering !== attempt || background !== owner) return;
+      direct = mine;
+      state.direct = true;
+      end(true);
+    };
+    // Posted to the link page's origin only: a frame the page navigated elsewhere gets nothing.
+    frame.addEventListener(
+      'load',
+      () =>
+        frame.contentWindow?.postMessage({ toolwire: DIRECT_TAG, nonce: offer.direct }, origin, [
+          channel.port2,
+        ]),
+      { once: true },
+    );
+    holder.attachShadow({ mode: 'closed' }).append(frame);
+    (doc.body ?? doc.documentElement).append(holder);
+  };
+
+  const dropDirect = () => {
+    offering?.cancel();
+    direct?.close();
+    direct = undefined;
+    state.direct = false;
+  };
+
   const openBackground = () => {
     const link = connect();
     background = link;
-    link.onMessage.addListener(onBackground);
+    link.onMessage.addListener((message) => onBackground(message, 'runtime'));
     link.onDisconnect.addListener(() => {
       if (background !== link) return;
       for (const id of pending.keys()) toMain({ nonce, id, op: 'abort' });
       pending.clear();
       background = undefined;
+      dropDirect();
     });
   };
 
