@@ -309,6 +309,38 @@ describe('the reader and the relay on one window', () => {
     expect(state.refused).toBe(0);
   });
 
+  it("take a call's input as JSON text and give its result as JSON text; what is not JSON fails coded", async () => {
+    const win = page();
+    const seen: { input: unknown; wire: unknown }[] = [];
+    fakeTools(
+      win,
+      [{ name: 't', title: '', description: 'T.', origin: ORIGIN }],
+      (_t, input, options) => {
+        seen.push({ input, wire: options[Symbol.for('toolwire.wireResult')] });
+        return (input as { big?: boolean }).big ? { n: 1n } : { echo: input };
+      },
+    );
+    const { sent, request } = await startBoth(win);
+    // Honest first: the text is parsed in the MAIN world; the result comes back whole.
+    request({ id: 1, op: 'call', name: 't', argsJson: '{"q":"a","list":[1,2]}' });
+    // A result JSON cannot hold: the relay says so with a code.
+    request({ id: 2, op: 'call', name: 't', argsJson: '{"big":true}' });
+    // Input text that is not JSON, or not text: no call runs.
+    request({ id: 3, op: 'call', name: 't', argsJson: '{"q":' });
+    request({ id: 4, op: 'call', name: 't', argsJson: 5 });
+    const answers = () => sent.filter((message) => 'id' in (message as object));
+    await until(() => answers().length === 2, 'two answers');
+    expect(answers()).toMatchObject([
+      { id: 1, outcome: { ok: true, result: { echo: { q: 'a', list: [1, 2] } } } },
+      { id: 2, outcome: { ok: false, error: { code: 'response_invalid' } } },
+    ]);
+    // The reader serializes at once, so it tells the polyfill a JSON result need not be copied.
+    expect(seen).toEqual([
+      { input: { q: 'a', list: [1, 2] }, wire: true },
+      { input: { big: true }, wire: true },
+    ]);
+  });
+
   it('cancel the call the background cancels: the tool sees its signal abort', async () => {
     const win = page();
     const started = latch<AbortSignal>();

@@ -219,6 +219,43 @@ describe('the relay', () => {
     ]);
   });
 
+  it("takes a call's result as JSON text, parsed once; not JSON, not text, or a listing: refused", async () => {
+    const { state, backgrounds, handoff } = setup();
+    const main = handoff();
+    const background = backgrounds[0] as FakeBackground;
+    const ids: string[] = [];
+    for (const message of [
+      { id: 1, op: 'call', name: 't', args: {} },
+      { id: 2, op: 'call', name: 't', args: {} },
+      { id: 3, op: 'call', name: 't', args: {} },
+      { id: 4, op: 'list' },
+    ]) {
+      const request = next(main);
+      background.request(message);
+      ids.push((await request).id);
+    }
+    // Honest first: the reader's text, parsed for the runtime port.
+    main.postMessage({ nonce: NONCE, id: ids[0], resultJson: '{"n":1,"list":[true,null]}' });
+    // A forged answer with the wrong nonce, as text: refused, the call stays pending.
+    main.postMessage({ nonce: 'f'.repeat(32), id: ids[1], resultJson: '"forged"' });
+    main.postMessage({ nonce: NONCE, id: ids[1], resultJson: '{"n":' });
+    main.postMessage({ nonce: NONCE, id: ids[2], resultJson: { n: 1 } });
+    main.postMessage({ nonce: NONCE, id: ids[3], resultJson: '[{"name":"x"}]' });
+    // The same id again: refused.
+    main.postMessage({ nonce: NONCE, id: ids[0], resultJson: '{"n":2}' });
+    main.postMessage({ nonce: NONCE, event: 'changed' });
+    await changed(background);
+    const invalid = { ok: false, error: { code: 'response_invalid' } };
+    expect(background.sent).toMatchObject([
+      { id: 1, outcome: { ok: true, result: { n: 1, list: [true, null] } } },
+      { id: 2, outcome: invalid },
+      { id: 3, outcome: invalid },
+      { id: 4, outcome: invalid },
+      { event: 'changed' },
+    ]);
+    expect(state.refused).toBe(2);
+  });
+
   it('passes a cancel on to the call it names, and only to a call it forwarded', async () => {
     const { backgrounds, handoff } = setup();
     const main = handoff();

@@ -2,6 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_PROGRESS_MESSAGE,
+  outcomeOfJson,
+  resultText,
   sanitizeOutcome,
   sanitizeProgress,
   sanitizeTools,
@@ -182,5 +184,22 @@ describe('sanitizeProgress', () => {
     expect(sanitizeProgress({ progress: 1, message: split }, undefined)?.message).toBe(
       'a'.repeat(MAX_PROGRESS_MESSAGE - 1),
     );
+  });
+});
+
+describe("a call's result as JSON text", () => {
+  it('passes text within the size limit, and proves it is JSON where it is parsed', () => {
+    expect(resultText('{"n":1}')).toBe('{"n":1}');
+    expect(outcomeOfJson('{"n":1}')).toEqual({ ok: true, result: { n: 1 } });
+    // Not text, or above 64 Mi UTF-16 units: refused before anything parses it.
+    expect(resultText({ n: 1 })).toBeUndefined();
+    const huge = `"${'x'.repeat(64 * 1024 * 1024 - 1)}"`;
+    expect(resultText(huge)).toBeUndefined();
+    expect(resultText(huge.slice(1))).toBe(huge.slice(1));
+    // Not JSON: a coded failure, never a value.
+    expect(outcomeOfJson('{"n":')).toMatchObject({
+      ok: false,
+      error: { code: 'response_invalid' },
+    });
   });
 });

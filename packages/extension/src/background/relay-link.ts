@@ -31,6 +31,15 @@ interface Pending {
 const cancelled = () =>
   failure('tool_call_cancelled', 'The caller cancelled the call.', 'AbortError');
 
+/** `value` as JSON text, or undefined when it is not JSON (it then goes as it is). */
+function jsonOf(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
 export class RelayLink {
   #tab: TabIdentity;
   #port: RuntimePortLike;
@@ -81,9 +90,15 @@ export class RelayLink {
    */
   call(name: string, args: unknown, options: TabCallOptions = {}): Promise<TabCallOutcome> {
     const { signal, onProgress } = options;
+    // On the direct port the input goes as JSON text: the relay passes the string on as it is.
+    const argsJson = this.#direct ? jsonOf(args) : undefined;
     return this.#request(
       'call',
-      { name, args, ...(onProgress ? { progress: true } : {}) },
+      {
+        name,
+        ...(argsJson !== undefined ? { argsJson } : { args }),
+        ...(onProgress ? { progress: true } : {}),
+      },
       {
         ...(signal ? { signal } : {}),
         ...(onProgress ? { onProgress } : {}),

@@ -43,10 +43,19 @@ export interface Handoff {
 /**
  * relay -> MAIN world, on the private port: every request carries the nonce and a fresh id. A
  * call asks for progress reports with `progress: true`; `abort` cancels the request of that id.
+ * A call's input is `args`, or `argsJson` (its JSON text) when it came so from the background.
  */
 export type MainRequest =
   | { nonce: string; id: string; op: 'list' }
-  | { nonce: string; id: string; op: 'call'; name: string; args: unknown; progress?: true }
+  | {
+      nonce: string;
+      id: string;
+      op: 'call';
+      name: string;
+      args?: unknown;
+      argsJson?: string;
+      progress?: true;
+    }
   | { nonce: string; id: string; op: 'abort' };
 
 /**
@@ -55,13 +64,18 @@ export type MainRequest =
  */
 export type MainReply =
   | { nonce: string; id: string; outcome: TabCallOutcome }
+  /** A call's result, as JSON text (`outcome` for anything else). */
+  | { nonce: string; id: string; resultJson: string }
   | { nonce: string; id: string; progress: TabProgress }
   | { nonce: string; event: 'changed' };
 
-/** background -> relay. */
+/**
+ * background -> relay. On the direct port a call's input goes as JSON text (`argsJson`): one
+ * string crosses both ports and only the reader parses it.
+ */
 export type RelayRequest =
   | { id: number; op: 'list' }
-  | { id: number; op: 'call'; name: string; args: unknown; progress?: true }
+  | { id: number; op: 'call'; name: string; args?: unknown; argsJson?: string; progress?: true }
   | { id: number; op: 'abort' };
 
 /**
@@ -70,7 +84,10 @@ export type RelayRequest =
  */
 export type RelayReply =
   | { id: number; outcome: TabCallOutcome }
-  /** A call's result as JSON text: on the direct port only. */
+  /**
+   * A call's result as JSON text, the reader's text passed on as it came: on the direct port
+   * only (the background parses it, which proves it is JSON).
+   */
   | { id: number; resultJson: string }
   | { id: number; progress: TabProgress }
   | { event: 'changed' };
@@ -113,7 +130,12 @@ function progressFlag(value: unknown): boolean {
 
 export function isRelayRequest(data: unknown): data is RelayRequest {
   if (!isRecord(data) || !Number.isSafeInteger(data.id)) return false;
-  if (data.op === 'call') return typeof data.name === 'string' && progressFlag(data.progress);
+  if (data.op === 'call')
+    return (
+      typeof data.name === 'string' &&
+      (data.argsJson === undefined || typeof data.argsJson === 'string') &&
+      progressFlag(data.progress)
+    );
   return data.op === 'list' || data.op === 'abort';
 }
 

@@ -1,7 +1,9 @@
 /**
  * What crosses out of the MAIN world is untrusted: the page shares that world and can lie or
  * send junk. The relay rebuilds every tool list and outcome from checked fields (strings capped,
- * origins canonical, schemas plain JSON within a size), and the background checks again.
+ * origins canonical, schemas plain JSON within a size), and the background checks again. A
+ * call's result crosses as JSON text within a size, parsed once where it is used (the
+ * background, or the relay for the runtime port), which proves it is JSON.
  */
 import type {
   TabCallOutcome,
@@ -175,6 +177,14 @@ export function resultJson(raw: unknown): string | undefined {
     return undefined;
   }
   return json !== undefined && json.length <= MAX_RESULT_CHARS ? json : undefined;
+}
+
+/**
+ * A call's result as the MAIN world sent it, JSON text: the text when it is a string within the
+ * size limit (whether it is JSON is proven where it is parsed: `outcomeOfJson`), else undefined.
+ */
+export function resultText(raw: unknown): string | undefined {
+  return typeof raw === 'string' && raw.length <= MAX_RESULT_CHARS ? raw : undefined;
 }
 
 /** The outcome of a result sent as JSON text (`resultJson`), checked again. */

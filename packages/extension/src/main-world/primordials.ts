@@ -37,6 +37,12 @@ export const messageData: (event: MessageEvent) => unknown = getterOf(
 );
 
 export const isArray: (value: unknown) => boolean = Array.isArray;
+
+/** `JSON.stringify`, as it was: a call's result is sent to the relay as this text. */
+export const jsonText: (value: unknown) => string | undefined = JSON.stringify;
+
+/** `JSON.parse`, as it was: a call's input may come as JSON text. */
+export const jsonValue: (text: string) => unknown = JSON.parse;
 const hasOwn: (value: object, key: PropertyKey) => boolean = Object.hasOwn;
 
 /**

@@ -5,7 +5,7 @@
  * the page's word; the relay checks its shape, not its truth.
  */
 import type { ToolSources, WireFailureContext } from '@toolwire/polyfill/wire';
-import { wireFailure, wireInfo } from '@toolwire/polyfill/wire';
+import { WIRE_RESULT, wireFailure, wireInfo } from '@toolwire/polyfill/wire';
 import type { TabCallOutcome, TabTool, TabToolPolicy, TabToolSource } from '../types.js';
 
 interface PageTool {
@@ -175,6 +175,9 @@ export class ToolReader {
         const tool = this.#handles.get(name) ?? name;
         const result = await (source as ToolwireTools).callTool(tool, args ?? {}, {
           encoding: 'json',
+          // The reader serializes the result at once (JSON text to the relay), keeping nothing:
+          // a result that is JSON as it stands need not be copied first.
+          [WIRE_RESULT]: true,
           signal,
           ...(onProgress ? { onProgress } : {}),
         });

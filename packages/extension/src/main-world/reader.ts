@@ -21,7 +21,7 @@ import type { MainReply } from '../channel/messages.js';
 import { HANDOFF_TAG, randomHex } from '../channel/messages.js';
 import { failure, sanitizeProgress } from '../channel/sanitize.js';
 import type { TabCallOutcome, TabProgress } from '../types.js';
-import { isArray, messageData, ownField, SealedMap } from './primordials.js';
+import { isArray, jsonText, jsonValue, messageData, ownField, SealedMap } from './primordials.js';
 import { errorOutcome, ToolReader, toolSource } from './read-tools.js';
 
 /** Coalesces bursts of changes into one notice. */
@@ -117,7 +117,25 @@ export function startMainWorldReader(win: Window = window): void {
     };
   };
 
-  const answer = (id: string, outcome: TabCallOutcome) => {
+  /** A string, or undefined when `value` is not JSON (the relay then says so). */
+  const textOf = (value: unknown): string | undefined => {
+    try {
+      const json = jsonText(value);
+      return typeof json === 'string' ? json : undefined;
+    } catch {
+      // A cycle, a BigInt, a getter that throws.
+      return undefined;
+    }
+  };
+
+  const answer = (id: string, outcome: TabCallOutcome, call: boolean) => {
+    // A call's result goes as JSON text: a string crosses the ports as one copy, and the
+    // background parses it once (neither the relay nor the clone walks the object).
+    const json = call && outcome.ok ? textOf(outcome.result) : undefined;
+    if (json !== undefined) {
+      send({ nonce, id, resultJson: json });
+      return;
+    }
     try {
       send({ nonce, id, outcome });
     } catch {
@@ -167,6 +185,7 @@ export function startMainWorldReader(win: Window = window): void {
         controller.signal.aborted && !outcome.ok
           ? failure('tool_call_cancelled', 'The caller cancelled the call.', 'AbortError')
           : outcome,
+        request.op === 'call',
       );
     });
   };
@@ -217,5 +236,16 @@ function requestOf(data: unknown, nonce: string): Request | undefined {
   const name = ownField(data, 'name');
   const progress = ownField(data, 'progress');
   if (typeof name !== 'string' || (progress !== undefined && progress !== true)) return undefined;
-  return { id, op, name, args: ownField(data, 'args'), progress: progress === true };
+  // The input as JSON text (the direct port's way), or as a value.
+  const argsJson = ownField(data, 'argsJson');
+  let args: unknown;
+  if (argsJson === undefined) args = ownField(data, 'args');
+  else if (typeof argsJson !== 'string') return undefined;
+  else
+    try {
+      args = jsonValue(argsJson);
+    } catch {
+      return undefined;
+    }
+  return { id, op, name, args, progress: progress === true };
 }

@@ -5,7 +5,8 @@
  * handoffs from page listeners (capture phase, `stopImmediatePropagation`) and refuses every
  * later one. After that it forwards the background's requests over the private port, each with
  * the nonce and a fresh id, and accepts only answers to ids it issued, once each, rebuilt by
- * the sanitizer. Progress reports pass only for a pending call that asked for them, checked
+ * the sanitizer; a call's result comes as JSON text, capped in size, and is parsed (checked)
+ * once, by the background on the direct port, here for the runtime port. Progress reports pass only for a pending call that asked for them, checked
  * (a growing number, a clipped message) and before its answer. It never reads any other window
  * message.
  *
@@ -32,7 +33,10 @@ import {
 import type { RuntimePortLike } from '../channel/runtime-port.js';
 import { connectRuntime, onReconnectRequest } from '../channel/runtime-port.js';
 import {
+  failure,
+  outcomeOfJson,
   resultJson,
+  resultText,
   sanitizeOutcome,
   sanitizeProgress,
   sanitizeTools,
@@ -135,6 +139,26 @@ export function startRelay(options: RelayOptions = {}): RelayState {
       return;
     }
     pending.delete(data.id as string);
+    if ('resultJson' in data) {
+      // The reader's JSON text of a call's result: passed on as it is on the direct port (the
+      // background parses it), parsed here for the runtime port. A listing never comes as text.
+      const text = call.op === 'call' ? resultText(data.resultJson) : undefined;
+      if (text !== undefined && call.via === 'direct') {
+        toBackground({ id: call.backgroundId, resultJson: text }, 'direct');
+        return;
+      }
+      toBackground(
+        {
+          id: call.backgroundId,
+          outcome:
+            text === undefined
+              ? failure('response_invalid', 'The result is not JSON, or is too large.')
+              : outcomeOfJson(text),
+        },
+        call.via,
+      );
+      return;
+    }
     // On the direct port a call's result goes as JSON text, which the background parses back.
     const json = call.via === 'direct' && call.op === 'call' ? resultJson(data.outcome) : undefined;
     if (json !== undefined) {
@@ -183,7 +207,9 @@ export function startRelay(options: RelayOptions = {}): RelayState {
             id,
             op: 'call',
             name: message.name,
-            args: message.args,
+            ...(typeof message.argsJson === 'string'
+              ? { argsJson: message.argsJson }
+              : { args: message.args }),
             ...(progress ? { progress: true as const } : {}),
           },
     );
