@@ -521,6 +521,17 @@ async function relayRows(mcp: McpRpc, attached: McpRpc): Promise<void> {
     return;
   }
   try {
+    // As an MCP client does: list, then call by the listed names.
+    for (const [label, client] of [
+      ['own-host', mcp],
+      ['attached', attached],
+    ] as const) {
+      const listed = await client.rpc('tools/list', {});
+      expect(
+        listed.result?.tools?.some((tool: { name: string }) => tool.name === 'bench_echo'),
+        `the ${label} MCP bridge does not list bench_echo`,
+      );
+    }
     const largest = largestRelayPayload();
     const sizes: [keyof typeof RELAY_TARGETS.own, JsonObject][] = [
       ['100 B', SMALL],
