@@ -31,9 +31,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -345,6 +346,278 @@ async function mcpHttpClient(url: string, secret: string) {
   };
 }
 
+// ---- MCP-B's local relay, the peer of the MCP rows ----------------------------------------
+
+/** `@mcp-b/webmcp-local-relay` (a devDependency): its package folder. */
+const RELAY_DIR = dirname(
+  dirname(createRequire(import.meta.url).resolve('@mcp-b/webmcp-local-relay')),
+);
+/** The relay's WebSocket refuses a frame of 1,000,000 B or more (its `maxPayloadBytes`). */
+const RELAY_MAX_FRAME = 1_000_000;
+/** Issue targets: attached at most 0.8x the relay at each size; own host 0.6x at 100 B, 0.9x at 1 MiB. */
+const RELAY_TARGETS = {
+  attached: { '100 B': 0.8, '10 KiB': 0.8, '1 MiB': 0.8 },
+  own: { '100 B': 0.6, '10 KiB': undefined, '1 MiB': 0.9 },
+} as const;
+
+/**
+ * The page the relay reads: MCP-B's polyfill with its testing shim, one echo tool answering an
+ * MCP result whose text is its input as JSON (what toolwire's bridge makes of the same echo),
+ * and the relay's own `embed.js`, which frames its `widget.html` from beside itself.
+ */
+function relayPageHtml(port: number): string {
+  return `<!doctype html>
+<html lang="en">
+  <head><meta charset="utf-8" /><title>toolwire: MCP-B relay peer</title></head>
+  <body>
+    <!-- The polyfill initializes itself on load with these options; embed.js reads tools
+         through its testing shim (navigator.modelContextTesting). -->
+    <script>window.__webMCPPolyfillOptions = { installTestingShim: true };</script>
+    <script src="/mcpb/index.iife.js"></script>
+    <script>
+      (document.modelContext ?? navigator.modelContext).registerTool({
+        name: 'bench_echo',
+        description: 'Returns its input.',
+        inputSchema: { type: 'object' },
+        execute: (input) => ({ content: [{ type: 'text', text: JSON.stringify(input) }] }),
+      });
+    </script>
+    <script src="/relay/embed.js" data-relay-port="${port}"></script>
+  </body>
+</html>`;
+}
+
+/** Serves the relay page, MCP-B's polyfill and the relay's browser files. */
+async function serveRelayPage(port: () => number): Promise<StaticServer> {
+  const missing: string[] = [];
+  const polyfill = join(
+    dirname(createRequire(import.meta.url).resolve('@mcp-b/webmcp-polyfill')),
+    'index.iife.js',
+  );
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    const send = (status: number, type: string, body: string | Buffer) => {
+      response.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+      response.end(body);
+    };
+    if (path === '/bench/relay.html') return send(200, 'text/html', relayPageHtml(port()));
+    if (path === '/mcpb/index.iife.js') return send(200, 'text/javascript', readFileSync(polyfill));
+    const file = /^\/relay\/(embed\.js|widget\.js|widget\.html)$/.exec(path)?.[1];
+    if (file) {
+      const type = file.endsWith('.html') ? 'text/html' : 'text/javascript';
+      return send(200, type, readFileSync(join(RELAY_DIR, 'dist/browser', file)));
+    }
+    if (path !== '/favicon.ico') missing.push(path);
+    return send(404, 'text/plain', 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    missing,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+interface RelayPeer {
+  rpc(method: string, params: object): Promise<any>;
+  close(): Promise<void>;
+}
+
+/**
+ * The relay in this process (its `LocalRelayMcpServer`, as its CLI runs it, on port 0), its
+ * MCP server on in-process streams read by the same line client as toolwire's bridge, and a
+ * Chromium of its own on the relay page (started directly: nothing on its sockets).
+ */
+async function startRelayPeer(): Promise<RelayPeer> {
+  const relayModule = (await import('@mcp-b/webmcp-local-relay')) as any;
+  const relayRequire = createRequire(join(RELAY_DIR, 'package.json'));
+  const { StdioServerTransport } = (await import(
+    relayRequire.resolve('@modelcontextprotocol/sdk/server/stdio.js')
+  )) as any;
+  let port = 0;
+  const server = await serveRelayPage(() => port);
+  const relay = new relayModule.LocalRelayMcpServer({
+    bridgeOptions: {
+      host: '127.0.0.1',
+      port: 0,
+      portExplicitlySet: true,
+      allowedOrigins: [server.origin],
+    },
+  });
+  await relay.start();
+  port = relay.bridge.port;
+  const input = new PassThrough();
+  const output = new PassThrough();
+  await relay.connect(new StdioServerTransport(input, output));
+  const pending = new Map<number, (message: any) => void>();
+  createInterface({ input: output }).on('line', (line) => {
+    const message = JSON.parse(line);
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  });
+  let nextId = 0;
+  const rpc = (method: string, params: object): Promise<any> => {
+    const id = ++nextId;
+    return new Promise((resolve) => {
+      pending.set(id, resolve);
+      input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  };
+  await rpc('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'bench', version: '0' },
+  });
+  input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  const browser = launchChromium(`${server.origin}/bench/relay.html`);
+  const close = async () => {
+    browser.stop();
+    await relay.stop();
+    await server.close();
+  };
+  for (let n = 0; ; n++) {
+    const listed = await rpc('tools/list', {});
+    if (listed.result?.tools?.some((tool: { name: string }) => tool.name === 'bench_echo')) break;
+    if (n >= 200) {
+      await close();
+      throw new BenchFailure(
+        `the relay never listed bench_echo; 404s: ${server.missing.join(', ') || 'none'}; Chromium said:\n${browser.log().slice(-3000)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return { rpc, close };
+}
+
+/** The largest records payload whose echo the relay's socket still takes in one frame. */
+function largestRelayPayload(): { payload: JsonObject; frame: number } {
+  const frameOf = (payload: unknown) =>
+    // The widget's answer frame carries the MCP result, the echo's JSON as a string in it;
+    // 512 B of room for the frame's own fields (type, ids, isError).
+    JSON.stringify({ content: [{ type: 'text', text: JSON.stringify(payload) }] }).length + 512;
+  let low = 10 * 1024;
+  let high = 1024 * 1024;
+  while (high - low > 1024) {
+    const middle = Math.floor((low + high) / 2);
+    if (frameOf(makeRecordsPayload(middle)) < RELAY_MAX_FRAME) low = middle;
+    else high = middle;
+  }
+  const payload = makeRecordsPayload(low) as JsonObject;
+  return { payload, frame: frameOf(payload) };
+}
+
+type McpRpc = { rpc(method: string, params: object): Promise<any> };
+
+/**
+ * Own-host and attached toolwire MCP paths against the relay, call by call, at 100 B, 10 KiB and
+ * the largest payload the relay takes (in place of 1 MiB).
+ */
+async function relayRows(mcp: McpRpc, attached: McpRpc): Promise<void> {
+  let relay: RelayPeer;
+  try {
+    relay = await startRelayPeer();
+  } catch (error) {
+    console.log(`MCP-B relay: not run (${(error as Error).message})`);
+    return;
+  }
+  try {
+    // As an MCP client does: list, then call by the listed names.
+    for (const [label, client] of [
+      ['own-host', mcp],
+      ['attached', attached],
+    ] as const) {
+      const listed = await client.rpc('tools/list', {});
+      expect(
+        listed.result?.tools?.some((tool: { name: string }) => tool.name === 'bench_echo'),
+        `the ${label} MCP bridge does not list bench_echo`,
+      );
+    }
+    const largest = largestRelayPayload();
+    const sizes: [keyof typeof RELAY_TARGETS.own, JsonObject][] = [
+      ['100 B', SMALL],
+      ['10 KiB', makeRecordsPayload(10 * 1024) as JsonObject],
+      ['1 MiB', largest.payload],
+    ];
+    const call = (client: McpRpc, label: string, payload: JsonObject) => ({
+      prepare: () => undefined,
+      run: () => client.rpc('tools/call', { name: 'bench_echo', arguments: payload }),
+      check: (answer: any) =>
+        sameJson(JSON.parse(answer.result?.content?.[0]?.text ?? 'null'), payload, label),
+    });
+    const summary: string[] = [];
+    for (const [label, payload] of sizes) {
+      const bytes = JSON.stringify(payload).length;
+      const shown =
+        label === '1 MiB'
+          ? `"1 MiB" (${bytes.toLocaleString('en-US')} B, the relay's largest)`
+          : label;
+      const [own, viaAttached, viaRelay] = await measureInterleaved([
+        call(mcp, `own-host ${label}`, payload),
+        call(attached, `attached ${label}`, payload),
+        call(relay, `relay ${label}`, payload),
+      ]);
+      const attachedTarget = RELAY_TARGETS.attached[label];
+      const ownTarget = RELAY_TARGETS.own[label];
+      const attachedRatio = addRow(
+        `MCP tools/call --attach vs MCP-B relay, ${shown}, p50`,
+        viaAttached,
+        viaRelay,
+        attachedTarget,
+        '@mcp-b/webmcp-local-relay 2.2.0',
+        'same line client on in-process streams for both; relay page: MCP-B polyfill + embed.js',
+      );
+      const ownRatio = own.medianMs / viaRelay.medianMs;
+      if (ownTarget === undefined) {
+        rows.push([
+          `MCP tools/call own host vs MCP-B relay, ${shown}, p50`,
+          String(own.runs),
+          formatMs(own.medianMs),
+          formatMs(viaRelay.medianMs),
+          formatRatio(ownRatio),
+          '-',
+          'info',
+          '@mcp-b/webmcp-local-relay 2.2.0',
+          '',
+        ]);
+      } else {
+        addRow(
+          `MCP tools/call own host vs MCP-B relay, ${shown}, p50`,
+          own,
+          viaRelay,
+          ownTarget,
+          '@mcp-b/webmcp-local-relay 2.2.0',
+          '',
+        );
+      }
+      summary.push(
+        `${label}${label === '1 MiB' ? ` (${bytes.toLocaleString('en-US')} B)` : ''}: attached/relay ${formatRatio(attachedRatio)} (<= ${formatRatio(attachedTarget)}), own-host/relay ${formatRatio(ownRatio)}${ownTarget === undefined ? '' : ` (<= ${formatRatio(ownTarget)})`}; p50 own ${formatMs(own.medianMs)}, attached ${formatMs(viaAttached.medianMs)}, relay ${formatMs(viaRelay.medianMs)} ms`,
+      );
+      record({
+        bench: 'host',
+        what: `MCP tools/call p50, ${label === '1 MiB' ? "the relay's largest (~1 MB)" : label}, \`toolwire mcp --attach\` vs MCP-B's local relay`,
+        figure: { value: viaAttached.medianMs, unit: 'ms' },
+        baseline: { name: 'MCP-B local relay 2.2.0', value: viaRelay.medianMs, unit: 'ms' },
+        target: { op: '<=', value: attachedTarget, of: 'ratio' },
+      });
+      if (ownTarget !== undefined) {
+        record({
+          bench: 'host',
+          what: `MCP tools/call p50, ${label === '1 MiB' ? "the relay's largest (~1 MB)" : label}, \`toolwire mcp\` (own host) vs MCP-B's local relay`,
+          figure: { value: own.medianMs, unit: 'ms' },
+          baseline: { name: 'MCP-B local relay 2.2.0', value: viaRelay.medianMs, unit: 'ms' },
+          target: { op: '<=', value: ownTarget, of: 'ratio' },
+        });
+      }
+    }
+    console.log(
+      `MCP-B relay 2.2.0 side by side (its socket refuses frames of ${RELAY_MAX_FRAME.toLocaleString('en-US')} B and over, so its "1 MiB" row is the largest echo whose answer frame fits, ~${largest.frame.toLocaleString('en-US')} B; every path is timed at that payload):`,
+    );
+    for (const line of summary) console.log(`- ${line}`);
+  } finally {
+    await relay.close();
+  }
+}
+
 // ---- the load test's shape (information) ------------------------------------------------
 
 const LOAD_SESSIONS = 200;
@@ -401,6 +674,17 @@ function sameJson(a: unknown, b: unknown, label: string): void {
 }
 
 type Row = string[];
+const TABLE_HEADINGS = [
+  'measurement',
+  'runs',
+  'host (ms)',
+  'baseline (ms)',
+  'ratio',
+  'target',
+  'verdict',
+  'peer',
+  'notes',
+];
 const rows: Row[] = [];
 
 function addRow(
@@ -566,6 +850,22 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
+    if (process.env.TOOLWIRE_BENCH_HOST_ONLY === 'relay') {
+      // Only the MCP paths against MCP-B's relay (for profiling and quick runs).
+      const mcp = mcpClient(host);
+      const control = await startControlServer(host);
+      const attached = mcpClient(controlToolSource({ url: control.url, token: control.token }));
+      try {
+        await relayRows(mcp, attached);
+      } finally {
+        await attached.close();
+        await mcp.close();
+        await control.close();
+      }
+      console.log(renderTable(TABLE_HEADINGS, rows));
+      return;
+    }
+
     console.log('# @toolwire/host: host -> page tool calls');
     console.log('');
     console.log(
@@ -688,6 +988,8 @@ async function main(): Promise<void> {
           `the ${label} MCP bridge does not list bench_echo`,
         );
       }
+      // MCP-B's local relay beside the own-host and attached paths, call by call.
+      await relayRows(mcp, attached);
       const mcpCall = (
         client: Pick<typeof mcp, 'rpc'>,
         label: string,
@@ -869,22 +1171,7 @@ async function main(): Promise<void> {
 
     const load = await loadRun();
 
-    console.log(
-      renderTable(
-        [
-          'measurement',
-          'runs',
-          'host (ms)',
-          'baseline (ms)',
-          'ratio',
-          'target',
-          'verdict',
-          'peer',
-          'notes',
-        ],
-        rows,
-      ),
-    );
+    console.log(renderTable(TABLE_HEADINGS, rows));
     console.log('');
     console.log(
       `Load: ${LOAD_SESSIONS} sessions x ${LOAD_CALLS} calls (Node clients running the page engine over their own sockets, all in flight): ${Math.round(load.rate).toLocaleString('en-US')} calls/s, latency p50 ${formatMs(load.p50)} ms, p99 ${formatMs(load.p99)} ms (all ${(LOAD_SESSIONS * LOAD_CALLS).toLocaleString('en-US')} issued at once: queueing included); every answer checked.`,

@@ -18,6 +18,10 @@
  * 6. A call or batch that asked for progress (`progress: true`) gets `{id, progress: {progress,
  *    total?, message?}}` for each report, before its answer. Nothing else is sent unasked, so a
  *    client that never asks reads only answers.
+ * 7. A `POST /v1/call` that asks `raw: true` and succeeds is answered with its result value
+ *    taken out of the answer: `{id, status, answer, raw: true}`, a line break, then the value's
+ *    JSON text. Written once here, read as it is by a client that only forwards it
+ *    (channel.ts 7). Any other answer is as in 2.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -70,7 +74,7 @@ export function serveChannels(
         message = undefined;
       }
       const request = isPlainObject(message) ? message : {};
-      const { id, method, path, body } = request;
+      const { id, method, path, body, raw } = request;
       if (
         typeof id !== 'number' ||
         (method !== 'GET' && method !== 'POST') ||
@@ -106,8 +110,22 @@ export function serveChannels(
       function reply(status: number, answer: object) {
         askers.delete(asker);
         inFlight.set(socket, (inFlight.get(socket) ?? 1) - 1);
-        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ id, status, answer }));
+        if (socket.readyState === socket.OPEN) socket.send(answerText(status, answer));
         settle(socket);
+      }
+      function answerText(status: number, answer: object): string {
+        const payload = (answer as { ok?: unknown; result?: unknown }).result;
+        if (
+          raw !== true ||
+          url.pathname !== '/v1/call' ||
+          (answer as { ok?: unknown }).ok !== true ||
+          !isPlainObject(payload)
+        ) {
+          return JSON.stringify({ id, status, answer });
+        }
+        const { result: value, ...fields } = payload;
+        const head = JSON.stringify({ id, status, answer: { ...answer, result: fields }, raw });
+        return `${head}\n${JSON.stringify(value ?? null)}`;
       }
     });
   };

@@ -16,15 +16,24 @@
  *    it at the page: the call carries a cancel key, and `POST /v1/cancel` names it over the
  *    channel. A host that does not know the route answers 404, which changes nothing.
  * 6. `onProgress` asks for a call's progress; the `{id, progress}` messages for it go there.
+ * 7. `rawResult` asks for a call's answer with its result value as JSON text after the message
+ *    (channel-server.ts 7): the value is not parsed here, and a bridge that only forwards it
+ *    forwards that text (mcp/content.ts). A host that does not know the flag answers as usual.
  */
+import { isPlainObject } from '@toolwire/protocol';
 import { WebSocket } from 'ws';
 import { errnoText } from '../shared/errors.js';
 import { increasing } from '../shared/progress.js';
+import { withRawResult } from '../shared/raw-json.js';
 import type { ControlAnswer, ControlRequestOptions, ControlTarget } from './client.js';
 import { actsOnPage, ControlFailure, newCancelKey, readAnswer, sendControl } from './client.js';
 
 /** Far above the API's own 16 MiB request limit: answers (a batch's results) may be larger. */
 const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
+const zeroMask = (mask: Buffer) => {
+  mask.fill(0);
+};
 
 export interface ControlChannel {
   /** As sendControl: the `{ok: true}` answer, or a ControlFailure, or the abort reason. */
@@ -55,6 +64,10 @@ export function controlChannel(target: ControlTarget): ControlChannel {
           headers: { Authorization: `Bearer ${target.token}` },
           perMessageDeflate: false,
           maxPayload: MAX_ANSWER_BYTES,
+          // A zero masking key: neither end XORs the frame (in ws, JavaScript, about 2.5 ms a
+          // MiB each way). Masking keeps a page's script from steering what a proxy between
+          // browser and server reads; this is a Node process on loopback, with the secret.
+          generateMask: zeroMask,
         });
         let opened = false;
         socket.once('open', () => {
@@ -76,11 +89,25 @@ export function controlChannel(target: ControlTarget): ControlChannel {
           }
         });
         socket.on('message', (data) => {
-          let message: { id?: unknown; status?: unknown; answer?: unknown; progress?: unknown } =
-            {};
+          let message: {
+            id?: unknown;
+            status?: unknown;
+            answer?: unknown;
+            progress?: unknown;
+            raw?: unknown;
+          } = {};
+          const text = data.toString();
+          // JSON never holds a bare line break: one ends the message before a raw result.
+          const cut = text.indexOf('\n');
           try {
-            message = JSON.parse(data.toString());
+            message = JSON.parse(cut === -1 ? text : text.slice(0, cut));
           } catch {}
+          if (cut !== -1 && message.raw === true && isPlainObject(message.answer)) {
+            const answer = message.answer;
+            if (isPlainObject(answer.result)) {
+              answer.result = withRawResult(answer.result, text.slice(cut + 1));
+            }
+          }
           const waiting = pending.get(message.id as number);
           if (!waiting) return;
           if (message.progress !== undefined && message.answer === undefined) {
@@ -118,7 +145,7 @@ export function controlChannel(target: ControlTarget): ControlChannel {
 
   return {
     async request(path, body, options = {}) {
-      const { signal, onProgress } = options;
+      const { signal, onProgress, rawResult } = options;
       if (signal?.aborted) throw signal.reason;
       if (closed) throw new ControlFailure('unreachable', 'the control channel is closed');
       channel ??= open();
@@ -166,6 +193,7 @@ export function controlChannel(target: ControlTarget): ControlChannel {
           method: body === undefined ? 'GET' : 'POST',
           path,
           ...(body === undefined ? {} : { body: sent }),
+          ...(rawResult ? { raw: true } : {}),
         });
         socket.send(message, (error) => {
           if (!error || !pending.has(id)) return;

@@ -106,6 +106,11 @@ export interface ControlRequestOptions {
   signal?: AbortSignal;
   /** Asks for the call's progress and receives each report (header 4). */
   onProgress?: ProgressListener;
+  /**
+   * A call's `result` as the host's JSON text, parsed only when read (shared/raw-json.ts):
+   * asked over the channel (channel.ts 7); plain requests ignore it.
+   */
+  rawResult?: boolean;
 }
 
 /** A key for `POST /v1/cancel`: 128 random bits (header 5). */

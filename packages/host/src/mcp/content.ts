@@ -18,7 +18,10 @@
  *    listed `outputSchema` (left out as too large), the JSON is text alone; a value that breaks
  *    the listed one is a tool error, `tool_result_schema_invalid`, the JSON after the code. A single value is bounded by the wire (the
  *    page's 16 MiB frames, the host's 64 MiB, docs/wire.md "Large payloads").
- * 4. A resource's URI is `toolwire://<session>/<tool id>/<call>`, then `/<file name>` for a File
+ * 4. A result an attached bridge got as JSON text (shared/raw-json.ts) is that text when it is
+ *    the whole answer (header 3's JSON text, no `structuredContent`): never parsed and written
+ *    again.
+ * 5. A resource's URI is `toolwire://<session>/<tool id>/<call>`, then `/<file name>` for a File
  *    and `#<JSON Pointer>` for a nested one: not
  *    something to fetch (the bridge serves no resources), but unique per call and saying where the
  *    bytes came from, without the page URL (which may hold secrets).
@@ -26,6 +29,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ResultPayload } from '@toolwire/protocol';
 import { defaultRetryable, isPlainObject } from '@toolwire/protocol';
+import { rawResultJson } from '../shared/raw-json.js';
 
 /** What a declared schema says a value is (LOWERING.md [T8]-[T10]). */
 export type BinaryKind = 'image' | 'blob' | 'file';
@@ -122,11 +126,23 @@ export function resultContent(
   resultSchema: Schema,
   origin: ResultOrigin,
 ): Record<string, unknown> {
-  const value = result.result;
   const content: Block[] = [];
   if (result.message) content.push({ type: 'text', text: result.message });
-  const uri = `toolwire://${encodeURIComponent(origin.sessionId)}/${encodeURIComponent(origin.toolId)}/${randomUUID()}`;
   const kind = binaryKindOf(resultSchema);
+  // The host's JSON text as it came (an attached bridge), when the answer is that text alone:
+  // not a string (its text is the string), nor an object under an object schema (checked,
+  // `structuredContent`, nested blocks). The same text JSON.stringify of the value writes.
+  const raw = kind ? undefined : rawResultJson(result);
+  if (
+    raw !== undefined &&
+    raw.charCodeAt(0) !== 0x22 &&
+    (resultSchema.type !== 'object' || raw.charCodeAt(0) !== 0x7b)
+  ) {
+    content.push({ type: 'text', text: raw });
+    return { content, isError: false };
+  }
+  const value = result.result;
+  const uri = `toolwire://${encodeURIComponent(origin.sessionId)}/${encodeURIComponent(origin.toolId)}/${randomUUID()}`;
   const whole = kind ? block(kind, value, uri) : undefined;
   if (whole) return { content: [...content, whole], isError: false };
   content.push({ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value) });

@@ -6,7 +6,8 @@
  *
  * - The listing asks `GET /v1/sessions`, then `POST /v1/tools {detail: "full"}` per session;
  *   tools above the grant are not offered (as with a host in this process).
- * - A call is `POST /v1/call`; a tool or page refusal comes back as a ToolProtocolError, with
+ * - A call is `POST /v1/call`, its result asked for as JSON text (control/channel.ts 7): an
+ *   answer that is that text alone is forwarded without parsing it (content.ts); a tool or page refusal comes back as a ToolProtocolError, with
  *   the code and `retryable` the host's session gave it. It carries `timeoutMs` when the source
  *   was given one (`toolwire mcp --timeout`; else the host's own deadline applies) and asks for
  *   progress when the MCP client did.
@@ -199,7 +200,11 @@ export function controlToolSource(
         const answer = await ask(
           '/v1/call',
           body,
-          { signal, ...(callOptions.onProgress ? { onProgress: callOptions.onProgress } : {}) },
+          {
+            signal,
+            rawResult: true,
+            ...(callOptions.onProgress ? { onProgress: callOptions.onProgress } : {}),
+          },
           entry.tool.policy,
         );
         return answer.result as ResultPayload;
