@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page, Worker } from '@playwright/test';
+import type { BrowserContext, Frame, Page, Worker } from '@playwright/test';
 import { chromium, expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
@@ -71,9 +71,11 @@ test('a tab opened before the extension was installed lists its frames’ tools 
   const page = await context.newPage();
   await page.goto(TOP);
   await page.waitForFunction(() => (window as any).topReady === true);
-  await expect.poll(() => page.frames().length).toBe(2);
-  const frame = page.frames().find((f) => f.url().startsWith(`${B}/`));
-  await frame?.waitForFunction(() => (window as any).frameReady === true);
+  // Two frames may be there before the child has committed its URL: wait for the URL itself.
+  const frameOf = () => page.frames().find((f) => f.url().startsWith(`${B}/`));
+  await expect.poll(() => frameOf() !== undefined).toBe(true);
+  const frame = frameOf() as Frame;
+  await frame.waitForFunction(() => (window as any).frameReady === true);
   // This document is the one the panel must read: a reload would lose the mark.
   await page.evaluate(() => {
     (window as any).loadedOnce = 'before the extension';
@@ -111,7 +113,7 @@ test('a tab opened before the extension was installed lists its frames’ tools 
   await expect(tool('frame.where').locator('.output pre')).toContainText(`"ranIn": "${B}"`);
   await tool('top.where').locator('button.call').click();
   await expect(tool('top.where').locator('.output pre')).toContainText(`"ranIn": "${A}"`);
-  expect(await frame?.evaluate(() => (window as any).ran)).toEqual(['frame.where']);
+  expect(await frame.evaluate(() => (window as any).ran)).toEqual(['frame.where']);
   expect(await page.evaluate(() => (window as any).ran)).toEqual(['top.where']);
   expect(await page.evaluate(() => (window as any).loadedOnce)).toBe('before the extension');
 
