@@ -26,7 +26,7 @@ import { browserEndpoint, connectCdp } from '../e2e/support/cdp.js';
 import type { HostSession } from '../packages/host/src/index.js';
 import { createHost } from '../packages/host/src/index.js';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
-import { makeRecordsPayload } from './lib/fixtures.js';
+import { makeRecordsPayload, SMALL_INPUT } from './lib/fixtures.js';
 import {
   BenchFailure,
   expect,
@@ -43,14 +43,7 @@ const EXTENSION_DIR = join(ROOT, 'packages/extension/dist-extension');
 /** The extension's path at most this much of the page's own endpoint's p50. */
 const TARGET = 1.5;
 
-/** docs/performance.md's ~100 B input. */
-const SMALL = {
-  id: 4217,
-  query: 'weather in Lisbon',
-  units: 'metric',
-  limit: 10,
-  tags: ['forecast', 'today'],
-};
+const SMALL = SMALL_INPUT;
 
 const PAGE_HTML = `<!doctype html>
 <html lang="en">

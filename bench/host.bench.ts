@@ -51,7 +51,7 @@ import { FakePage, tool } from '../packages/host/test/helpers.js';
 import type { JsonObject, ToolClient } from '../packages/protocol/src/index.js';
 import { createToolClient } from '../packages/protocol/src/index.js';
 import { CHROMIUM_ARGS, findChromium } from '../scripts/find-chromium.mjs';
-import { makeRecordsPayload } from './lib/fixtures.js';
+import { makeRecordsPayload, SMALL_INPUT } from './lib/fixtures.js';
 import type { Timing } from './lib/harness.js';
 import {
   BenchFailure,
@@ -102,14 +102,7 @@ const SLOW_BUDGET = {
 const RECORDS = makeRecordsPayload(1024 * 1024);
 const RECORDS_JSON = JSON.stringify(RECORDS);
 
-/** docs/performance.md's ~100 B input (the polyfill bench uses the same shape). */
-const SMALL = {
-  id: 4217,
-  query: 'weather in Lisbon',
-  units: 'metric',
-  limit: 10,
-  tags: ['forecast', 'today'],
-};
+const SMALL = SMALL_INPUT;
 
 // ---- the page ----------------------------------------------------------------------------
 

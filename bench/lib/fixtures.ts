@@ -222,3 +222,12 @@ export function makeRecordsPayload(targetBytes: number, seed = 42): { records: u
   }
   return { records };
 }
+
+/** docs/performance.md's ~100 B input, the one the Node benches call with (the pages keep a copy). */
+export const SMALL_INPUT = {
+  id: 4217,
+  query: 'weather in Lisbon',
+  units: 'metric',
+  limit: 10,
+  tags: ['forecast', 'today'],
+};
