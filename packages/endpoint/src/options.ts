@@ -18,6 +18,14 @@ export interface ConnectOptions {
   /** The credential's secret this tab derived before (see the `paired` event). */
   credential?: string;
   /**
+   * A delegate of a browser extension's pairing, for code the extension runs inside a tab (its
+   * content script): `of` is the public id of the extension's credential, `secret` the key the
+   * extension derived from that credential for this page's origin (`delegateSecret`). The socket
+   * names the parent (`?delegate-of=`); the host derives the same key from the parent and the
+   * socket's `Origin`, and proves it as for a credential. Nothing is paired or kept.
+   */
+  delegate?: { of: string; secret: string };
+  /**
    * Ask the host to prove it holds the page token before serving it. Default true. `false` is
    * for a host of the protocol that sends no proof (another SDK's): the page then sends no nonce
    * and serves at once, as before. Token connections only: a pairing code or a credential is

@@ -5,7 +5,11 @@
  */
 import type { ConnectOptions } from './options.js';
 
-export type Secret = { name: 'token' | 'pair' | 'credential'; value: string } | undefined;
+export type Secret =
+  | { name: 'token' | 'pair' | 'credential'; value: string }
+  /** A delegate of an extension's credential: `of` is that credential's id. */
+  | { name: 'delegate'; value: string; of: string }
+  | undefined;
 
 /** The URL without its secret, and the secret: options win over what the URL carries. */
 export function splitSecret(options: ConnectOptions): { address: string; secret: Secret } {
@@ -16,7 +20,9 @@ export function splitSecret(options: ConnectOptions): { address: string; secret:
     parsed.searchParams.delete(name);
     if (value && !secret) secret = { name, value };
   }
-  if (options.credential) secret = { name: 'credential', value: options.credential };
+  if (options.delegate) {
+    secret = { name: 'delegate', value: options.delegate.secret, of: options.delegate.of };
+  } else if (options.credential) secret = { name: 'credential', value: options.credential };
   else if (options.pairingCode) secret = { name: 'pair', value: options.pairingCode };
   else if (options.token) secret = { name: 'token', value: options.token };
   return { address: parsed.toString(), secret };
@@ -31,6 +37,8 @@ export async function dialUrl(
 ): Promise<string> {
   const parsed = new URL(address);
   if (secret?.name === 'token') parsed.searchParams.set('token', secret.value);
+  // The parent credential's id: the host derives the key from it and the socket's Origin.
+  else if (secret?.name === 'delegate') parsed.searchParams.set('delegate-of', secret.of);
   else if (secret) {
     const id = await idOf(secret.value);
     // `pair-id` or `credential-id`.

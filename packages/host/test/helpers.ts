@@ -34,7 +34,12 @@ import { createMcpBridge } from '../src/index.js';
 import { nodeHmac } from '../src/internal.js';
 
 /** What a paired page dials with (docs/wire.md "The handshake"), and what it proves with. */
-export type PageSecret = { code: string } | { credential: string } | { token: string };
+export type PageSecret =
+  | { code: string }
+  | { credential: string }
+  | { token: string }
+  /** A delegate of an extension's credential: `of` its id, `secret` the derived key. */
+  | { delegate: { of: string; secret: string } };
 
 export interface Handshake {
   /** The secret the proofs are keyed by. */
@@ -64,6 +69,9 @@ export function handshakeUrl(
   } else if ('credential' in secret) {
     key = secret.credential;
     url.searchParams.set('credential-id', secretId(nodeHmac, key));
+  } else if ('delegate' in secret) {
+    key = secret.delegate.secret;
+    url.searchParams.set('delegate-of', secret.delegate.of);
   } else {
     key = secret.token;
     url.searchParams.set('token', key);

@@ -81,6 +81,7 @@ export {
   base64url,
   createNonce,
   credentialSecret,
+  delegateSecret,
   dialedPort,
   hostProof,
   isNonce,

@@ -21,7 +21,8 @@ export const sessions = clientCommand({
           ['SESSION', 'ORIGIN', 'TOOLS', 'GRANT', 'GUARD', 'SDK', 'PAGE'],
           answer.sessions.map((s: Loose) => [
             String(s.id).slice(0, 8),
-            s.origin ?? '-',
+            // A tab the extension connected from inside it says so.
+            `${s.origin ?? '-'}${s.auth === 'extension' ? ' (extension)' : ''}`,
             // null: the page has not answered its first tool.query yet.
             s.tools === null ? 'loading' : String(s.tools),
             String(s.grant),

@@ -26,6 +26,12 @@ export interface SessionSummary {
   hidden: { id: string; policy: string }[];
   /** How the page got in: a link's pairing code or the tab's credential, or the page token. */
   paired: boolean;
+  /**
+   * How the socket authenticated: `token` (the host's page token), `pairing` (a link's code or
+   * the tab's credential, or an extension's credential on its own socket) or `extension` (a
+   * delegate of the extension's pairing: the tab's own socket, opened by the extension in it).
+   */
+  auth: 'token' | 'pairing' | 'extension';
 }
 
 /** Sessions whose first catalog refresh has settled (HostSession.ready). */
@@ -54,6 +60,11 @@ export function summarizeSession(session: HostSession): SessionSummary {
     guard: session.pageGuard ? guardName(session.pageGuard) : null,
     hidden: session.pageGuard?.hidden ?? [],
     paired: session.pairingId !== undefined || session.paired,
+    auth: session.delegated
+      ? 'extension'
+      : session.pairingId !== undefined || session.paired
+        ? 'pairing'
+        : 'token',
   };
 }
 

@@ -493,6 +493,7 @@ export class Host extends Emitter<HostEvents> {
       origins: this.origins,
       redeem: (codeId, origin) => this.#pairing.redeem(codeId, origin, this.#allows),
       resume: (pairingId, origin) => this.#pairing.resume(pairingId, origin),
+      delegate: (parentId, origin) => this.#pairing.delegate(parentId, origin),
     });
     if (!verdict.ok) {
       const from = request.socket.remoteAddress ?? '?';
@@ -538,10 +539,11 @@ export class Host extends Emitter<HostEvents> {
         ),
         ...handshake.options,
         hostId: this.hostId,
-        ...(verdict.via === 'credential' && verdict.pairingId
+        ...((verdict.via === 'credential' || verdict.via === 'delegate') && verdict.pairingId
           ? { pairingId: verdict.pairingId }
           : {}),
         paired: verdict.via === 'pair',
+        ...(verdict.via === 'delegate' ? { delegated: true } : {}),
         ...(this.#options.timeoutMs === undefined ? {} : { timeoutMs: this.#options.timeoutMs }),
         ...(this.#options.callTimeoutMs === undefined
           ? {}

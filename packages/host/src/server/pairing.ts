@@ -10,10 +10,15 @@
  *    and the socket's two nonces. The host keeps it (`keep`) in its `PairingStore` only once the
  *    page proved it holds the code; it is bound to the page's origin, and the tab reconnects with
  *    its id. A pairing unused for 30 days expires.
- * 3. A refused code or credential says why in words a person can act on (the page shows them).
+ * 3. A delegate (`?delegate-of=`): the tab side of an extension's pairing. The extension derives,
+ *    for a page origin O, `delegateSecret(C, O)` from its credential's secret C, and its content
+ *    script dials from that page with the parent credential's id. The host derives the same key
+ *    from the kept parent and the socket's `Origin` header: nothing is stored for it, it is good
+ *    only for sockets from O, and revoking (or expiry of) the extension's pairing ends it.
+ * 4. A refused code or credential says why in words a person can act on (the page shows them).
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { credentialSecret, secretId } from '@toolwire/protocol';
+import { credentialSecret, delegateSecret, secretId } from '@toolwire/protocol';
 import { createToken } from '../shared/token.js';
 import type { PairingKind, PairingStore } from './pairing-store.js';
 import { MemoryPairingStore, PAIRING_IDLE_EXPIRY_MS } from './pairing-store.js';
@@ -134,6 +139,33 @@ export class Pairing {
   }
 
   /**
+   * Checks a delegate (header 3): `parentId` names an extension's credential, and `origin` (the
+   * socket's `Origin` header) must be a web page's (http or https), never the extension's own.
+   * The key is derived here from the parent's secret and that origin.
+   */
+  delegate(parentId: string, origin: string | null): SecretVerdict {
+    if (!isWebOrigin(origin)) {
+      return refuse(`a delegated credential is for web pages only, not ${origin ?? 'no origin'}`);
+    }
+    const record = this.store.get(parentId);
+    if (record?.kind !== 'extension' || record.origin === origin) {
+      return refuse(
+        "this tab's extension pairing is not known to the host (revoked, or made with another host or run); pair the extension again",
+      );
+    }
+    if (record.lastSeen + PAIRING_IDLE_EXPIRY_MS <= this.#now()) {
+      this.store.delete(parentId);
+      return refuse("the extension's pairing expired: unused for 30 days; pair it again");
+    }
+    return {
+      ok: true,
+      key: delegateSecret(nodeHmac, record.secret, origin),
+      kind: 'extension',
+      pairingId: parentId,
+    };
+  }
+
+  /**
    * Keeps the credential a code was spent for on one socket, once the page proved it holds the
    * code: derived from the code and the socket's nonces, as the page derives it. Returns its id.
    */
@@ -183,6 +215,17 @@ export class Pairing {
     for (const map of [this.#codes, this.#spent] as Map<string, unknown>[]) {
       while (map.size > MAX_REMEMBERED) map.delete(map.keys().next().value as string);
     }
+  }
+}
+
+/** An origin as browsers send it for an http(s) page: `scheme://host[:port]`, nothing more. */
+function isWebOrigin(origin: string | null): origin is string {
+  if (origin === null) return false;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin;
+  } catch {
+    return false;
   }
 }
 

@@ -113,6 +113,11 @@ export interface HostSessionOptions {
   pairingId?: string;
   /** The socket came with a pairing code: a new pairing is kept once the page proved itself. */
   paired?: boolean;
+  /**
+   * The socket came with a delegate of an extension's credential (`?delegate-of=`): the page's
+   * socket, opened by that extension's content script. `pairingId` is the extension's pairing.
+   */
+  delegated?: boolean;
   /** In the welcome: the host's proof that it holds the socket's secret (docs/wire.md "The handshake"). */
   proof?: WelcomeProof;
   /** In the welcome: the public id of the host's identity. */
@@ -174,6 +179,8 @@ export class HostSession extends Emitter<SessionEvents> {
   pairingId: string | undefined;
   /** True when this socket spent a pairing code (a new pairing, kept once the page proved itself). */
   readonly paired: boolean;
+  /** True when the socket came with a delegate of an extension's pairing (`?delegate-of=`). */
+  readonly delegated: boolean;
   readonly connectedAt = new Date();
   readonly catalog = new CatalogCache();
   readonly stats: SessionStats = {
@@ -208,6 +215,7 @@ export class HostSession extends Emitter<SessionEvents> {
     });
     this.pairingId = options.pairingId;
     this.paired = options.paired === true;
+    this.delegated = options.delegated === true;
     this.#core = new HostSessionCore({
       id: options.id,
       transport: options.transport,

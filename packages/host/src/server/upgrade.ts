@@ -8,6 +8,10 @@
  *    by the host: refused ones get a socket that is closed at once with 4401 and the reason,
  *    because a page cannot read an HTTP status. The old forms that carried the secret itself
  *    (`?pair=`, `?credential=`) are refused the same way, saying the page's toolwire is too old;
+ *    A delegate (`?delegate-of=`, the id of an extension's credential, with the nonce) is a
+ *    page's socket opened by that extension's content script: its key is derived by the host
+ *    from the extension's credential and this request's `Origin` (an http(s) page's), and it is
+ *    refused the same way (4401);
  * 3. otherwise the host's page token (`?token=`, with an optional `&nonce=`): missing or wrong ->
  *    401;
  * 4. an `Origin` outside the allow-list -> 403. Default deny: an empty list refuses
@@ -39,19 +43,21 @@ export interface UpgradePolicy {
   redeem?: (codeId: string, origin: string | null) => SecretVerdict;
   /** Checks a credential by its id (`?credential-id=`) for a page of `origin`. */
   resume?: (pairingId: string, origin: string | null) => SecretVerdict;
+  /** Checks a delegate of the extension credential `parentId` (`?delegate-of=`) for `origin`. */
+  delegate?: (parentId: string, origin: string | null) => SecretVerdict;
 }
 
 /** What an accepted upgrade opens, and what the socket's proofs are keyed by. */
 export type UpgradeGrant =
   | { via: 'token'; origin: string | null; pageNonce?: string }
   | {
-      via: 'pair' | 'credential';
+      via: 'pair' | 'credential' | 'delegate';
       origin: string | null;
       pageNonce: string;
       /** The code, or the credential's secret. */
       key: string;
       kind: PairingKind;
-      /** The credential's id (`via: 'credential'`). */
+      /** The credential's id (`via: 'credential'`; the parent's for `via: 'delegate'`). */
       pairingId?: string;
     };
 
@@ -83,8 +89,9 @@ export function authorizeUpgrade(
   const token = query.get('token');
   const codeId = query.get('pair-id');
   const pairingId = query.get('credential-id');
+  const parentId = query.get('delegate-of');
   const nonce = query.get('nonce');
-  const named = [token, codeId, pairingId, query.get('pair'), query.get('credential')];
+  const named = [token, codeId, pairingId, parentId, query.get('pair'), query.get('credential')];
   if (named.filter((value) => value !== null).length > 1) {
     return { ok: false, status: 401, reason: 'more than one secret' };
   }
@@ -99,6 +106,23 @@ export function authorizeUpgrade(
     return close(
       "this page's toolwire is too old for this host (it sends its secret); update it, then open a new link",
     );
+  }
+  if (parentId !== null) {
+    if (!isNonce(nonce)) return close('the page sent no nonce for the handshake');
+    const verdict = policy.delegate?.(parentId, origin) ?? {
+      ok: false,
+      reason: 'this host does not pair',
+    };
+    if (!verdict.ok) return close(verdict.reason);
+    return {
+      ok: true,
+      origin,
+      via: 'delegate',
+      pageNonce: nonce,
+      key: verdict.key,
+      kind: verdict.kind,
+      pairingId: parentId,
+    };
   }
   // A pairing code or credential is bound to an origin by the host: it is the check.
   if (codeId !== null || pairingId !== null) {

@@ -95,6 +95,20 @@ export function credentialSecret<R extends Uint8Array | Promise<Uint8Array>>(
   return mac(hmac, code, `toolwire credential\n${pageNonce}\n${hostNonce}`);
 }
 
+/**
+ * The delegated secret an extension's credential `credential` gives pages of `origin`: the key
+ * of a socket that an extension's content script opens from that page (`?delegate-of=`). The
+ * host derives it again from the parent credential and the socket's `Origin` header, so it is
+ * never stored, and good for that origin only.
+ */
+export function delegateSecret<R extends Uint8Array | Promise<Uint8Array>>(
+  hmac: HmacSha256<R>,
+  credential: string,
+  origin: string,
+): MacOf<R> {
+  return mac(hmac, credential, `toolwire delegate\n${origin}`);
+}
+
 /** The port a page dials for `address` (a ws:// or wss:// URL), as the proofs name it. */
 export function dialedPort(address: string): string {
   const url = new URL(address);
