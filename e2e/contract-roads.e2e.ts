@@ -396,6 +396,15 @@ test.describe('one contract on every road', () => {
     await expect
       .poll(async () => (await toolwire(['tools', '--json'], host.env)).out)
       .toContain('contract.ok');
+    // The tab serves itself (a delegate of the extension's pairing), and only that session
+    // remains: the table below runs on that road.
+    await expect
+      .poll(async () =>
+        JSON.parse((await toolwire(['sessions', '--json'], host.env)).out).sessions.map(
+          (session: { auth: string }) => session.auth,
+        ),
+      )
+      .toEqual(['extension']);
     await runTable(cliRoad(host.env, page), true, isNative(info));
   });
 

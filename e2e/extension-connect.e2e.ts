@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect, type Page, test } from '@playwright/test';
-import { createHost } from '../packages/host/src/index.js';
+import { createHost, type HostSession } from '../packages/host/src/index.js';
 import { createNonce, secretId } from '../packages/protocol/src/index.js';
 import { E2E_PORT } from '../playwright.config.js';
 import { HostProcess, toolwire } from './support/cli.js';
@@ -78,6 +78,16 @@ async function sessions(env: Record<string, string>): Promise<any[]> {
   return JSON.parse((await toolwire(['sessions', '--json'], env)).out).sessions;
 }
 
+/**
+ * Waits for `count` sessions, each a tab serving itself (the extension's delegate): after a
+ * code, the worker's own session serves the tab until the tab's takes over.
+ */
+async function servedFromTabs(env: Record<string, string>, count = 1): Promise<void> {
+  await expect
+    .poll(async () => (await sessions(env)).map((one: { auth: string }) => one.auth))
+    .toEqual(Array(count).fill('extension'));
+}
+
 test('a page without endpoint.iife.js answers toolwire tools, call and MCP once connected', async () => {
   const { env } = await start(['--max-tool-policy', 'write']);
   const { page, tabId } = await openTab();
@@ -87,14 +97,17 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
   await connectTab(panel);
   await expect.poll(() => badge(tabId)).toBe('ON');
 
-  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  // The tab serves itself once the code is spent: one session, from the page's origin.
+  await expect
+    .poll(async () => (await sessions(env)).map((one: { auth: string }) => one.auth))
+    .toEqual(['extension']);
   const [session] = await sessions(env);
-  // The socket is the extension's; the session names the tab.
   expect(session).toMatchObject({
-    origin: `chrome-extension://${(browser as ExtensionBrowser).extensionId}`,
+    origin: `http://localhost:${E2E_PORT}`,
     page: { url: PAGE, origin: `http://localhost:${E2E_PORT}`, title: 'toolwire connect e2e' },
     guard: 'read-only',
     paired: true,
+    auth: 'extension',
   });
 
   const tools = await toolwire(['tools', '--json'], env);
@@ -183,7 +196,7 @@ test('closing the tab ends its session and fails a pending call with a code, no 
   const { page, tabId } = await openTab();
   const panel = await openPanel(tabId);
   await connectTab(panel);
-  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  await servedFromTabs(env);
   // Honest path first: the session answers.
   const ok = await toolwire(['call', 'shop.search', '--args', '{"query":"a"}'], env);
   expect(ok.code, ok.err).toBe(0);
@@ -208,7 +221,7 @@ test("Disconnect while the host's call runs in the tab aborts the page tool's si
   const { page, tabId } = await openTab();
   const panel = await openPanel(tabId);
   await connectTab(panel);
-  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  await servedFromTabs(env);
 
   const pending = toolwire(['call', 'shop.wait', '--json'], env);
   await expect
@@ -237,8 +250,16 @@ test("a host's cancel aborts the page tool's signal in the tab, and the tool's p
     await panel.locator('#connect-pairing').fill(url);
     await panel.locator('#connect-button').click();
     await expect(panel.locator('.connect-status')).toHaveText(/^Connected to /);
-    const session = await inProcess.waitForSession({ timeoutMs: 10_000 });
-    await expect.poll(() => session.tools().map((tool) => tool.id)).toContain('shop.wait');
+    // The tab's own session (it takes over from the worker's once the code is spent).
+    await expect
+      .poll(() =>
+        inProcess.sessions
+          .find((one) => one.delegated)
+          ?.tools()
+          .map((tool) => tool.id),
+      )
+      .toContain('shop.wait');
+    const session = inProcess.sessions.find((one) => one.delegated) as HostSession;
 
     const controller = new AbortController();
     const reports: unknown[] = [];
@@ -273,7 +294,7 @@ test('navigating the tab ends its session; a second tab reuses the pairing', asy
   const first = await openTab();
   const panel = await openPanel(first.tabId);
   await connectTab(panel);
-  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  await servedFromTabs(env);
   await first.page.goto(`http://127.0.0.1:${E2E_PORT}/e2e/pages/index.html`);
   await expect.poll(async () => (await sessions(env)).length).toBe(0);
   await expect.poll(() => badge(first.tabId)).toBe('');
@@ -284,7 +305,7 @@ test('navigating the tab ends its session; a second tab reuses the pairing', asy
   await expect(secondPanel.locator('.connect-hint')).toContainText('Paired with ws://127.0.0.1:');
   await secondPanel.locator('#connect-button').click();
   await expect(secondPanel.locator('.connect-status')).toHaveText(/^Connected to /);
-  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  await servedFromTabs(env);
   const called = await toolwire(['call', 'shop.search', '--args', '{"query":"b"}'], env);
   expect(called.code, called.err).toBe(0);
 });
@@ -294,6 +315,7 @@ test("a page with only the browser's own WebMCP answers the host once connected"
   const { tabId } = await openTab(`http://localhost:${E2E_PORT}/e2e/pages/connect/native.html`);
   const panel = await openPanel(tabId);
   await connectTab(panel);
+  await servedFromTabs(env);
   await expect
     .poll(async () => JSON.parse((await toolwire(['tools', '--json'], env)).out).tools?.length)
     .toBe(1);
@@ -335,7 +357,7 @@ test("a page cannot use the extension's pairing address; the extension still can
   await panel.locator('#connect-pairing').fill(address);
   await panel.locator('#connect-button').click();
   await expect(panel.locator('.connect-status')).toHaveText(/^Connected to /);
-  await expect.poll(async () => (await sessions(env)).length).toBe(1);
+  await servedFromTabs(env);
 });
 
 test('two connected tabs that register the same tool ids are both callable over MCP', async () => {
@@ -347,7 +369,7 @@ test('two connected tabs that register the same tool ids are both callable over 
   const secondPanel = await openPanel(second.tabId);
   await secondPanel.locator('#connect-button').click();
   await expect(secondPanel.locator('.connect-status')).toHaveText(/^Connected to /);
-  await expect.poll(async () => (await sessions(env)).length).toBe(2);
+  await servedFromTabs(env, 2);
 
   const mcp = await launchMcp(['--attach'], env);
   try {

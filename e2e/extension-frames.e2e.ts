@@ -186,17 +186,22 @@ for (const native of [false, true]) {
     await panel.locator('#connect-button').click();
     await expect(panel.locator('.connect-status')).toHaveText(/^Connected to ws:\/\/127\.0\.0\.1:/);
 
-    // One session per frame origin, each labelled with its origin, with the tab's guard.
-    await expect.poll(async () => (await sessions(env)).length).toBe(2);
+    // One session per frame origin, each labelled with its origin, with the tab's guard: the top
+    // document serves itself (the extension's delegate, from the page's origin); the frame's
+    // origin is served by the extension's worker.
+    await expect
+      .poll(async () => (await sessions(env)).map((session) => session.auth).sort())
+      .toEqual(['extension', 'pairing']);
     const all = await sessions(env);
     const byOrigin = new Map(all.map((session) => [session.page.origin as string, session]));
     expect([...byOrigin.keys()].sort()).toEqual([B, A].sort());
+    expect(byOrigin.get(A)).toMatchObject({ origin: A, auth: 'extension' });
+    expect(byOrigin.get(B)).toMatchObject({
+      origin: `chrome-extension://${extensionId}`,
+      auth: 'pairing',
+    });
     for (const session of all) {
-      expect(session).toMatchObject({
-        origin: `chrome-extension://${extensionId}`,
-        guard: 'read-only',
-        paired: true,
-      });
+      expect(session).toMatchObject({ guard: 'read-only', paired: true });
     }
     const frameSession = byOrigin.get(B).id as string;
     const topSession = byOrigin.get(A).id as string;

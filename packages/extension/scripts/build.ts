@@ -56,6 +56,23 @@ await build({
   ),
 });
 
+// 2c. The tab's own session (app/connect/tab-session.ts), injected into a tab's isolated world on
+// Connect: the endpoint's connect() with every lazy part inlined, as the provider is built.
+await build({
+  ...quiet,
+  define: {
+    __TOOLWIRE_IIFE__: 'undefined',
+    __TOOLWIRE_PACKAGE__: 'undefined',
+    __TOOLWIRE_VERSION__: 'undefined',
+  },
+  build: pageScriptBuild(
+    `${dist}/session`,
+    `${root}app/connect/tab-session.ts`,
+    'toolwireTabSessionScript',
+    'session.js',
+  ),
+});
+
 // 3. The extension: its two pages' scripts as self-contained modules, then the static files.
 rmSync(out, { recursive: true, force: true });
 for (const [entry, file] of [
@@ -80,6 +97,8 @@ for (const name of ['main-world.js', 'relay.js'])
   copyFileSync(`${dist}/content/${name}`, `${out}/content/${name}`);
 copyFileSync(`${dist}/provide/provide.js`, `${out}/content/provide.js`);
 rmSync(`${dist}/provide`, { recursive: true, force: true });
+copyFileSync(`${dist}/session/session.js`, `${out}/content/session.js`);
+rmSync(`${dist}/session`, { recursive: true, force: true });
 for (const name of ['panel.html', 'panel.css', 'link.html'])
   copyFileSync(`${root}app/${name}`, `${out}/${name}`);
 const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string };

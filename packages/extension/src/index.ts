@@ -12,6 +12,6 @@ export { RELAY_PORT_NAME } from './channel/messages.js';
 export type { RuntimePortLike } from './channel/runtime-port.js';
 export { startLinkPage } from './link/link-page.js';
 export { startMainWorldReader } from './main-world/reader.js';
-export type { RelayOptions, RelayState } from './relay/relay.js';
+export type { LocalRelay, RelayOptions, RelayState } from './relay/relay.js';
 export { startRelay } from './relay/relay.js';
 export type * from './types.js';

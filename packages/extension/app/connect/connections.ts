@@ -18,7 +18,7 @@
  */
 import type { TabToolsClient } from '../../src/types.js';
 import { readPairingAddress } from './pairing-address.js';
-import type { TabGuard, TabLinkOptions, TabLinkState } from './tab-link.js';
+import type { DirectSessions, TabGuard, TabLinkOptions, TabLinkState } from './tab-link.js';
 import { TabLink } from './tab-link.js';
 
 /** The extension's pairing with a host: its address (no secret) and the credential. */
@@ -51,6 +51,8 @@ export interface ConnectionsOptions {
   WebSocket?: typeof WebSocket;
   /** Forwarded to the endpoint (tests turn it off). */
   reconnect?: boolean;
+  /** A tab's top document served from inside the tab (tab-link.ts); absent: by the worker. */
+  direct?(tabId: number): DirectSessions;
 }
 
 export type ConnectAnswer =
@@ -123,6 +125,7 @@ export class TabConnections {
         ? { pairingCode: pasted.code }
         : { credential: (stored as StoredPairing).credential },
       guard: request.guard,
+      ...(this.#options.direct ? { direct: this.#options.direct(tabId) } : {}),
       ...(this.#options.WebSocket ? { WebSocket: this.#options.WebSocket } : {}),
       ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
       onPaired: (detail) => {

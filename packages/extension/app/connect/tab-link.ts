@@ -21,15 +21,31 @@
 import type { PairedDetail, RefusedDetail, Session } from '@toolwire/endpoint';
 import { connect } from '@toolwire/endpoint';
 import type { GuardPreset } from '@toolwire/protocol';
-import { SESSION_CLOSE } from '@toolwire/protocol';
+import { delegateSecret, SESSION_CLOSE, secretId } from '@toolwire/protocol';
 import type { TabGoneReason, TabIdentity, TabTool, TabToolsClient } from '../../src/types.js';
 import { tabCatalog } from './tab-catalog.js';
+import type { TabSessionAnswer, TabSessionStart } from './tab-session.js';
 
 /** The guards a person can pick for a tab (docs/permissions.md "The page's guard"). */
 export type TabGuard = Extract<GuardPreset, 'read-only' | 'read-write' | 'full-access'>;
 export const TAB_GUARDS: readonly TabGuard[] = ['read-only', 'read-write', 'full-access'];
 
 type TabLinkStatus = 'connecting' | 'connected' | 'ended';
+
+/**
+ * Who serves the tab's top document to the host: `direct`, the tab's own session inside it (a
+ * delegate of the extension's pairing); `worker`, this service worker on the tab's behalf.
+ */
+type TabLinkPath = 'direct' | 'worker';
+
+/** Runs a tab's top-origin session inside the tab itself (tab-session.ts). */
+export interface DirectSessions {
+  /** Settles once the host welcomed the tab's socket, or it ended before that. */
+  start(request: TabSessionStart): Promise<TabSessionAnswer>;
+  stop(): void;
+  /** Hears that the tab's welcomed session ended (revoked, refused). Returns an unsubscribe. */
+  onEnded(listener: (error: { code: string; message: string }) => void): () => void;
+}
 
 export interface TabLinkState {
   status: TabLinkStatus;
@@ -39,6 +55,8 @@ export interface TabLinkState {
   address: string;
   /** Why it ended (or is retrying): a code and the words to show. */
   error?: { code: string; message: string };
+  /** Who serves the top document, once known. */
+  path?: TabLinkPath;
 }
 
 export interface TabLinkOptions {
@@ -56,6 +74,12 @@ export interface TabLinkOptions {
   onPaired?: (detail: PairedDetail) => void;
   /** The host refused or revoked the pairing: forget the credential. */
   onRefused?: (detail: RefusedDetail) => void;
+  /**
+   * Serve the top document from inside the tab once the extension's credential is known (with a
+   * pairing code: after it is spent). Absent, or when the tab's socket does not get in, this
+   * worker serves it.
+   */
+  direct?: DirectSessions;
   onState?: (state: TabLinkState) => void;
 }
 
@@ -67,7 +91,9 @@ const GONE: Record<TabGoneReason, string> = {
 
 export class TabLink {
   #options: TabLinkOptions;
-  #session: Session;
+  /** The worker's session for the top document (absent while, or once, the tab serves it). */
+  #session: Session | undefined;
+  #sessionStop: (() => void)[] = [];
   #state: TabLinkState;
   #stop: (() => void)[] = [];
   /** The sessions of the tab's frame origins (not the top's), by origin. */
@@ -81,23 +107,90 @@ export class TabLink {
     if ('credential' in options.secret) this.#credential = options.secret.credential;
     this.#state = { status: 'connecting', tab, guard: options.guard, address: options.address };
     const { client } = options;
-    this.#session = connect({
+    this.#stop.push(
+      client.onGone((reason) => this.#end({ code: 'tab_gone', message: GONE[reason] })),
+      client.onChange((tools) => this.#syncFrames(tools)),
+    );
+  }
+
+  /** The top document: from inside the tab when it can, else by this worker. */
+  #begin(): void {
+    const { secret, direct } = this.#options;
+    if (direct && 'credential' in secret) void this.#tryDirect(secret.credential);
+    else this.#openWorker();
+  }
+
+  /** Asks the tab to serve itself with a delegate; this worker serves it if that fails. */
+  async #tryDirect(credential: string): Promise<void> {
+    const direct = this.#options.direct as DirectSessions;
+    const { tab } = this.#state;
+    let answer: TabSessionAnswer;
+    try {
+      answer = await direct.start({
+        address: this.#options.address,
+        delegate: {
+          of: await secretId(subtleHmac, credential),
+          secret: await delegateSecret(subtleHmac, credential, tab.origin),
+        },
+        guard: this.#options.guard,
+        tab,
+      });
+    } catch (error) {
+      answer = { ok: false, code: 'direct_unavailable', message: String(error) };
+    }
+    if (this.#state.status === 'ended') {
+      if (answer.ok) direct.stop();
+      return;
+    }
+    if (!answer.ok) {
+      // Not served from inside the tab (its socket refused or failed): this worker serves it.
+      if (!this.#session) this.#openWorker();
+      return;
+    }
+    // The tab serves itself: the worker's session for it (a code's) ends without ending the link.
+    this.#closeWorker();
+    this.#stop.push(
+      direct.onEnded((error) => {
+        if (error.code === 'pairing_refused' || error.code === 'pairing_revoked')
+          this.#options.onRefused?.({
+            code:
+              error.code === 'pairing_revoked'
+                ? SESSION_CLOSE.revoked
+                : SESSION_CLOSE.pairingRefused,
+            reason: error.message,
+            revoked: error.code === 'pairing_revoked',
+          });
+        this.#end(error);
+      }),
+      () => direct.stop(),
+    );
+    this.#set({ status: 'connected', error: undefined, path: 'direct' });
+  }
+
+  /** This worker's session for the top document, with the code or the credential. */
+  #openWorker(): void {
+    const options = this.#options;
+    const tab = this.#state.tab;
+    const secret =
+      this.#credential !== undefined ? { credential: this.#credential } : options.secret;
+    const session = connect({
       url: options.address,
-      ...('pairingCode' in options.secret
-        ? { pairingCode: options.secret.pairingCode }
-        : { credential: options.secret.credential }),
+      ...('pairingCode' in secret
+        ? { pairingCode: secret.pairingCode }
+        : { credential: secret.credential }),
       guard: options.guard,
       // The host shows the tab, not the extension's service worker (labels, never checks).
       page: { url: tab.url, title: tab.title, origin: tab.origin },
       builtins: false,
-      source: tabCatalog(client, tab.origin),
+      source: tabCatalog(options.client, tab.origin),
       reconnect: options.reconnect ?? true,
       ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}),
     });
-    const session = this.#session;
+    this.#session = session;
+    this.#set({ path: 'worker' });
     const on = (type: string, listener: (event: Event) => void) => {
       session.addEventListener(type, listener);
-      this.#stop.push(() => session.removeEventListener(type, listener));
+      this.#sessionStop.push(() => session.removeEventListener(type, listener));
     };
     on('statuschange', () => {
       if (this.#state.status === 'ended') return;
@@ -117,6 +210,8 @@ export class TabLink {
       this.#credential = detail.credential;
       options.onPaired?.(detail);
       this.#syncFrames(this.#tools);
+      // The code is spent: from now on the tab can serve itself.
+      if (options.direct) void this.#tryDirect(detail.credential);
     });
     on('refused', (event) => {
       const detail = (event as CustomEvent<RefusedDetail>).detail;
@@ -126,10 +221,12 @@ export class TabLink {
         message: detail.reason || 'The host refused the pairing.',
       });
     });
-    this.#stop.push(
-      client.onGone((reason) => this.#end({ code: 'tab_gone', message: GONE[reason] })),
-      client.onChange((tools) => this.#syncFrames(tools)),
-    );
+  }
+
+  #closeWorker(): void {
+    for (const stop of this.#sessionStop.splice(0)) stop();
+    this.#session?.close();
+    this.#session = undefined;
   }
 
   /** One session per frame origin among `tools`: opened for a new origin, closed for a gone one. */
@@ -178,6 +275,7 @@ export class TabLink {
     const tools = await options.client.list();
     const link = new TabLink(options, options.client.tab);
     options.onState?.(link.state);
+    link.#begin();
     link.#syncFrames(tools);
     return link;
   }
@@ -202,11 +300,24 @@ export class TabLink {
     if (this.#state.status === 'ended') return;
     this.#set({ status: 'ended', error });
     for (const stop of this.#stop.splice(0)) stop();
-    this.#session.close();
+    this.#closeWorker();
     for (const session of this.#frameSessions.values()) session.close();
     this.#frameSessions.clear();
     this.#options.client.close();
   }
+}
+
+/** HMAC-SHA-256 with the platform's `crypto.subtle` (the worker's, or Node's in tests). */
+async function subtleHmac(key: string, message: string): Promise<Uint8Array> {
+  const encoder = new TextEncoder();
+  const imported = await crypto.subtle.importKey(
+    'raw',
+    encoder.encode(key),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
+  return new Uint8Array(await crypto.subtle.sign('HMAC', imported, encoder.encode(message)));
 }
 
 function closeText(code: number, reason: string): string {

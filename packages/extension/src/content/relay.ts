@@ -9,5 +9,6 @@ import { startRelay } from '../relay/relay.js';
 const mark = globalThis as { toolwireRelayStarted?: boolean };
 if (!mark.toolwireRelayStarted) {
   mark.toolwireRelayStarted = true;
-  startRelay();
+  // The extension's tab session (injected on Connect, same isolated world) asks through it.
+  (globalThis as { toolwireRelayLocal?: unknown }).toolwireRelayLocal = startRelay().local;
 }

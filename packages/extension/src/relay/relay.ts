@@ -19,7 +19,7 @@
  * does not complete (the page removed the frame, the frame never loaded), everything keeps
  * using the runtime port.
  */
-import type { MainRequest, RelayReply } from '../channel/messages.js';
+import type { MainRequest, RelayReply, RelayRequest } from '../channel/messages.js';
 import {
   DIRECT_ACCEPTED,
   DIRECT_TAG,
@@ -77,9 +77,22 @@ export interface RelayState {
   readonly refused: number;
   /** Requests and answers travel on the direct port (not through `chrome.runtime`). */
   readonly direct: boolean;
+  /**
+   * Requests made in this isolated world (the extension's tab session, which serves the tab to
+   * a host from inside it): the same requests and answers as the background's, checked the
+   * same way, without leaving the renderer. Change notices reach `listener` too.
+   */
+  readonly local: LocalRelay;
 }
 
-type Via = 'runtime' | 'direct';
+/** The relay's requests from its own isolated world (`RelayState.local`). */
+export interface LocalRelay {
+  request(message: RelayRequest): void;
+  /** Hears every answer to a local request, and every change notice; returns an unsubscribe. */
+  listen(listener: (reply: RelayReply) => void): () => void;
+}
+
+type Via = 'runtime' | 'direct' | 'local';
 
 interface Pending {
   backgroundId: number;
@@ -94,7 +107,17 @@ export function startRelay(options: RelayOptions = {}): RelayState {
   const win = options.win ?? window;
   const connect = options.connect ?? (() => connectRuntime(RELAY_PORT_NAME));
   const extension = options.extension ?? runtimeExtension();
-  const state = { accepted: false, refused: 0, direct: false };
+  const localListeners = new Set<(reply: RelayReply) => void>();
+  const local: LocalRelay = {
+    request: (message) => {
+      if (isRelayRequest(message)) onBackground(message, 'local');
+    },
+    listen(listener) {
+      localListeners.add(listener);
+      return () => localListeners.delete(listener);
+    },
+  };
+  const state = { accepted: false, refused: 0, direct: false, local };
   let nonce = '';
   let main: MessagePort | undefined;
   let background: RuntimePortLike | undefined;
@@ -107,7 +130,8 @@ export function startRelay(options: RelayOptions = {}): RelayState {
 
   const toMain = (request: MainRequest) => main?.postMessage(request);
   const toBackground = (reply: RelayReply, via: Via = 'runtime') => {
-    if (via === 'direct') direct?.postMessage(reply);
+    if (via === 'local') for (const listener of localListeners) listener(reply);
+    else if (via === 'direct') direct?.postMessage(reply);
     else background?.postMessage(reply);
   };
 
@@ -119,6 +143,7 @@ export function startRelay(options: RelayOptions = {}): RelayState {
     }
     if (data.event === 'changed') {
       toBackground({ event: 'changed' });
+      if (localListeners.size > 0) toBackground({ event: 'changed' }, 'local');
       return;
     }
     const call = typeof data.id === 'string' ? pending.get(data.id) : undefined;
@@ -300,8 +325,12 @@ export function startRelay(options: RelayOptions = {}): RelayState {
     link.onMessage.addListener((message) => onBackground(message, 'runtime'));
     link.onDisconnect.addListener(() => {
       if (background !== link) return;
-      for (const id of pending.keys()) toMain({ nonce, id, op: 'abort' });
-      pending.clear();
+      // The tab's own session (local requests) goes on without the background.
+      for (const [id, call] of pending) {
+        if (call.via === 'local') continue;
+        toMain({ nonce, id, op: 'abort' });
+        pending.delete(id);
+      }
       background = undefined;
       dropDirect();
     });
