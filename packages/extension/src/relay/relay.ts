@@ -165,11 +165,12 @@ export function startRelay(options: RelayOptions = {}): RelayState {
     }
     pending.delete(data.id as string);
     if ('resultJson' in data) {
-      // The reader's JSON text of a call's result: passed on as it is on the direct port (the
-      // background parses it), parsed here for the runtime port. A listing never comes as text.
+      // The reader's JSON text of a call's result: passed on as it is on the direct port and to
+      // a local request (the receiver parses it once), parsed here for the runtime port. A
+      // listing never comes as text.
       const text = call.op === 'call' ? resultText(data.resultJson) : undefined;
-      if (text !== undefined && call.via === 'direct') {
-        toBackground({ id: call.backgroundId, resultJson: text }, 'direct');
+      if (text !== undefined && call.via !== 'runtime') {
+        toBackground({ id: call.backgroundId, resultJson: text }, call.via);
         return;
       }
       toBackground(
@@ -184,10 +185,11 @@ export function startRelay(options: RelayOptions = {}): RelayState {
       );
       return;
     }
-    // On the direct port a call's result goes as JSON text, which the background parses back.
-    const json = call.via === 'direct' && call.op === 'call' ? resultJson(data.outcome) : undefined;
+    // On the direct port (and locally) a call's result goes as JSON text, parsed back once.
+    const json =
+      call.via !== 'runtime' && call.op === 'call' ? resultJson(data.outcome) : undefined;
     if (json !== undefined) {
-      toBackground({ id: call.backgroundId, resultJson: json }, 'direct');
+      toBackground({ id: call.backgroundId, resultJson: json }, call.via);
       return;
     }
     const outcome = sanitizeOutcome(data.outcome);
