@@ -128,6 +128,13 @@ export function startTabSession(local: LocalRelay, options: { WebSocket?: typeof
   return {
     start(request: TabSessionStart): Promise<TabSessionAnswer> {
       stop();
+      // Nothing would answer the session's reads (the page's reader never reached the relay).
+      if (!local.accepted)
+        return Promise.resolve({
+          ok: false,
+          code: 'no_relay',
+          message: "The tab's reader is not connected.",
+        });
       const link = new RelayLink(localPort(local), { ...request.tab });
       const client = localClient(link);
       const session = connect({
@@ -144,11 +151,23 @@ export function startTabSession(local: LocalRelay, options: { WebSocket?: typeof
       const mine = { session, client, id: counter };
       current = mine;
       return new Promise((resolve) => {
-        let welcomed = false;
+        let settled = false;
         session.addEventListener('open', () => {
-          if (welcomed) return;
-          welcomed = true;
+          if (settled) return;
+          settled = true;
           resolve({ ok: true, id: mine.id });
+        });
+        // A socket that could not even be dialed (the endpoint retries it): the worker serves.
+        session.addEventListener('error', (event) => {
+          if (settled) return;
+          settled = true;
+          stop(mine.id);
+          const detail = (event as CustomEvent).detail;
+          resolve({
+            ok: false,
+            code: 'host_connection_failed',
+            message: `The tab could not open its socket${detail ? `: ${String(detail)}` : ''}.`,
+          });
         });
         session.addEventListener('close', (event) => {
           const { code, reason, willRetry } = (event as CustomEvent).detail;
@@ -160,7 +179,8 @@ export function startTabSession(local: LocalRelay, options: { WebSocket?: typeof
               : refused
                 ? 'pairing_refused'
                 : 'host_connection_closed';
-          if (!welcomed) {
+          if (!settled) {
+            settled = true;
             // The first socket did not get in: the worker serves the tab instead.
             stop(mine.id);
             resolve({ ok: false, code: codeText, message });

@@ -87,6 +87,8 @@ export interface RelayState {
 
 /** The relay's requests from its own isolated world (`RelayState.local`). */
 export interface LocalRelay {
+  /** The MAIN world's port was accepted: requests can be answered. */
+  readonly accepted: boolean;
   request(message: RelayRequest): void;
   /** Hears every answer to a local request, and every change notice; returns an unsubscribe. */
   listen(listener: (reply: RelayReply) => void): () => void;
@@ -109,6 +111,9 @@ export function startRelay(options: RelayOptions = {}): RelayState {
   const extension = options.extension ?? runtimeExtension();
   const localListeners = new Set<(reply: RelayReply) => void>();
   const local: LocalRelay = {
+    get accepted() {
+      return state.accepted;
+    },
     request: (message) => {
       if (isRelayRequest(message)) onBackground(message, 'local');
     },

@@ -39,6 +39,7 @@ function localRelay(client: FakeTabClient): LocalRelay {
     for (const listener of listeners) listener(message);
   };
   return {
+    accepted: true,
     request(message: RelayRequest) {
       if (message.op === 'list')
         void client
