@@ -193,8 +193,15 @@ export function serveConnections(tabTools: (tabId: number) => TabToolsClient): T
   // A tab's own session that ended after it was welcomed (revoked, refused): from the tab's
   // top document, this extension's own script.
   chrome.runtime.onMessage.addListener((message: unknown, sender) => {
-    const data = message as { type?: unknown; code?: unknown; message?: unknown } | null;
+    const data = message as {
+      type?: unknown;
+      code?: unknown;
+      message?: unknown;
+      alive?: unknown;
+    } | null;
     if (data?.type !== TAB_SESSION_MESSAGE || sender.id !== chrome.runtime.id) return;
+    // A live tab session's keep-alive: the message itself is what keeps this worker running.
+    if (data.alive === true) return;
     const tabId = sender.tab?.id;
     if (tabId === undefined || sender.frameId !== 0) return;
     const error = {

@@ -40,7 +40,13 @@ export type TabSessionAnswer =
   | { ok: true; id: number }
   | { ok: false; code: string; message: string };
 
-/** What this script tells the worker of a session that ended after it was welcomed. */
+/** How often a live tab session tells the worker it is there (its idle limit is 30 s). */
+const KEEP_WORKER_MS = 20_000;
+
+/**
+ * What this script tells the worker: a session that ended after it was welcomed (`code`,
+ * `message`), or that it is still live (`alive: true`).
+ */
 export const TAB_SESSION_MESSAGE = 'toolwire-tab-session';
 
 /** The relay's local requests as the port a `RelayLink` speaks on. */
@@ -103,16 +109,24 @@ function localClient(link: RelayLink): TabToolsClient {
  * (Node has none of its own); in the tab it is the isolated world's.
  */
 export function startTabSession(local: LocalRelay, options: { WebSocket?: typeof WebSocket } = {}) {
-  let current: { session: Session; client: TabToolsClient; id: number } | undefined;
+  let current:
+    | {
+        session: Session;
+        client: TabToolsClient;
+        id: number;
+        alive?: ReturnType<typeof setInterval>;
+      }
+    | undefined;
   let counter = 0;
   /** Ends the session `id` (any, without one) if it is still the tab's. */
   const stop = (id?: number) => {
     if (!current || (id !== undefined && current.id !== id)) return;
+    clearInterval(current.alive);
     current.session.close();
     current.client.close();
     current = undefined;
   };
-  const tell = (code: string, message: string) => {
+  const send = (message: object) => {
     const runtime = (
       globalThis as {
         chrome?: { runtime?: { sendMessage?(message: unknown): Promise<unknown> | undefined } };
@@ -120,11 +134,12 @@ export function startTabSession(local: LocalRelay, options: { WebSocket?: typeof
     ).chrome?.runtime;
     try {
       // No worker listening (it stopped): it has no session to end either.
-      void runtime?.sendMessage?.({ type: TAB_SESSION_MESSAGE, code, message })?.catch(() => {});
+      void runtime?.sendMessage?.({ type: TAB_SESSION_MESSAGE, ...message })?.catch(() => {});
     } catch {
       // The extension was reloaded: nothing to tell.
     }
   };
+  const tell = (code: string, message: string) => send({ code, message });
   return {
     start(request: TabSessionStart): Promise<TabSessionAnswer> {
       stop();
@@ -148,13 +163,17 @@ export function startTabSession(local: LocalRelay, options: { WebSocket?: typeof
         ...(options.WebSocket ? { WebSocket: options.WebSocket } : {}),
       });
       counter += 1;
-      const mine = { session, client, id: counter };
+      const mine: NonNullable<typeof current> = { session, client, id: counter };
       current = mine;
       return new Promise((resolve) => {
         let settled = false;
         session.addEventListener('open', () => {
           if (settled) return;
           settled = true;
+          // The worker keeps this tab's state (the badge, the panel, Disconnect) and serves its
+          // other frames: a message now and then keeps Chromium from stopping it as idle, as
+          // the worker's own sockets' traffic did.
+          mine.alive = setInterval(() => send({ alive: true }), KEEP_WORKER_MS);
           resolve({ ok: true, id: mine.id });
         });
         // A socket that could not even be dialed (the endpoint retries it): the worker serves.
