@@ -9,7 +9,9 @@ import { launchWithExtension } from './support/extension.js';
 // worker gave it), and calls skip the browser's extension messaging. A page's script hunting
 // for that frame, or embedding the link page itself, posts its own handoffs and is neither
 // served nor told anything; handoffs that do reach the link page are refused by the worker. A
-// page that removes the frame leaves the tab on the chrome.runtime path, still served.
+// page that removes the frame leaves the tab on the chrome.runtime path, still served. (A host's
+// calls to a connected tab now run in the tab's own session, e2e/extension-tab-session.e2e.ts;
+// the worker's requests to the tab, its listings and the panel's calls, take this port.)
 
 const PAGE = `http://localhost:${E2E_PORT}/e2e/pages/direct/page.html`;
 

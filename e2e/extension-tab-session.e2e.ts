@@ -91,13 +91,14 @@ test("a connected tab serves itself: one session of the page's origin, the same 
   await start();
   const { page } = await openTab();
   const { tabId } = { tabId: await (browser as ExtensionBrowser).tabIdOf(page) };
-  await connectTab(tabId);
+  const panel = await connectTab(tabId);
   // The worker spent the code; the tab's own session then took over: one session, the page's.
   await expect
     .poll(async () =>
       (await sessions()).map(({ origin, auth, tools }) => ({ origin, auth, tools })),
     )
     .toEqual([{ origin: ORIGIN, auth: 'extension', tools: 2 }]);
+  await expect(panel.locator('.connect-status')).toContainText('served from the tab');
   expect(await call('echo', { text: 'hi' })).toEqual({ ok: true, result: { text: 'hi' } });
   expect(await page.evaluate(() => (window as any).calls)).toEqual(['hi']);
   // The codes the worker's path gives (e2e/contract-roads.e2e.ts runs the whole table).

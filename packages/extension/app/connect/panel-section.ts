@@ -48,7 +48,16 @@ function element<K extends keyof HTMLElementTagNameMap>(
 function statusText(event: ConnectStatus): string {
   const state = event.state;
   if (!state) return 'This tab is not connected to toolwire.';
-  if (state.status === 'connected') return `Connected to ${state.address} (${state.guard}).`;
+  if (state.status === 'connected') {
+    // Who serves the tab: its own session (the usual case), or this extension's worker.
+    const by =
+      state.path === 'direct'
+        ? ', served from the tab'
+        : state.path === 'worker'
+          ? ', served by the extension'
+          : '';
+    return `Connected to ${state.address} (${state.guard}${by}).`;
+  }
   if (state.status === 'connecting') {
     return state.error
       ? `Reconnecting to ${state.address}: ${state.error.message}`

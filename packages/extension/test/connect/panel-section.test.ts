@@ -102,6 +102,27 @@ describe('the connect section', () => {
     expect($('.connect-status').textContent).toBe(
       'Connected to ws://127.0.0.1:1/toolwire (full-access).',
     );
+    // The status says who serves the tab: its own session, or the extension's worker.
+    for (const [path, said] of [
+      ['direct', 'served from the tab'],
+      ['worker', 'served by the extension'],
+    ] as const) {
+      fake.emit({
+        type: 'status',
+        tabId: 4,
+        origin: ORIGIN,
+        state: {
+          status: 'connected',
+          tab,
+          guard: 'full-access',
+          address: 'ws://127.0.0.1:1/toolwire',
+          path,
+        },
+      });
+      expect($('.connect-status').textContent).toBe(
+        `Connected to ws://127.0.0.1:1/toolwire (full-access, ${said}).`,
+      );
+    }
     expect($<HTMLButtonElement>('#disconnect-button').disabled).toBe(false);
     $<HTMLButtonElement>('#disconnect-button').click();
     expect(fake.sent.at(-1)).toEqual({ op: 'disconnect', tabId: 4 });
