@@ -123,7 +123,8 @@ test('a new valid address replaces the connection once welcomed; the old session
 
   await panel.locator('#connect-guard').selectOption('read-write');
   await connectWith(panel, (await pairAddress(env, current.extensionId)).address);
-  await expect(statusOf(panel)).toHaveText(/\(read-write\)\.$/);
+  // The new pairing's tab session took over too.
+  await expect(statusOf(panel)).toHaveText(/\(read-write, served from the tab\)\.$/);
   await expect.poll(async () => (await sessions(env)).map((s) => s.id)).not.toContain(first.id);
   expect(await sessions(env)).toHaveLength(1);
   expect((await sessions(env))[0].guard).toBe('read-write');

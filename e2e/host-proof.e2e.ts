@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { createServer as createNetServer, connect as netConnect } from 'node:net';
@@ -119,15 +120,23 @@ async function bothRefused(seen: Squatted[]): Promise<void> {
 }
 
 /** Nothing the squatter recorded holds any of `secrets`; every URL names `id` (it looked). */
-function leaksNothing(seen: Squatted[], secrets: string[], id: { name: string; value: string }) {
+function leaksNothing(
+  seen: Squatted[],
+  secrets: string[],
+  id: { name: string | string[]; value: string },
+) {
   const recorded = seen.flatMap((entry) => [entry.url, ...entry.frames]).join('\n');
   for (const secret of secrets) {
     expect(secret.length).toBeGreaterThan(10);
     expect(recorded).not.toContain(secret);
     expect(recorded).not.toContain(encodeURIComponent(secret));
   }
+  // `name` may list the parameters that can name it (a tab's own session names its parent).
+  const names = Array.isArray(id.name) ? id.name : [id.name];
   for (const entry of seen) {
-    expect(new URL(entry.url, 'ws://x').searchParams.get(id.name)).toBe(id.value);
+    const query = new URL(entry.url, 'ws://x').searchParams;
+    const named = names.map((name) => query.get(name)).find((value) => value !== null);
+    expect(named).toBe(id.value);
   }
 }
 
@@ -279,7 +288,11 @@ test('a tab connected through the extension does not serve the squatter', async 
   const tabId = await browser.tabIdOf(page);
   const panel = await browser.openPanel(tabId);
   const pairing = host.extensionPairing(browser.extensionId);
-  const connected = host.waitForSession({ timeoutMs: 15_000 });
+  // The tab's own session, once it took over from the worker's (which spent the code).
+  const connected = host.waitForSession({
+    timeoutMs: 15_000,
+    filter: (one) => one.delegated && one.catalog.get('shop.search') !== undefined,
+  });
   await panel.locator('#connect-pairing').fill(pairing.url);
   await panel.locator('#connect-button').click();
   const session = await connected;
@@ -299,8 +312,13 @@ test('a tab connected through the extension does not serve the squatter', async 
   const seen = await squat(port, 'shop.search');
   await bothRefused(seen);
   expect(await page.evaluate(() => (window as any).calls)).toEqual(['shop.search']);
-  leaksNothing(seen, [pairing.code, stored.credential], {
-    name: 'credential-id',
+  // The tab's own session names the extension's pairing as the parent of its delegate; neither
+  // the credential nor the delegate derived from it for the page's origin leaks.
+  const delegate = createHmac('sha256', stored.credential)
+    .update(`toolwire delegate\n${ORIGIN}`)
+    .digest('base64url');
+  leaksNothing(seen, [pairing.code, stored.credential, delegate], {
+    name: ['credential-id', 'delegate-of'],
     value: session.pairingId as string,
   });
 });
