@@ -22,7 +22,7 @@
 import type { CodecLimits, DecodeOptions, InflateText } from './codec.js';
 import { parseFrame } from './codec.js';
 import { ToolProtocolError } from './errors.js';
-import { isoNow, randomHex } from './ids.js';
+import { isoNowBySecond, randomHex } from './ids.js';
 import { DEFAULT_MAX_DEPTH, FRAME_DEPTH_ALLOWANCE } from './json.js';
 import type {
   BatchPayload,
@@ -378,7 +378,7 @@ export function createToolClient(
       type,
       id,
       sessionId,
-      sentAt: isoNow(),
+      sentAt: isoNowBySecond(),
       capability: TOOL_CAPABILITY,
       payload: payload ?? {},
     });

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { isoNow } from '../src/ids.js';
+import { isoNow, isoNowBySecond } from '../src/ids.js';
 
 afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('isoNow', () => {
+describe('isoNow and isoNowBySecond', () => {
   it('stamps exactly what toISOString writes, within a second, across seconds and back in time', () => {
     vi.useFakeTimers();
     const start = Date.UTC(2026, 11, 6, 15, 59, 59, 990);
@@ -17,6 +17,7 @@ describe('isoNow', () => {
     times.push(Date.UTC(10_000, 0, 1, 0, 0, 0, 5), Date.UTC(10_000, 0, 1, 0, 0, 0, 6), start + 7);
     for (const at of times) {
       vi.setSystemTime(at);
+      expect(isoNowBySecond()).toBe(new Date(at).toISOString());
       expect(isoNow()).toBe(new Date(at).toISOString());
     }
   });
