@@ -887,7 +887,10 @@ async function main(): Promise<void> {
       ],
     ];
     const ratios: Record<string, number> = {};
-    for (const [label, args, target, peer] of sizes) {
+    // `TOOLWIRE_BENCH_HOST_ONLY=page`: the host -> page rows at 100 B and 10 KiB and the
+    // calls/s with 64 in flight, nothing else (to time two builds against each other quickly).
+    const pageOnly = process.env.TOOLWIRE_BENCH_HOST_ONLY === 'page';
+    for (const [label, args, target, peer] of pageOnly ? sizes.slice(0, 2) : sizes) {
       const bytes = JSON.stringify(args).length;
       const before = { ...session.stats };
       const [viaHost, viaClient, direct] = await measureInterleaved([
@@ -962,6 +965,11 @@ async function main(): Promise<void> {
       baseline: { name: 'raw WebSocket JSON echo', value: baseRate, unit: 'calls/s' },
       target: { op: '>=', value: 0.8, of: 'ratio' },
     });
+
+    if (pageOnly) {
+      console.log(renderTable(TABLE_HEADINGS, rows));
+      return;
+    }
 
     // ---- through the MCP bridge: own host (information), and attached (issue 16 part 1) ----
     const mcp = mcpClient(host);

@@ -25,7 +25,7 @@ import type { CallToolOptions, Tool, Tools } from '@toolwire/polyfill';
 import type { ToolWireInfo } from '@toolwire/polyfill/wire';
 import { toBridgeTool, WIRE_RESULT, wireInfo } from '@toolwire/polyfill/wire';
 import type { AvailabilityInput, BridgeTool, ReportProgress } from '@toolwire/protocol';
-import { noProgress } from '@toolwire/protocol';
+import { lateSignal, noProgress } from '@toolwire/protocol';
 
 type Expand = (schema: object) => object;
 
@@ -156,6 +156,7 @@ function pageBridgeTool(
   id: string,
   info: WireInfo,
 ): BridgeTool {
+  const ownRegistry = options.tools.sourceOf(handle)?.kind === 'registry';
   return toBridgeTool(
     {
       id,
@@ -180,7 +181,10 @@ function pageBridgeTool(
     (args, context) => {
       const call = {
         encoding: 'json',
-        signal: context.signal,
+        // This document's registry only checks the signal and listens while a call is
+        // pending: it gets the run, and no AbortController is made for a call that no one
+        // aborts. A browser's tool or another frame's gets a real signal.
+        signal: ownRegistry ? lateSignal(context) : context.signal,
         // The bridge serializes the result at once: JSON as it is need not be copied.
         [WIRE_RESULT]: true,
       } as CallToolOptions;

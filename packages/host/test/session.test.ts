@@ -325,7 +325,7 @@ describe('calls', () => {
     );
     // Time is the subject: from here on only the test's clock ends the call (and a catalog
     // refresh the call may need first cannot time out on the loaded real clock).
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const read = session.call('demo.echo').catch((e) => e);
     const writing = session.call('notes.add').catch((e) => e);
     await sent.wait;

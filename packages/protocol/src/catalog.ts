@@ -73,6 +73,8 @@ export interface ToolContext {
   /**
    * Aborted when the bridge gives up on the call: its deadline passed (reason: a
    * `tool_execution_timeout` ToolProtocolError) or the caller cancelled it (`tool_call_cancelled`).
+   * The bridge makes it when a tool first reads it (a getter: a copy of the context made with
+   * spread leaves it out), already aborted if the call was given up on before.
    */
   signal: AbortSignal;
   /** Reports progress to a caller that asked for it; `noProgress` when none did. */

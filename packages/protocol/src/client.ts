@@ -22,7 +22,7 @@
 import type { CodecLimits, DecodeOptions, InflateText } from './codec.js';
 import { parseFrame } from './codec.js';
 import { ToolProtocolError } from './errors.js';
-import { isoNow, randomHex } from './ids.js';
+import { isoNowBySecond, randomHex } from './ids.js';
 import { DEFAULT_MAX_DEPTH, FRAME_DEPTH_ALLOWANCE } from './json.js';
 import type {
   BatchPayload,
@@ -112,7 +112,9 @@ interface Pending {
   type: RequestType;
   resolve(response: DecodedResponse): void;
   reject(error: Error): void;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** When `tool_timeout` fails it (`performance.now()` ms; Infinity: never), and its `timeoutMs`. */
+  deadline: number;
+  timeoutMs: number;
   /** Only when the caller passed a signal: the listener to take off it again. */
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -147,11 +149,38 @@ export function createToolClient(
     ...(options.inflate ? { inflate: options.inflate } : {}),
   };
 
+  // One timer for every pending request, armed for the earliest deadline. A request that
+  // settles leaves it armed (re-arming per request cost Node's timer list an insert and a
+  // removal a call); when it fires early it fails what is overdue and arms for the next. It
+  // holds the process open only while something is pending, as a timer per request did.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let timerAt = Number.POSITIVE_INFINITY;
+  const arm = (at: number): void => {
+    if (at >= timerAt) {
+      if (timer !== undefined) (timer as { ref?: () => void }).ref?.();
+      return;
+    }
+    clearTimeout(timer);
+    timerAt = at;
+    timer = setTimeout(sweep, Math.max(0, at - performance.now()));
+  };
+  const sweep = (): void => {
+    timer = undefined;
+    timerAt = Number.POSITIVE_INFINITY;
+    const now = performance.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [id, entry] of pending) {
+      if (entry.deadline <= now) expire(id, entry.timeoutMs);
+      else if (entry.deadline < next) next = entry.deadline;
+    }
+    if (next !== Number.POSITIVE_INFINITY) arm(next);
+  };
+
   const settle = (id: string): Pending | undefined => {
     const entry = pending.get(id);
     if (!entry) return undefined;
     pending.delete(id);
-    clearTimeout(entry.timer);
+    if (pending.size === 0 && timer !== undefined) (timer as { unref?: () => void }).unref?.();
     if (entry.onAbort) entry.signal?.removeEventListener('abort', entry.onAbort);
     return entry;
   };
@@ -282,6 +311,9 @@ export function createToolClient(
   };
 
   const failAll = (info: TransportCloseInfo): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    timerAt = Number.POSITIVE_INFINITY;
     const reason = info.reason ? `: ${info.reason}` : '';
     for (const id of [...pending.keys()]) {
       const entry = settle(id);
@@ -346,7 +378,7 @@ export function createToolClient(
       type,
       id,
       sessionId,
-      sentAt: isoNow(),
+      sentAt: isoNowBySecond(),
       capability: TOOL_CAPABILITY,
       payload: payload ?? {},
     });
@@ -355,15 +387,18 @@ export function createToolClient(
         type,
         resolve,
         reject,
-        timer: undefined,
+        deadline: Number.POSITIVE_INFINITY,
+        timeoutMs,
         signal: undefined,
         onAbort: undefined,
         idempotent: requestOptions.idempotent !== false,
         onProgress: requestOptions.onProgress,
         lastProgress: Number.NEGATIVE_INFINITY,
       };
+      pending.set(id, entry);
       if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-        entry.timer = setTimeout(expire, timeoutMs, id, timeoutMs);
+        entry.deadline = performance.now() + timeoutMs;
+        arm(entry.deadline);
       }
       if (signal) {
         const onAbort = () => {
@@ -384,7 +419,6 @@ export function createToolClient(
         entry.onAbort = onAbort;
         signal.addEventListener('abort', onAbort, { once: true });
       }
-      pending.set(id, entry);
       try {
         transport.send(frame);
       } catch (error) {

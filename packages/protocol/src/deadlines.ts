@@ -12,7 +12,9 @@
  *
  * One sweep timer serves every running tool rather than a timer per call (a timer per call cost
  * a browser ~25 us of a ~100 us round trip). It runs only while tools with a deadline run. The
- * request's own record is the one object a call adds: it carries the running tool's abort too.
+ * request's own record carries the running tool's abort; the tool's AbortController is made
+ * only when something reads its signal (most tools never do: it was a few microseconds of
+ * every call, more run cold between sequential calls).
  */
 import type { BridgeTool, ReportProgress, ToolContext } from './catalog.js';
 import { noProgress } from './catalog.js';
@@ -25,6 +27,78 @@ const NEVER = Number.POSITIVE_INFINITY;
 export interface HandleScope {
   /** Progress of a request that asked for it, while it is pending. */
   onProgress?: (requestId: string, progress: number, total?: number, message?: string) => void;
+}
+
+/**
+ * One tool run's abort, with the AbortController made when `signal` is first read. The run
+ * answers what a caller's checks ask of a signal (`aborted`, `reason`, an `abort` listener,
+ * which makes the controller) without one, so a layer below that only checks it, as the
+ * polyfill's own registry does, can be handed the run itself (lateSignal).
+ */
+class ToolRun {
+  controller: AbortController | undefined = undefined;
+  aborted = false;
+  reason: unknown = undefined;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: unknown): void {
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+
+  addEventListener(type: string, listener: EventListener, options?: AddEventListenerOptions): void {
+    this.signal.addEventListener(type, listener, options);
+  }
+
+  removeEventListener(type: string, listener: EventListener): void {
+    this.controller?.signal.removeEventListener(type, listener);
+  }
+}
+
+/**
+ * What a tool gets: its signal read through its run, so the AbortController is made only if it
+ * is read. A class rather than a literal with a getter: it costs a fraction of one, run cold.
+ */
+class RunContext implements ToolContext {
+  readonly requestId: string;
+  readonly sessionId: string | null;
+  readonly callId: string | null;
+  readonly toolId: string;
+  readonly reportProgress: ReportProgress;
+  /** Not for tools: lateSignal's. */
+  readonly run: ToolRun;
+
+  constructor(request: RunningRequest, toolId: string, callId: string | null, run: ToolRun) {
+    this.requestId = request.id;
+    this.sessionId = request.sessionId;
+    this.callId = callId;
+    this.toolId = toolId;
+    this.reportProgress = request.reportProgress;
+    this.run = run;
+  }
+
+  get signal(): AbortSignal {
+    return this.run.signal;
+  }
+}
+
+/**
+ * A signal for `context`'s run to hand a layer that only checks it (`aborted`, `reason`) and
+ * listens for its abort while a call is pending, without making the AbortController those
+ * checks would otherwise cost. It is not an AbortSignal: give it only to code that uses no
+ * more than that (the polyfill's calls of its own registry's tools), never to a browser API.
+ * Any other context's signal is returned as it is.
+ */
+export function lateSignal(context: ToolContext): AbortSignal {
+  return context instanceof RunContext ? (context.run as unknown as AbortSignal) : context.signal;
 }
 
 /** One `tool.call` or `tool.batch` while the bridge runs it. */
@@ -41,7 +115,7 @@ export class RunningRequest {
   /** Answered: no more progress, no cancel. */
   done = false;
   // The tool running now, if any: its abort, the promise to settle at once, its deadline.
-  controller: AbortController | undefined = undefined;
+  run: ToolRun | undefined = undefined;
   reject: ((error: unknown) => void) | undefined = undefined;
   toolDeadline = NEVER;
   /** The limit that set toolDeadline, for the timeout's message. */
@@ -117,16 +191,16 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
 
   /** Gives up on the tool `request` runs now: its signal aborts with `error`, its run rejects. */
   const stop = (request: RunningRequest, error: ToolProtocolError): void => {
-    const { controller, reject } = request;
-    if (!controller || !reject) return;
+    const { run, reject } = request;
+    if (!run || !reject) return;
     release(request);
-    controller.abort(error);
+    run.abort(error);
     reject(error);
   };
 
   const release = (request: RunningRequest): void => {
     if (request.toolDeadline !== NEVER) timed.delete(request);
-    request.controller = undefined;
+    request.run = undefined;
     request.reject = undefined;
     request.toolDeadline = NEVER;
   };
@@ -190,18 +264,12 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
       if (request.cancelled) return Promise.reject(request.cancelled);
       const now = Date.now();
       if (request.expired(now)) return Promise.reject(timeoutError(request.timeoutMs));
-      const controller = new AbortController();
+      const run = new ToolRun();
       let execution: Promise<unknown>;
       try {
-        const context: ToolContext = {
-          requestId: request.id,
-          sessionId: request.sessionId,
-          callId,
-          toolId,
-          signal: controller.signal,
-          reportProgress: request.reportProgress,
-        };
-        execution = Promise.resolve(tool.execute(args, context));
+        execution = Promise.resolve(
+          tool.execute(args, new RunContext(request, toolId, callId, run)),
+        );
       } catch (error) {
         execution = Promise.reject(error);
       }
@@ -214,19 +282,19 @@ export function createDeadlines(callTimeoutMs: number): Deadlines {
       }
       // One promise that settles with the tool, or with its deadline or a cancel, first.
       return new Promise((resolve, reject) => {
-        request.controller = controller;
+        request.run = run;
         request.reject = reject;
         request.toolDeadline = deadline;
         request.toolTimeoutMs = limitMs;
         if (deadline !== NEVER) watch(request, deadline - now);
         execution.then(
           (value) => {
-            if (request.controller !== controller) return;
+            if (request.run !== run) return;
             release(request);
             resolve(value);
           },
           (error) => {
-            if (request.controller !== controller) return;
+            if (request.run !== run) return;
             release(request);
             reject(error);
           },

@@ -41,6 +41,7 @@ export {
   payloadTooLarge,
 } from './codec.js';
 export { MAX_CURSOR_LENGTH } from './cursor.js';
+export { lateSignal } from './deadlines.js';
 export type { DeflateModule } from './deflate-load.js';
 export { importDeflate } from './deflate-load.js';
 export type { ToolDeniedBy, ToolErrorCode } from './errors.js';

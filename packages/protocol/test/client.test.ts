@@ -211,6 +211,38 @@ describe('createToolClient', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('one timer serves every deadline: a shorter one sent later fails first, an answered one never fails', async () => {
+    vi.useFakeTimers();
+    const [host, pageEnd] = createLinkedPair();
+    const page = manualPage(pageEnd);
+    const client = createToolClient(host);
+    // The honest path: answered before its deadline, it resolves, and nothing fails it later.
+    const answered = client.call({ toolId: 'a' }, { timeoutMs: 1_000 });
+    await vi.advanceTimersByTimeAsync(10);
+    page.reply(page.requests[0]?.id, 'tool.result', { toolId: 'a', success: true, result: 1 });
+    expect(await answered).toMatchObject({ result: 1 });
+    // Sent after the first settled, while the timer still waits for its deadline.
+    const long = codeOf(client.call({ toolId: 'long' }, { timeoutMs: 5_000 }));
+    const short = codeOf(client.call({ toolId: 'short' }, { timeoutMs: 2_000 }));
+    const settled: string[] = [];
+    void long.then((code) => settled.push(`long ${code}`));
+    void short.then((code) => settled.push(`short ${code}`));
+    expect(vi.getTimerCount()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(settled).toEqual([]);
+    expect(client.pendingCount).toBe(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toEqual(['short tool_timeout']);
+    expect(client.pendingCount).toBe(1);
+    await vi.advanceTimersByTimeAsync(2_999);
+    expect(settled).toEqual(['short tool_timeout']);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled).toEqual(['short tool_timeout', 'long tool_timeout']);
+    expect(client.pendingCount).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+    client.close();
+  });
+
   it('fails every pending request at once when the transport closes, and clears all timers', async () => {
     vi.useFakeTimers();
     const [host, pageEnd] = createLinkedPair();
@@ -224,7 +256,8 @@ describe('createToolClient', () => {
     ];
     const codes = Promise.all(calls.map(codeOf));
     await vi.advanceTimersByTimeAsync(1);
-    expect(vi.getTimerCount()).toBe(3);
+    // One timer serves every pending request.
+    expect(vi.getTimerCount()).toBe(1);
     pageEnd.close({ code: 1006, reason: 'socket dropped' });
     expect(await codes).toEqual([
       'tool_transport_closed',
