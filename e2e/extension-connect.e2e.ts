@@ -170,7 +170,11 @@ test('a page without endpoint.iife.js answers toolwire tools, call and MCP once 
   // runs; the tool the page declared critical stays hidden.
   await panel.locator('#connect-guard').selectOption('read-write');
   await panel.locator('#connect-button').click();
-  await expect(panel.locator('.connect-status')).toHaveText(/\(read-write\)\.$/);
+  // Connected at once with the kept pairing: the tab serves itself (no path is shown until
+  // the tab's own session has been welcomed).
+  await expect(panel.locator('.connect-status')).toHaveText(
+    /\(read-write, served from the tab\)\.$/,
+  );
   await expect.poll(async () => (await sessions(env))[0]?.guard).toBe('read-write');
   expect(await sessions(env)).toHaveLength(1);
   const added = await toolwire(['call', 'cart.add'], env);
