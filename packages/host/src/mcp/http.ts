@@ -34,6 +34,7 @@ import { RefusalLog } from '../server/refusal-log.js';
 import type { McpService } from './bridge.js';
 import { createMcpService } from './bridge.js';
 import type { McpHost } from './host-source.js';
+import { type HttpTransport, SessionTransport } from './http-fast.js';
 
 export const MCP_PATH = '/mcp';
 /** Client sessions held at once; a new one beyond them is refused (503). */
@@ -69,6 +70,11 @@ export interface McpHttpOptions {
   sessionCap?: number;
   /** Default MCP_IDLE_MS. */
   idleMs?: number;
+  /**
+   * Whether the hot request shape is answered by http-fast.ts (default true). Off, every
+   * request goes through the SDK's transport: the tests compare the two answers.
+   */
+  fastPath?: boolean;
 }
 
 export interface McpHttp {
@@ -80,12 +86,9 @@ export interface McpHttp {
   close(): Promise<void>;
 }
 
-type HttpTransport = InstanceType<
-  typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport
->;
-
 interface HttpSession {
-  transport: HttpTransport;
+  /** The SDK transport, with the fast path beside it (http-fast.ts). */
+  transport: SessionTransport;
   close(): Promise<void>;
   /** Requests being answered, and GET streams open: while either is non-zero it is not idle. */
   busy: number;
@@ -240,9 +243,11 @@ const messagesOf = (body: unknown): Message[] =>
 
 /** The Streamable HTTP endpoint over `host`'s sessions (header). Loads the SDK first. */
 export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Promise<McpHttp> {
-  const { StreamableHTTPServerTransport } = await import(
-    '@modelcontextprotocol/sdk/server/streamableHttp.js'
-  );
+  const [{ StreamableHTTPServerTransport }, { SUPPORTED_PROTOCOL_VERSIONS }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const fastPath = options.fastPath ?? true;
   const log = options.log ?? (() => {});
   const cap = options.sessionCap ?? MCP_SESSION_CAP;
   const idleMs = options.idleMs ?? MCP_IDLE_MS;
@@ -294,7 +299,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     opening++;
     let session: HttpSession | undefined;
     try {
-      const transport: HttpTransport = new StreamableHTTPServerTransport({
+      const sdk: HttpTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           if (session) sessions.set(id, session);
@@ -305,13 +310,14 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
           log(`mcp: HTTP session ${id.slice(0, 8)} ended by the client`);
         },
       });
+      const transport = new SessionTransport(sdk, SUPPORTED_PROTOCOL_VERSIONS);
       transport.onclose = () => {
         if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       };
       const client = await service.connect(transport);
       session = { transport, close: () => client.close(), busy: 0, lastSeen: Date.now() };
       track(session, response);
-      await transport.handleRequest(request, response, body);
+      await sdk.handleRequest(request, response, body);
       // An initialize the transport refused opened nothing.
       if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
         await client.close();
@@ -416,7 +422,10 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
         });
       }
     }
-    await session.transport.handleRequest(request, response, body);
+    if (method === 'POST' && fastPath && session.transport.tryFast(request, response, body)) {
+      return;
+    }
+    await session.transport.sdk.handleRequest(request, response, body);
   };
 
   return {
