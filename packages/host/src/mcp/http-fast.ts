@@ -13,13 +13,16 @@
  *    this path already. Anything else (a batch, a notification, a response, a wrong header, a
  *    body the SDK's schema might read otherwise) is left to the SDK, which answers as it does.
  * 2. The answer is the SDK's on the wire: 200, the same headers (lowercase, in its order, with
- *    the session id), chunked, and each message related to the request (its progress, a request
+ *    the session id), and each message related to the request (its progress, a request
  *    of the server's for it, then its response) as an SSE `event: message` with no event id
  *    (the SDK writes ids only with an event store, and the host gives it none). The response
  *    ends the stream. An SSE comment keeps the stream alive every 15 s as the SDK's does. One
  *    difference: the SDK sends the headers at once, this path with the first message, or alone
  *    after HEADERS_AFTER_MS without one: a call answered sooner goes out in one write (headers,
- *    frame, end), a slower one gets its headers as good as at once. The bytes are the same.
+ *    frame, end), a slower one gets its headers as good as at once. The framing follows from
+ *    that, as it does in the SDK's adapter: an answer that is the only frame and comes before
+ *    the headers went out has a Content-Length (the SDK's, when its answer is there at once),
+ *    any other stream is chunked. Status, headers and body are the same.
  * 3. `SessionTransport` stands between the session's SDK `Server` and its SDK transport: the
  *    `Server` talks to it; it hands start, close and every message to the SDK transport except
  *    the messages for a request this path took, which go to that request's response. The SDK
@@ -210,11 +213,15 @@ export class SessionTransport implements Transport {
     return true;
   }
 
-  /** Writes the SDK's headers for a POST's SSE answer, once. */
-  #head(stream: FastStream): void {
+  /**
+   * Writes the SDK's headers for a POST's SSE answer, once; with `length` (an answer that is
+   * the stream's only frame) as Content-Length, as the SDK's adapter does when the answer is
+   * there at once, else chunked.
+   */
+  #head(stream: FastStream, length?: number): void {
     if (stream.started) return;
     stream.started = true;
-    const headers: Record<string, string> = {
+    const headers: Record<string, string | number> = {
       'cache-control': 'no-cache, no-transform',
       connection: 'keep-alive',
       'content-type': 'text/event-stream',
@@ -222,6 +229,7 @@ export class SessionTransport implements Transport {
     const id = this.sdk.sessionId;
     if (id !== undefined) headers['mcp-session-id'] = id;
     headers['x-accel-buffering'] = 'no';
+    if (length !== undefined) headers['content-length'] = length;
     stream.response.writeHead(200, headers);
   }
 
@@ -231,9 +239,14 @@ export class SessionTransport implements Transport {
     clearTimeout(stream.timer);
     if (stream.gone) return;
     stream.gone = true;
-    this.#head(stream);
-    if (last === undefined) stream.response.end();
-    else stream.response.end(last);
+    if (last === undefined) {
+      this.#head(stream);
+      stream.response.end();
+      return;
+    }
+    const body = Buffer.from(last);
+    this.#head(stream, body.length);
+    stream.response.end(body);
   }
 
   /** Forgets cancelled requests that never answered (their late messages then go nowhere). */

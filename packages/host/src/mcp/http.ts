@@ -82,6 +82,8 @@ export interface McpHttp {
   handle(request: IncomingMessage, response: ServerResponse): void;
   /** Sessions held now. */
   readonly sessionCount: number;
+  /** Requests the fast path answered (http-fast.ts), for the tests. */
+  readonly fastAnswers: number;
   /** Ends every session (their calls in flight are aborted). */
   close(): Promise<void>;
 }
@@ -262,6 +264,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
   /** Sessions being opened (their initialize in flight): they count against the cap. */
   let opening = 0;
   let closed = false;
+  let fastAnswers = 0;
 
   const sweep = setInterval(
     () => {
@@ -423,6 +426,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
       }
     }
     if (method === 'POST' && fastPath && session.transport.tryFast(request, response, body)) {
+      fastAnswers++;
       return;
     }
     await session.transport.sdk.handleRequest(request, response, body);
@@ -446,6 +450,9 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     },
     get sessionCount() {
       return sessions.size;
+    },
+    get fastAnswers() {
+      return fastAnswers;
     },
     async close() {
       closed = true;
