@@ -27,8 +27,9 @@
  *    `Server` talks to it; it hands start, close and every message to the SDK transport except
  *    the messages for a request this path took, which go to that request's response. The SDK
  *    transport stays the authority on the session: its id, whether it closed.
- * 4. A client dropping the stream cancels the call (http.ts does that for both paths); what
- *    the server sends for the request afterwards is dropped, as the SDK drops it.
+ * 4. A client dropping the stream cancels the call, as http.ts does for the SDK's streams: a
+ *    `notifications/cancelled` for it to the `Server`. What the server sends for the request
+ *    afterwards is dropped, as the SDK drops it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type {
@@ -193,6 +194,11 @@ export class SessionTransport implements Transport {
       if (response.writableFinished) return;
       stream.gone = true;
       clearTimeout(stream.timer);
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: message.id, reason: 'the client closed the stream' },
+      });
     });
     this.onmessage?.(message, { requestInfo: { headers: request.headers } });
     // Answered at once (an error, or a handler that did not wait): no timer. Else the headers

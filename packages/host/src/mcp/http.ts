@@ -138,9 +138,17 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 export function checkMcpRequest(
   headers: IncomingMessage['headers'],
-  policy: { secret: string | Buffer; ports: readonly number[] },
+  policy: {
+    secret: string | Buffer;
+    ports: readonly number[] | (() => readonly number[]);
+    /** `Host` values that passed before (their check is not redone), kept up to 8. */
+    hosts?: Set<string>;
+  },
 ): McpRefusal | undefined {
-  if (!loopbackHost(headers.host, policy.ports)) {
+  const host = headers.host;
+  const known = host !== undefined && policy.hosts?.has(host) === true;
+  const ports = () => (typeof policy.ports === 'function' ? policy.ports() : policy.ports);
+  if (!known && !loopbackHost(host, ports())) {
     return {
       status: 403,
       code: 'mcp_host_refused',
@@ -154,6 +162,9 @@ export function checkMcpRequest(
       code: 'mcp_origin_refused',
       message: `The MCP endpoint does not answer web pages of ${JSON.stringify(origin)}; only loopback origins.`,
     };
+  }
+  if (!known && host !== undefined && policy.hosts && policy.hosts.size < 8) {
+    policy.hosts.add(host); // it passed the Host check
   }
   const auth = headers.authorization;
   const given = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
@@ -265,6 +276,8 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
   let opening = 0;
   let closed = false;
   let fastAnswers = 0;
+  /** `Host` values that passed the check (a client sends the same one every time). */
+  const knownHosts = new Set<string>();
 
   const sweep = setInterval(
     () => {
@@ -333,7 +346,8 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const refusal = checkMcpRequest(request.headers, {
       secret: secretDigest,
-      ports: [options.port(), ...(options.forwardedPorts ?? [])],
+      ports: () => [options.port(), ...(options.forwardedPorts ?? [])],
+      hosts: knownHosts,
     });
     if (refusal) {
       const from = request.headers.origin ?? request.socket.remoteAddress ?? '?';
@@ -407,6 +421,12 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
       return;
     }
     track(session, response);
+    // The hot shape (a tools/call, one request) is answered beside the SDK (http-fast.ts),
+    // which also cancels its call when the client drops the stream.
+    if (method === 'POST' && fastPath && session.transport.tryFast(request, response, body)) {
+      fastAnswers++;
+      return;
+    }
     if (method === 'POST') {
       // The client dropping the stream a call answers on cancels the call (header 4).
       const asked = messagesOf(body)
@@ -424,10 +444,6 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
           }
         });
       }
-    }
-    if (method === 'POST' && fastPath && session.transport.tryFast(request, response, body)) {
-      fastAnswers++;
-      return;
     }
     await session.transport.sdk.handleRequest(request, response, body);
   };
