@@ -69,6 +69,7 @@ async function setUp() {
   });
   cleanups.push(() => page?.socket.terminate());
   await host.waitForSession({ filter: (s) => s.catalog.get('demo.wait') !== undefined });
+  const logs: string[] = [];
   const serve = async (fastPath: boolean): Promise<Endpoint> => {
     let port = 0;
     const mcp = await createMcpHttp(host, {
@@ -76,6 +77,7 @@ async function setUp() {
       port: () => port,
       maxBodyBytes: 1 << 20,
       fastPath,
+      log: (line) => logs.push(line),
     });
     const server = createServer((request, response) => mcp.handle(request, response));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -93,6 +95,7 @@ async function setUp() {
     page: page as FakePage,
     stops,
     started,
+    logs,
     release() {
       gate.open();
       gate = latch();
@@ -320,6 +323,28 @@ describe('the /mcp fast path', () => {
     // The session goes on: the next call is answered.
     const after = await ask(setup.fast.port, { headers: session, body: call(3, 'demo_echo') });
     expect(after.body).toContain('"id":3');
+  });
+
+  it('DELETE with a fast-path call in flight ends its stream and stops the call, quietly', async () => {
+    const setup = await setUp();
+    const session = await open(setup.fast);
+    // The honest road first: a call on the fast path is answered.
+    const answered = await ask(setup.fast.port, { headers: session, body: call(1, 'demo_echo') });
+    expect(answered.body).toContain('"id":1');
+    expect(setup.fast.mcp.fastAnswers).toBe(1);
+    const pending = ask(setup.fast.port, { headers: session, body: call(2, 'demo_wait') });
+    await until(() => setup.started.length === 1);
+    expect(setup.fast.mcp.fastAnswers).toBe(2);
+    const ended = await ask(setup.fast.port, { method: 'DELETE', headers: session });
+    expect(ended.status).toBe(200);
+    // The call's stream ends with no answer, as the SDK ends its own streams.
+    const streamed = await pending;
+    expect(streamed.status).toBe(200);
+    expect(streamed.body).toBe('');
+    await until(() => setup.stops.length === 1);
+    const gone = await ask(setup.fast.port, { headers: session, body: call(3, 'demo_echo') });
+    expect(gone.status).toBe(404);
+    expect(setup.logs.filter((line) => !/HTTP session \w+ (opened|ended)/.test(line))).toEqual([]);
   });
 
   it('leaves every other shape to the SDK, which answers it as it does without the fast path', async () => {

@@ -139,8 +139,10 @@ export class SessionTransport implements Transport {
     sdk.onerror = (error) => this.onerror?.(error);
     sdk.onclose = () => {
       // The SDK ends its own streams when its session closes: these end alike (no answer).
+      // They stay known as gone, so what the server still sends for them is dropped quietly,
+      // as the SDK drops what comes for its streams after it closed.
       this.#closed = true;
-      for (const [id, stream] of this.#streams) this.#finish(id, stream);
+      for (const stream of this.#streams.values()) this.#end(stream);
       this.onclose?.();
     };
   }
@@ -240,19 +242,23 @@ export class SessionTransport implements Transport {
   }
 
   /** Ends `stream`'s answer, with `last` as its last frame. */
-  #finish(id: RequestId, stream: FastStream, last?: string): void {
+  #finish(id: RequestId, stream: FastStream, last: string): void {
     this.#streams.delete(id);
     clearTimeout(stream.timer);
     if (stream.gone) return;
     stream.gone = true;
-    if (last === undefined) {
-      this.#head(stream);
-      stream.response.end();
-      return;
-    }
     const body = Buffer.from(last);
     this.#head(stream, body.length);
     stream.response.end(body);
+  }
+
+  /** Ends `stream` with no answer (the session closed). */
+  #end(stream: FastStream): void {
+    clearTimeout(stream.timer);
+    if (stream.gone) return;
+    stream.gone = true;
+    this.#head(stream);
+    stream.response.end();
   }
 
   /** Forgets cancelled requests that never answered (their late messages then go nowhere). */
