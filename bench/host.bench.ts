@@ -19,9 +19,13 @@
  * - for information: the same 100 B call entering through the MCP stdio bridge (in-process
  *   streams, on the MCP SDK's server), as a ratio to a direct `session.call` of the same tool:
  *   what an MCP client adds on top of the host;
- * - MCP over Streamable HTTP (`/mcp` on the host's page port, a keep-alive node:http client
- *   reading the SSE answer) beside the stdio own-host path, 100 B and 10 KiB, interleaved call
- *   by call with it and with `--attach`: HTTP at most 1.05x stdio own-host at 100 B;
+ * - MCP over Streamable HTTP against stdio, the target: `toolwire mcp` (the built CLI) as a
+ *   child process with a host of its own, the same page connected to it, called over its
+ *   stdin/stdout by a lean line client and over its `/mcp` by a lean keep-alive node:http
+ *   client, interleaved call by call: HTTP at most 1.05x stdio at 100 B (10 KiB printed too;
+ *   the SDK's own Streamable HTTP client beside them for information). For information too,
+ *   `/mcp` of this process's host against the stdio bridge on in-process streams, at 100 B and
+ *   10 KiB. `TOOLWIRE_BENCH_HOST_ONLY=mcp-http` runs these rows alone;
  * - for information: the load test's shape (200 sessions of Node clients running the page
  *   engine over their own sockets x 50 calls, all in flight): calls/s and p50/p99 latency.
  *
