@@ -67,6 +67,7 @@ import {
   median,
   renderTable,
 } from './lib/harness.js';
+import { connectMcpSocket } from './lib/mcp-socket-client.js';
 import { record } from './lib/summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -458,6 +459,7 @@ async function sdkHttpClient(
  * too); the SDK's own HTTP client beside them for information.
  */
 async function mcpHttpTargetRows(child: McpChild): Promise<void> {
+  const overSocket = await connectMcpSocket(child.mcpUrl, child.secret);
   const overHttp = await mcpHttpClient(child.mcpUrl, child.secret);
   const sdk = await sdkHttpClient(child.mcpUrl, child.secret);
   try {
@@ -478,9 +480,10 @@ async function mcpHttpTargetRows(child: McpChild): Promise<void> {
       check: (answer: any) =>
         sameJson(JSON.parse(answer.result?.content?.[0]?.text ?? 'null'), payload, label),
     });
-    const [stdio, http, viaSdk] = await measureInterleaved([
+    const [stdio, http, viaNodeHttp, viaSdk] = await measureInterleaved([
       call(child.stdio, 'child stdio', SMALL),
-      call(overHttp, 'child http', SMALL),
+      call(overSocket, 'child http', SMALL),
+      call(overHttp, 'child http, node:http client', SMALL),
       call(sdk, 'child http, SDK client', SMALL),
     ]);
     const ratio = addRow(
@@ -489,10 +492,10 @@ async function mcpHttpTargetRows(child: McpChild): Promise<void> {
       stdio,
       HTTP_P50_TARGET,
       'MCP-B relay 1.1 ms',
-      `one child process, its own host, same page; lean keep-alive node:http client vs lean line client on its pipes; SDK StreamableHTTPClientTransport ${formatMs(viaSdk.medianMs)} ms (${formatRatio(viaSdk.medianMs / stdio.medianMs)}, info)`,
+      `one child process, its own host, same page; HTTP/1.1 by hand on one keep-alive socket vs a line client on its pipes; node:http client ${formatMs(viaNodeHttp.medianMs)} ms (${formatRatio(viaNodeHttp.medianMs / stdio.medianMs)}, info); SDK StreamableHTTPClientTransport ${formatMs(viaSdk.medianMs)} ms (${formatRatio(viaSdk.medianMs / stdio.medianMs)}, info)`,
     );
     console.log(
-      `MCP over HTTP / stdio, toolwire mcp child, 100 B p50: ${formatRatio(ratio)} (${formatMs(http.medianMs)} / ${formatMs(stdio.medianMs)} ms); the SDK's HTTP client ${formatMs(viaSdk.medianMs)} ms (${formatRatio(viaSdk.medianMs / stdio.medianMs)})`,
+      `MCP over HTTP / stdio, toolwire mcp child, 100 B p50: ${formatRatio(ratio)} (${formatMs(http.medianMs)} / ${formatMs(stdio.medianMs)} ms); node:http client ${formatMs(viaNodeHttp.medianMs)} ms (${formatRatio(viaNodeHttp.medianMs / stdio.medianMs)}); the SDK's HTTP client ${formatMs(viaSdk.medianMs)} ms (${formatRatio(viaSdk.medianMs / stdio.medianMs)})`,
     );
     record({
       bench: 'host',
@@ -504,7 +507,7 @@ async function mcpHttpTargetRows(child: McpChild): Promise<void> {
     const tenKib = makeRecordsPayload(10 * 1024) as JsonObject;
     const [stdioTen, httpTen] = await measureInterleaved([
       call(child.stdio, 'child stdio 10 KiB', tenKib),
-      call(overHttp, 'child http 10 KiB', tenKib),
+      call(overSocket, 'child http 10 KiB', tenKib),
     ]);
     rows.push([
       'MCP tools/call over HTTP (/mcp) vs stdio, `toolwire mcp` child, 10 KiB, p50',
@@ -523,6 +526,7 @@ async function mcpHttpTargetRows(child: McpChild): Promise<void> {
   } finally {
     await sdk.close();
     await overHttp.close();
+    overSocket.close();
   }
 }
 
