@@ -130,6 +130,9 @@ export class SessionTransport implements Transport {
   readonly sdk: HttpTransport;
   readonly #versions: readonly string[];
   readonly #streams = new Map<RequestId, FastStream>();
+  /** The answer's headers, for the session id `#headersFor`. */
+  #headers: string[] | undefined;
+  #headersFor: string | undefined;
   #closed = false;
 
   constructor(sdk: HttpTransport, versions: readonly string[]) {
@@ -229,16 +232,26 @@ export class SessionTransport implements Transport {
   #head(stream: FastStream, length?: number): void {
     if (stream.started) return;
     stream.started = true;
-    const headers: Record<string, string | number> = {
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'content-type': 'text/event-stream',
-    };
     const id = this.sdk.sessionId;
-    if (id !== undefined) headers['mcp-session-id'] = id;
-    headers['x-accel-buffering'] = 'no';
-    if (length !== undefined) headers['content-length'] = length;
-    stream.response.writeHead(200, headers);
+    if (this.#headers === undefined || this.#headersFor !== id) {
+      // Made once a session (its id does not change): names and values in one flat list.
+      this.#headersFor = id;
+      this.#headers = [
+        'cache-control',
+        'no-cache, no-transform',
+        'connection',
+        'keep-alive',
+        'content-type',
+        'text/event-stream',
+        ...(id === undefined ? [] : ['mcp-session-id', id]),
+        'x-accel-buffering',
+        'no',
+      ];
+    }
+    stream.response.writeHead(
+      200,
+      length === undefined ? this.#headers : [...this.#headers, 'content-length', String(length)],
+    );
   }
 
   /** Ends `stream`'s answer, with `last` as its last frame. */
@@ -247,9 +260,9 @@ export class SessionTransport implements Transport {
     clearTimeout(stream.timer);
     if (stream.gone) return;
     stream.gone = true;
-    const body = Buffer.from(last);
-    this.#head(stream, body.length);
-    stream.response.end(body);
+    // A string, not a Buffer: Node then sends the headers and the frame in one write.
+    this.#head(stream, Buffer.byteLength(last));
+    stream.response.end(last);
   }
 
   /** Ends `stream` with no answer (the session closed). */

@@ -247,7 +247,8 @@ function readBody(
     request.on('end', () => {
       if (done) return;
       done = true;
-      resolve({ ok: true, text: Buffer.concat(chunks).toString('utf8') });
+      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      resolve({ ok: true, text: whole.toString('utf8') });
     });
     request.on('error', () => {
       if (!done) resolve({ ok: false });
