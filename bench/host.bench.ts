@@ -21,9 +21,10 @@
  *   what an MCP client adds on top of the host;
  * - MCP over Streamable HTTP against stdio, the target: `toolwire mcp` (the built CLI) as a
  *   child process with a host of its own, the same page connected to it, called over its
- *   stdin/stdout by a lean line client and over its `/mcp` by a lean keep-alive node:http
- *   client, interleaved call by call: HTTP at most 1.05x stdio at 100 B (10 KiB printed too;
- *   the SDK's own Streamable HTTP client beside them for information). For information too,
+ *   stdin/stdout by a lean line client and over its `/mcp` by HTTP/1.1 written and read by
+ *   hand on one keep-alive socket (lib/mcp-socket-client.ts), interleaved call by call: HTTP
+ *   at most 1.05x stdio at 100 B (10 KiB printed too; a keep-alive node:http client and the
+ *   SDK's own Streamable HTTP client beside them for information). For information too,
  *   `/mcp` of this process's host against the stdio bridge on in-process streams, at 100 B and
  *   10 KiB. `TOOLWIRE_BENCH_HOST_ONLY=mcp-http` runs these rows alone;
  * - for information: the load test's shape (200 sessions of Node clients running the page
