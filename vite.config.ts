@@ -76,6 +76,17 @@ export default defineConfig({
           environment: 'node',
         },
       },
+      // The benches' own helpers (the hand-written MCP HTTP client), against real servers.
+      {
+        ...sourceResolve,
+        test: {
+          name: 'bench',
+          root: fileURLToPath(new URL('./bench/', import.meta.url)),
+          include: ['test/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 20_000,
+        },
+      },
       ...packageNames.map((name) => ({
         // What the endpoint's build stamps in (scripts/build.ts), so tests see the real version.
         define: endpointVersionDefine,

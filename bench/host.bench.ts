@@ -19,9 +19,14 @@
  * - for information: the same 100 B call entering through the MCP stdio bridge (in-process
  *   streams, on the MCP SDK's server), as a ratio to a direct `session.call` of the same tool:
  *   what an MCP client adds on top of the host;
- * - MCP over Streamable HTTP (`/mcp` on the host's page port, a keep-alive node:http client
- *   reading the SSE answer) beside the stdio own-host path, 100 B and 10 KiB, interleaved call
- *   by call with it and with `--attach`: HTTP at most 1.05x stdio own-host at 100 B;
+ * - MCP over Streamable HTTP against stdio, the target: `toolwire mcp` (the built CLI) as a
+ *   child process with a host of its own, the same page connected to it, called over its
+ *   stdin/stdout by a lean line client and over its `/mcp` by HTTP/1.1 written and read by
+ *   hand on one keep-alive socket (lib/mcp-socket-client.ts), interleaved call by call: HTTP
+ *   at most 1.05x stdio at 100 B (10 KiB printed too; a keep-alive node:http client and the
+ *   SDK's own Streamable HTTP client beside them for information). For information too,
+ *   `/mcp` of this process's host against the stdio bridge on in-process streams, at 100 B and
+ *   10 KiB. `TOOLWIRE_BENCH_HOST_ONLY=mcp-http` runs these rows alone;
  * - for information: the load test's shape (200 sessions of Node clients running the page
  *   engine over their own sockets x 50 calls, all in flight): calls/s and p50/p99 latency.
  *
@@ -63,6 +68,7 @@ import {
   median,
   renderTable,
 } from './lib/harness.js';
+import { connectMcpSocket } from './lib/mcp-socket-client.js';
 import { record } from './lib/summary.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -141,6 +147,8 @@ const PAGE_HTML = `<!doctype html>
       // A second session of the same endpoint, to a bare @toolwire/protocol client: the host's
       // own cost is the difference between the two.
       toolwire.connect({ url: fragment.get('client') });
+      // toolwire mcp as a child process, a host of its own (the MCP over HTTP target row).
+      if (fragment.get('child')) toolwire.connect({ url: fragment.get('child') });
       // The baseline: a plain JSON request/response over its own WebSocket.
       const baseline = new WebSocket(fragment.get('baseline'));
       baseline.onmessage = (event) => {
@@ -337,6 +345,232 @@ async function mcpHttpClient(url: string, secret: string) {
       agent.destroy();
     },
   };
+}
+
+// ---- `toolwire mcp` as a child process: stdio and /mcp on the same host --------------------
+
+/** The built CLI (the bench builds @toolwire/host first). */
+const CLI = join(ROOT, 'packages/host/dist/cli.js');
+
+interface McpChild {
+  /** The child's host, for the page to connect to (token included). */
+  hostUrl: string;
+  /** Its `/mcp`, and the secret in its TOOLWIRE_HOME. */
+  mcpUrl: string;
+  secret: string;
+  /** A line client on its stdin/stdout, initialized. */
+  stdio: McpRpc;
+  stop(): Promise<void>;
+}
+
+/**
+ * `toolwire mcp --allow-origin <page>` as an MCP client launches it: a child process with a
+ * host of its own (port 0, a fresh TOOLWIRE_HOME), driven over its real stdin/stdout by a
+ * line client as lean as `mcpClient`. The same child serves `/mcp` on its page port.
+ */
+async function startMcpChild(origin: string): Promise<McpChild> {
+  const home = mkdtempSync(join(tmpdir(), 'toolwire-bench-home-'));
+  const child = spawn(
+    process.execPath,
+    [CLI, 'mcp', '--allow-origin', origin, '--port', '0', '--control-port', '0'],
+    {
+      env: { PATH: process.env.PATH ?? '', TOOLWIRE_HOME: home },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.setEncoding('utf8');
+  child.stderr?.on('data', (chunk: string) => {
+    if (stderr.length < 100_000) stderr += chunk;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const pending = new Map<number, (message: any) => void>();
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (line) => {
+    const message = JSON.parse(line);
+    pending.get(message.id)?.(message);
+    pending.delete(message.id);
+  });
+  let nextId = 0;
+  const rpc = (method: string, params: object): Promise<any> => {
+    const id = ++nextId;
+    return new Promise((resolve) => {
+      pending.set(id, resolve);
+      child.stdin?.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  };
+  const stop = async () => {
+    child.stdin?.end();
+    if (child.exitCode === null) child.kill();
+    await exited;
+    rmSync(home, { recursive: true, force: true });
+  };
+  try {
+    const started = performance.now();
+    let hostUrl: string | undefined;
+    let mcpUrl: string | undefined;
+    while (!(hostUrl && mcpUrl)) {
+      expect(child.exitCode === null, `toolwire mcp exited:\n${stderr}`);
+      expect(performance.now() - started < 20_000, `toolwire mcp did not start:\n${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      hostUrl = /url: '([^']+)'/.exec(stderr)?.[1];
+      mcpUrl = /MCP over HTTP at (\S+)/.exec(stderr)?.[1];
+    }
+    await rpc('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'bench', version: '0' },
+    });
+    child.stdin?.write(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`,
+    );
+    const secret = readFileSync(join(home, 'mcp-secret'), 'utf8').trim();
+    return { hostUrl, mcpUrl, secret, stdio: { rpc }, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The MCP SDK's own Streamable HTTP client on `url` (what most MCP clients use). */
+async function sdkHttpClient(
+  url: string,
+  secret: string,
+): Promise<McpRpc & { close(): Promise<void> }> {
+  const { Client, StreamableHTTPClientTransport } = await import(
+    '../packages/host/test/mcp-client.js'
+  );
+  const client = new Client({ name: 'bench', version: '0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+    }),
+  );
+  return {
+    rpc: async (method, params) => {
+      expect(method === 'tools/call', 'the SDK client case only calls tools');
+      return { result: await client.callTool(params as { name: string; arguments: JsonObject }) };
+    },
+    close: () => client.close(),
+  };
+}
+
+/**
+ * The target row: MCP over HTTP at most 1.05x `toolwire mcp` over stdio, both on the same
+ * child's own host and the same page, interleaved call by call, p50 at 100 B (10 KiB printed
+ * too); the SDK's own HTTP client beside them for information.
+ */
+async function mcpHttpTargetRows(child: McpChild): Promise<void> {
+  const overSocket = await connectMcpSocket(child.mcpUrl, child.secret);
+  const overHttp = await mcpHttpClient(child.mcpUrl, child.secret);
+  const sdk = await sdkHttpClient(child.mcpUrl, child.secret);
+  try {
+    for (let n = 0; ; n++) {
+      const listed = await child.stdio.rpc('tools/list', {});
+      if (listed.result?.tools?.some((tool: { name: string }) => tool.name === 'bench_echo')) break;
+      expect(n < 400, 'the page never reached the toolwire mcp child');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const listed = await overHttp.rpc('tools/list', {});
+    expect(
+      listed.result?.tools?.some((tool: { name: string }) => tool.name === 'bench_echo'),
+      'the child does not list bench_echo over HTTP',
+    );
+    const call = (client: McpRpc, label: string, payload: JsonObject) => ({
+      prepare: () => undefined,
+      run: () => client.rpc('tools/call', { name: 'bench_echo', arguments: payload }),
+      check: (answer: any) =>
+        sameJson(JSON.parse(answer.result?.content?.[0]?.text ?? 'null'), payload, label),
+    });
+    const [stdio, http, viaNodeHttp, viaSdk] = await measureInterleaved([
+      call(child.stdio, 'child stdio', SMALL),
+      call(overSocket, 'child http', SMALL),
+      call(overHttp, 'child http, node:http client', SMALL),
+      call(sdk, 'child http, SDK client', SMALL),
+    ]);
+    const ratio = addRow(
+      'MCP tools/call over HTTP (/mcp) vs stdio, `toolwire mcp` child, 100 B, p50',
+      http,
+      stdio,
+      HTTP_P50_TARGET,
+      'MCP-B relay 1.1 ms',
+      `one child process, its own host, same page; HTTP/1.1 by hand on one keep-alive socket vs a line client on its pipes; node:http client ${formatMs(viaNodeHttp.medianMs)} ms (${formatRatio(viaNodeHttp.medianMs / stdio.medianMs)}, info); SDK StreamableHTTPClientTransport ${formatMs(viaSdk.medianMs)} ms (${formatRatio(viaSdk.medianMs / stdio.medianMs)}, info)`,
+    );
+    console.log(
+      `MCP over HTTP / stdio, toolwire mcp child, 100 B p50: ${formatRatio(ratio)} (${formatMs(http.medianMs)} / ${formatMs(stdio.medianMs)} ms); node:http client ${formatMs(viaNodeHttp.medianMs)} ms (${formatRatio(viaNodeHttp.medianMs / stdio.medianMs)}); the SDK's HTTP client ${formatMs(viaSdk.medianMs)} ms (${formatRatio(viaSdk.medianMs / stdio.medianMs)})`,
+    );
+    record({
+      bench: 'host',
+      what: 'MCP tools/call p50, 100 B, over Streamable HTTP (/mcp) vs stdio, `toolwire mcp` child',
+      figure: { value: http.medianMs, unit: 'ms' },
+      baseline: { name: '`toolwire mcp` over its stdio pipes', value: stdio.medianMs, unit: 'ms' },
+      target: { op: '<=', value: HTTP_P50_TARGET, of: 'ratio' },
+    });
+    const tenKib = makeRecordsPayload(10 * 1024) as JsonObject;
+    const [stdioTen, httpTen] = await measureInterleaved([
+      call(child.stdio, 'child stdio 10 KiB', tenKib),
+      call(overSocket, 'child http 10 KiB', tenKib),
+    ]);
+    rows.push([
+      'MCP tools/call over HTTP (/mcp) vs stdio, `toolwire mcp` child, 10 KiB, p50',
+      String(httpTen.runs),
+      formatMs(httpTen.medianMs),
+      formatMs(stdioTen.medianMs),
+      formatRatio(httpTen.medianMs / stdioTen.medianMs),
+      '-',
+      'info',
+      'MCP-B relay 1.3 ms',
+      'the same clients as the 100 B row',
+    ]);
+    console.log(
+      `MCP over HTTP / stdio, toolwire mcp child, 10 KiB p50: ${formatRatio(httpTen.medianMs / stdioTen.medianMs)} (${formatMs(httpTen.medianMs)} / ${formatMs(stdioTen.medianMs)} ms)`,
+    );
+  } finally {
+    await sdk.close();
+    await overHttp.close();
+    overSocket.close();
+  }
+}
+
+/** The in-process comparison (information): `/mcp` of this host vs `mcpClient` on streams. */
+function inProcessHttpRow(label: string, http: Timing, stdio: Timing, notes = ''): void {
+  rows.push([
+    `MCP tools/call over HTTP (/mcp) vs in-process stdio bridge, one process, ${label}, p50`,
+    String(http.runs),
+    formatMs(http.medianMs),
+    formatMs(stdio.medianMs),
+    formatRatio(http.medianMs / stdio.medianMs),
+    '-',
+    'info',
+    '',
+    `this process's host; lean keep-alive node:http client vs createMcpBridge on PassThrough streams (no pipe, no process boundary)${notes}`,
+  ]);
+  console.log(
+    `MCP over HTTP / in-process stdio bridge, ${label} p50: ${formatRatio(http.medianMs / stdio.medianMs)} (${formatMs(http.medianMs)} / ${formatMs(stdio.medianMs)} ms)`,
+  );
+}
+
+/** The in-process rows alone (TOOLWIRE_BENCH_HOST_ONLY=mcp-http). */
+async function inProcessHttpRows(
+  host: Parameters<typeof createMcpBridge>[0] & { mcpUrl?: string },
+) {
+  const mcp = mcpClient(host);
+  const overHttp = await mcpHttpClient(host.mcpUrl as string, MCP_SECRET);
+  try {
+    const call = (client: McpRpc, label: string, payload: JsonObject) => ({
+      prepare: () => undefined,
+      run: () => client.rpc('tools/call', { name: 'bench_echo', arguments: payload }),
+      check: (answer: any) =>
+        sameJson(JSON.parse(answer.result?.content?.[0]?.text ?? 'null'), payload, label),
+    });
+    const [viaMcp, viaHttp] = await measureInterleaved([
+      call(mcp, 'in-process mcp', SMALL),
+      call(overHttp, 'in-process http', SMALL),
+    ]);
+    inProcessHttpRow('100 B', viaHttp, viaMcp);
+  } finally {
+    await overHttp.close();
+    await mcp.close();
+  }
 }
 
 // ---- MCP-B's local relay, the peer of the MCP rows ----------------------------------------
@@ -726,6 +960,11 @@ function buildEndpoint(): void {
     cwd: ROOT,
     stdio: 'pipe',
   });
+  // The CLI the `toolwire mcp` child runs.
+  execFileSync('npx', ['-y', 'pnpm@12.4.2', '--filter', '@toolwire/host...', 'build'], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
 }
 
 /** A bare @toolwire/protocol client for the page's second session (no host on top). */
@@ -809,6 +1048,7 @@ async function main(): Promise<void> {
   });
   targets.on = slowOn.port;
   targets.off = slowOff.port;
+  const child = await startMcpChild(server.origin);
   const pageUrl = new URL(`${server.origin}/bench/host.html`);
   pageUrl.hash = [
     `host=${encodeURIComponent(host.url)}`,
@@ -816,6 +1056,7 @@ async function main(): Promise<void> {
     `client=${encodeURIComponent(bare.url)}`,
     `slowOn=${encodeURIComponent(proxyOn.via(slowOn.url))}`,
     `slowOff=${encodeURIComponent(proxyOff.via(slowOff.url))}`,
+    `child=${encodeURIComponent(child.hostUrl)}`,
   ].join('&');
   const browser = launchChromium(pageUrl.toString());
   try {
@@ -841,6 +1082,13 @@ async function main(): Promise<void> {
       if (index.tools?.some((tool) => tool.id === 'bench.echo')) break;
       expect(n < 100, 'the page never listed bench.echo to the bare client');
       await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    if (process.env.TOOLWIRE_BENCH_HOST_ONLY === 'mcp-http') {
+      await mcpHttpTargetRows(child);
+      await inProcessHttpRows(host);
+      console.log(renderTable(TABLE_HEADINGS, rows));
+      return;
     }
 
     if (process.env.TOOLWIRE_BENCH_HOST_ONLY === 'relay') {
@@ -971,6 +1219,9 @@ async function main(): Promise<void> {
       return;
     }
 
+    // ---- MCP over HTTP against stdio, on a `toolwire mcp` child (the target) ----
+    await mcpHttpTargetRows(child);
+
     // ---- through the MCP bridge: own host (information), and attached (issue 16 part 1) ----
     const mcp = mcpClient(host);
     const control = await startControlServer(host);
@@ -1037,44 +1288,19 @@ async function main(): Promise<void> {
         baseline: { name: 'own-host MCP path', value: viaMcp.medianMs, unit: 'ms' },
         target: { op: '<=', value: ATTACHED_P50_TARGET, of: 'ratio' },
       });
-      // MCP over HTTP: the same host, the same page, in the same interleaved rounds.
-      const httpRatio = addRow(
-        'MCP tools/call over HTTP (/mcp) vs own host (stdio), 100 B, p50',
-        viaHttp,
-        viaMcp,
-        HTTP_P50_TARGET,
-        'MCP-B relay 1.1 ms',
-        `keep-alive node:http client, SSE answer; --attach ${formatRatio(viaAttached.medianMs / viaMcp.medianMs)} of own host in the same rounds`,
-      );
-      console.log(
-        `MCP over HTTP / stdio own-host, 100 B p50: ${formatRatio(httpRatio)} (${formatMs(viaHttp.medianMs)} / ${formatMs(viaMcp.medianMs)})`,
-      );
-      record({
-        bench: 'host',
-        what: 'MCP tools/call p50, 100 B, over Streamable HTTP (/mcp) vs stdio own host',
-        figure: { value: viaHttp.medianMs, unit: 'ms' },
-        baseline: { name: 'own-host MCP path (stdio)', value: viaMcp.medianMs, unit: 'ms' },
-        target: { op: '<=', value: HTTP_P50_TARGET, of: 'ratio' },
-      });
+      // MCP over HTTP in this process, for information (the target row is the child's).
+      inProcessHttpRow('100 B', viaHttp, viaMcp);
       const TEN_KIB = makeRecordsPayload(10 * 1024) as JsonObject;
       const [viaMcpTen, viaHttpTen, viaAttachedTen] = await measureInterleaved([
         mcpCall(mcp, 'mcp 10 KiB', TEN_KIB),
         mcpCall(overHttp, 'mcp over http 10 KiB', TEN_KIB),
         mcpCall(attached, 'attached mcp 10 KiB', TEN_KIB),
       ]);
-      rows.push([
-        'MCP tools/call over HTTP (/mcp) vs own host (stdio), 10 KiB, p50',
-        String(viaHttpTen.runs),
-        formatMs(viaHttpTen.medianMs),
-        formatMs(viaMcpTen.medianMs),
-        formatRatio(viaHttpTen.medianMs / viaMcpTen.medianMs),
-        '-',
-        'info',
-        'MCP-B relay 1.3 ms',
-        `--attach ${formatMs(viaAttachedTen.medianMs)} (${formatRatio(viaAttachedTen.medianMs / viaMcpTen.medianMs)} of own host)`,
-      ]);
-      console.log(
-        `MCP over HTTP / stdio own-host, 10 KiB p50: ${formatRatio(viaHttpTen.medianMs / viaMcpTen.medianMs)} (${formatMs(viaHttpTen.medianMs)} / ${formatMs(viaMcpTen.medianMs)})`,
+      inProcessHttpRow(
+        '10 KiB',
+        viaHttpTen,
+        viaMcpTen,
+        `; --attach ${formatMs(viaAttachedTen.medianMs)} (${formatRatio(viaAttachedTen.medianMs / viaMcpTen.medianMs)} of own host)`,
       );
 
       // Throughput: the attached path against the WebSocket JSON echo in the same rounds. The
@@ -1182,6 +1408,7 @@ async function main(): Promise<void> {
     );
   } finally {
     browser.stop();
+    await child.stop();
     await proxyOn.close();
     await proxyOff.close();
     await slowOn.close();

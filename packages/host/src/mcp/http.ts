@@ -28,12 +28,14 @@
  * 6. The server runs in the host's own process and calls its sessions directly
  *    (host-source.ts), the own-host stdio path: no hop through the control API.
  */
+import * as nodeCrypto from 'node:crypto';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RefusalLog } from '../server/refusal-log.js';
 import type { McpService } from './bridge.js';
 import { createMcpService } from './bridge.js';
 import type { McpHost } from './host-source.js';
+import { type HttpTransport, SessionTransport } from './http-fast.js';
 
 export const MCP_PATH = '/mcp';
 /** Client sessions held at once; a new one beyond them is refused (503). */
@@ -69,6 +71,11 @@ export interface McpHttpOptions {
   sessionCap?: number;
   /** Default MCP_IDLE_MS. */
   idleMs?: number;
+  /**
+   * Whether the hot request shape is answered by http-fast.ts (default true). Off, every
+   * request goes through the SDK's transport: the tests compare the two answers.
+   */
+  fastPath?: boolean;
 }
 
 export interface McpHttp {
@@ -76,16 +83,15 @@ export interface McpHttp {
   handle(request: IncomingMessage, response: ServerResponse): void;
   /** Sessions held now. */
   readonly sessionCount: number;
+  /** Requests the fast path answered (http-fast.ts), for the tests. */
+  readonly fastAnswers: number;
   /** Ends every session (their calls in flight are aborted). */
   close(): Promise<void>;
 }
 
-type HttpTransport = InstanceType<
-  typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js').StreamableHTTPServerTransport
->;
-
 interface HttpSession {
-  transport: HttpTransport;
+  /** The SDK transport, with the fast path beside it (http-fast.ts). */
+  transport: SessionTransport;
   close(): Promise<void>;
   /** Requests being answered, and GET streams open: while either is non-zero it is not idle. */
   busy: number;
@@ -124,7 +130,14 @@ function loopbackOrigin(origin: string): boolean {
   return url.protocol === 'http:' && LOOPBACK_NAMES.has(url.hostname) && url.origin === origin;
 }
 
-const digest = (text: string) => createHash('sha256').update(text).digest();
+/**
+ * SHA-256 of `text`. Node's one-shot `crypto.hash` (20.12 and later) is several times cheaper
+ * than a `Hash` object, and every request hashes the secret it carries; older Nodes make one.
+ */
+const digest = (text: string): Buffer =>
+  typeof nodeCrypto.hash === 'function'
+    ? nodeCrypto.hash('sha256', text, 'buffer')
+    : createHash('sha256').update(text).digest();
 
 /**
  * Who may ask (header 1): Host, then Origin, then the bearer secret. Undefined when the
@@ -133,9 +146,17 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 export function checkMcpRequest(
   headers: IncomingMessage['headers'],
-  policy: { secret: string | Buffer; ports: readonly number[] },
+  policy: {
+    secret: string | Buffer;
+    ports: readonly number[] | (() => readonly number[]);
+    /** `Host` values that passed before (their check is not redone), kept up to 8. */
+    hosts?: Set<string>;
+  },
 ): McpRefusal | undefined {
-  if (!loopbackHost(headers.host, policy.ports)) {
+  const host = headers.host;
+  const known = host !== undefined && policy.hosts?.has(host) === true;
+  const ports = () => (typeof policy.ports === 'function' ? policy.ports() : policy.ports);
+  if (!known && !loopbackHost(host, ports())) {
     return {
       status: 403,
       code: 'mcp_host_refused',
@@ -149,6 +170,9 @@ export function checkMcpRequest(
       code: 'mcp_origin_refused',
       message: `The MCP endpoint does not answer web pages of ${JSON.stringify(origin)}; only loopback origins.`,
     };
+  }
+  if (!known && host !== undefined && policy.hosts && policy.hosts.size < 8) {
+    policy.hosts.add(host); // it passed the Host check
   }
   const auth = headers.authorization;
   const given = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
@@ -223,7 +247,8 @@ function readBody(
     request.on('end', () => {
       if (done) return;
       done = true;
-      resolve({ ok: true, text: Buffer.concat(chunks).toString('utf8') });
+      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      resolve({ ok: true, text: whole.toString('utf8') });
     });
     request.on('error', () => {
       if (!done) resolve({ ok: false });
@@ -240,9 +265,11 @@ const messagesOf = (body: unknown): Message[] =>
 
 /** The Streamable HTTP endpoint over `host`'s sessions (header). Loads the SDK first. */
 export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Promise<McpHttp> {
-  const { StreamableHTTPServerTransport } = await import(
-    '@modelcontextprotocol/sdk/server/streamableHttp.js'
-  );
+  const [{ StreamableHTTPServerTransport }, { SUPPORTED_PROTOCOL_VERSIONS }] = await Promise.all([
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]);
+  const fastPath = options.fastPath ?? true;
   const log = options.log ?? (() => {});
   const cap = options.sessionCap ?? MCP_SESSION_CAP;
   const idleMs = options.idleMs ?? MCP_IDLE_MS;
@@ -257,6 +284,9 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
   /** Sessions being opened (their initialize in flight): they count against the cap. */
   let opening = 0;
   let closed = false;
+  let fastAnswers = 0;
+  /** `Host` values that passed the check (a client sends the same one every time). */
+  const knownHosts = new Set<string>();
 
   const sweep = setInterval(
     () => {
@@ -294,7 +324,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     opening++;
     let session: HttpSession | undefined;
     try {
-      const transport: HttpTransport = new StreamableHTTPServerTransport({
+      const sdk: HttpTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           if (session) sessions.set(id, session);
@@ -305,13 +335,14 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
           log(`mcp: HTTP session ${id.slice(0, 8)} ended by the client`);
         },
       });
+      const transport = new SessionTransport(sdk, SUPPORTED_PROTOCOL_VERSIONS);
       transport.onclose = () => {
         if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       };
       const client = await service.connect(transport);
       session = { transport, close: () => client.close(), busy: 0, lastSeen: Date.now() };
       track(session, response);
-      await transport.handleRequest(request, response, body);
+      await sdk.handleRequest(request, response, body);
       // An initialize the transport refused opened nothing.
       if (transport.sessionId === undefined || !sessions.has(transport.sessionId)) {
         await client.close();
@@ -324,7 +355,8 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const refusal = checkMcpRequest(request.headers, {
       secret: secretDigest,
-      ports: [options.port(), ...(options.forwardedPorts ?? [])],
+      ports: () => [options.port(), ...(options.forwardedPorts ?? [])],
+      hosts: knownHosts,
     });
     if (refusal) {
       const from = request.headers.origin ?? request.socket.remoteAddress ?? '?';
@@ -398,6 +430,12 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
       return;
     }
     track(session, response);
+    // The hot shape (a tools/call, one request) is answered beside the SDK (http-fast.ts),
+    // which also cancels its call when the client drops the stream.
+    if (method === 'POST' && fastPath && session.transport.tryFast(request, response, body)) {
+      fastAnswers++;
+      return;
+    }
     if (method === 'POST') {
       // The client dropping the stream a call answers on cancels the call (header 4).
       const asked = messagesOf(body)
@@ -416,7 +454,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
         });
       }
     }
-    await session.transport.handleRequest(request, response, body);
+    await session.transport.sdk.handleRequest(request, response, body);
   };
 
   return {
@@ -437,6 +475,9 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     },
     get sessionCount() {
       return sessions.size;
+    },
+    get fastAnswers() {
+      return fastAnswers;
     },
     async close() {
       closed = true;
