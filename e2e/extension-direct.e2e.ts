@@ -72,9 +72,10 @@ async function callEcho(text: string): Promise<unknown> {
   return JSON.parse(called.out).result.result;
 }
 
-test("a connected tab's calls take the direct port; a page's own handoffs are refused", async () => {
+test("a connected tab's worker link is the direct port; a page's own handoffs are refused", async () => {
   const { browser: current } = await start();
-  // Honest: a plain page, connected; its calls travel on the direct port.
+  // Honest: a plain page, connected; the worker reaches it on the direct port (the host's calls
+  // run in the tab's own session and must keep answering whatever the page posts).
   const honest = await openTab();
   await connectTab(honest.tabId);
   await expect.poll(async () => (await relayPath(honest.tabId)).path).toBe('direct');
