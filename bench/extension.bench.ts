@@ -176,7 +176,8 @@ async function connectThroughExtension(
     for (let n = 0; tabId === undefined; n++) {
       tabId = await cdp.evaluate<number | undefined>(
         inWorker,
-        `chrome.tabs.query({}).then((tabs) => tabs.find((tab) => tab.url === ${JSON.stringify(pageUrl)})?.id)`,
+        // A worker target can be listed before its script has run (no chrome yet): ask again.
+        `typeof chrome === 'object' ? chrome.tabs.query({}).then((tabs) => tabs.find((tab) => tab.url === ${JSON.stringify(pageUrl)})?.id) : undefined`,
       );
       expect(n < 200, 'no tab shows the bench page');
       if (tabId === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
