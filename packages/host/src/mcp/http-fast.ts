@@ -281,12 +281,9 @@ export class SessionTransport implements Transport {
     clearInterval(stream.timer);
     if (stream.gone) return;
     stream.gone = true;
-    // A string, not a Buffer: Node then sends the headers and the frame in one write. Written
-    // before `end`, not given to it: `end(chunk)` corks the socket and flushes the frame with
-    // an empty second chunk as one writev; `end()` after the write has nothing left to send.
+    // A string, not a Buffer: Node then sends the headers and the frame in one write.
     this.#head(stream, Buffer.byteLength(last));
-    stream.response.write(last);
-    stream.response.end();
+    stream.response.end(last);
   }
 
   /** Ends `stream` with no answer (the session closed). */
