@@ -372,7 +372,18 @@ async function startMcpChild(origin: string): Promise<McpChild> {
   const home = mkdtempSync(join(tmpdir(), 'toolwire-bench-home-'));
   const child = spawn(
     process.execPath,
-    [CLI, 'mcp', '--allow-origin', origin, '--port', '0', '--control-port', '0'],
+    [
+      // Node flags for the child, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
+      ...(process.env.TOOLWIRE_BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      CLI,
+      'mcp',
+      '--allow-origin',
+      origin,
+      '--port',
+      '0',
+      '--control-port',
+      '0',
+    ],
     {
       env: { PATH: process.env.PATH ?? '', TOOLWIRE_HOME: home },
       stdio: ['pipe', 'pipe', 'pipe'],

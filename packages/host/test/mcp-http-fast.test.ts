@@ -292,6 +292,66 @@ describe('the /mcp fast path', () => {
     expect(fast).toEqual({ ...sdk, sessionId: fast.sessionId });
   });
 
+  it('slow calls get their headers before their answers, several at once and again later', async () => {
+    const setup = await setUp();
+    const session = await open(setup.fast);
+    // The honest road first: a quick call is answered on the fast path.
+    const quick = await ask(setup.fast.port, { headers: session, body: call(1, 'demo_echo') });
+    expect(quick.body).toContain('"id":1');
+    expect(setup.fast.mcp.fastAnswers).toBe(1);
+    /** A call whose status is known once its headers came, before its body. */
+    const slow = (id: number) => {
+      const headers = latch<number>();
+      const answer = latch<string>();
+      const request = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: setup.fast.port,
+          path: '/mcp',
+          method: 'POST',
+          agent: false,
+          setHost: false,
+          headers: session,
+        },
+        (response) => {
+          headers.open(response.statusCode ?? 0);
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          response.on('end', () => answer.open(text));
+        },
+      );
+      request.on('error', (error) => answer.open(`error: ${error.message}`));
+      request.end(call(id, 'demo_steps'));
+      return { headers: headers.wait, answer: answer.wait };
+    };
+    // Two at once on one session: both get their headers while the tool still waits.
+    const first = slow(2);
+    const second = slow(3);
+    expect([await first.headers, await second.headers]).toEqual([200, 200]);
+    setup.release();
+    /** The one frame of an answer, parsed. */
+    const only = (text: string) => {
+      expect(text).toMatch(/^event: message\ndata: \{.*\}\n\n$/);
+      return JSON.parse(text.replace(/^event: message\ndata: /, ''));
+    };
+    const stepped = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text: 'stepped' }], isError: false },
+    });
+    expect(only(await first.answer)).toEqual(stepped(2));
+    expect(only(await second.answer)).toEqual(stepped(3));
+    // Another after the session's timer fired: it gets its headers too.
+    const third = slow(4);
+    expect(await third.headers).toBe(200);
+    setup.release();
+    expect(only(await third.answer)).toEqual(stepped(4));
+    expect(setup.fast.mcp.fastAnswers).toBe(4);
+  });
+
   it('a client dropping a fast-path stream cancels the call at the page', async () => {
     const setup = await setUp();
     const session = await open(setup.fast);

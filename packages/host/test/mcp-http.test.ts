@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,10 +53,19 @@ interface Raw {
   body: string;
 }
 
-/** One request with exactly these headers (Host included), through node:http. */
+/**
+ * One request with exactly these headers (Host included), through node:http. `parts`: the
+ * body written in pieces, each after the one before left for the socket (chunked unless the
+ * headers give a Content-Length).
+ */
 function raw(
   port: number,
-  options: { method?: string; headers?: Record<string, string>; body?: string },
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    parts?: readonly string[];
+  },
 ): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -80,7 +90,13 @@ function raw(
       },
     );
     req.on('error', reject);
-    req.end(options.body);
+    const parts = [...(options.parts ?? [])];
+    const next = (): void => {
+      const part = parts.shift();
+      if (part === undefined) req.end(options.body);
+      else req.write(part, next);
+    };
+    next();
   });
 }
 
@@ -402,6 +418,57 @@ describe('MCP over Streamable HTTP', () => {
     });
     const refused = await raw(host.port, { headers: honest(host.port), body: big });
     expect([refused.status, codeOf(refused)]).toEqual([413, 'mcp_body_too_large']);
+  });
+
+  it('reads a body sent in pieces, with a Content-Length or chunked', async () => {
+    const host = await createHost({
+      origins: [ORIGIN],
+      mcp: { secret: SECRET },
+      maxMessageBytes: 4096,
+    });
+    cleanups.push(() => host.close());
+    const whole = await raw(host.port, { headers: honest(host.port), body: INITIALIZE });
+    expect(whole.status).toBe(200);
+    const half = Math.floor(INITIALIZE.length / 2);
+    const pieces = [INITIALIZE.slice(0, half), INITIALIZE.slice(half, half + 7)];
+    const rest = INITIALIZE.slice(half + 7);
+    const sized = await raw(host.port, {
+      headers: honest(host.port, { 'Content-Length': String(Buffer.byteLength(INITIALIZE)) }),
+      parts: pieces,
+      body: rest,
+    });
+    expect([sized.status, sized.headers['mcp-session-id'] !== undefined]).toEqual([200, true]);
+    expect(sized.body).toContain('"protocolVersion":"2025-06-18"');
+    const chunked = await raw(host.port, { headers: honest(host.port), parts: pieces, body: rest });
+    expect([chunked.status, chunked.headers['mcp-session-id'] !== undefined]).toEqual([200, true]);
+    expect(chunked.body).toContain('"protocolVersion":"2025-06-18"');
+    // Chunked (no length declared) and too large: refused once the bytes pass the limit.
+    const big = await raw(host.port, {
+      headers: honest(host.port),
+      parts: [INITIALIZE.slice(0, -1), ` ${'x'.repeat(5000)}`],
+      body: '}',
+    });
+    expect([big.status, codeOf(big)]).toEqual([413, 'mcp_body_too_large']);
+  });
+
+  it('compares the secret by its bytes when the lengths match, else by digests', () => {
+    const headers = (secret: string) => ({
+      host: '127.0.0.1:1234',
+      authorization: `Bearer ${secret}`,
+    });
+    const digest = createHash('sha256').update(SECRET).digest();
+    for (const policy of [
+      { secret: SECRET, ports: [1234] },
+      { secret: digest, ports: [1234] },
+      { secret: digest, secretBytes: Buffer.from(SECRET), ports: [1234] },
+    ]) {
+      expect(checkMcpRequest(headers(SECRET), policy)).toBeUndefined();
+      const sameLength = `${SECRET.slice(0, -1)}${SECRET.endsWith('x') ? 'y' : 'x'}`;
+      expect(checkMcpRequest(headers(sameLength), policy)?.code).toBe('mcp_unauthorized');
+      expect(checkMcpRequest(headers(`${SECRET}x`), policy)?.code).toBe('mcp_unauthorized');
+      expect(checkMcpRequest(headers(SECRET.slice(1)), policy)?.code).toBe('mcp_unauthorized');
+      expect(checkMcpRequest(headers(''), policy)?.code).toBe('mcp_unauthorized');
+    }
   });
 
   it('refuses a secret that is the page token or too short', async () => {

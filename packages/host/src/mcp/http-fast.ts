@@ -18,11 +18,12 @@
  *    (the SDK writes ids only with an event store, and the host gives it none). The response
  *    ends the stream. An SSE comment keeps the stream alive every 15 s as the SDK's does. One
  *    difference: the SDK sends the headers at once, this path with the first message, or alone
- *    after HEADERS_AFTER_MS without one: a call answered sooner goes out in one write (headers,
- *    frame, end), a slower one gets its headers as good as at once. The framing follows from
- *    that, as it does in the SDK's adapter: an answer that is the only frame and comes before
- *    the headers went out has a Content-Length (the SDK's, when its answer is there at once),
- *    any other stream is chunked. Status, headers and body are the same.
+ *    after HEADERS_AFTER_MS without one (sooner when the session's oldest waiting call reaches
+ *    that first: one timer a session serves them all): a call answered sooner goes out in one
+ *    write (headers, frame, end), a slower one gets its headers as good as at once. The framing
+ *    follows from that, as it does in the SDK's adapter: an answer that is the only frame and
+ *    comes before the headers went out has a Content-Length (the SDK's, when its answer is
+ *    there at once), any other stream is chunked. Status, headers and body are the same.
  * 3. `SessionTransport` stands between the session's SDK `Server` and its SDK transport: the
  *    `Server` talks to it; it hands start, close and every message to the SDK transport except
  *    the messages for a request this path took, which go to that request's response. The SDK
@@ -110,8 +111,8 @@ interface FastStream {
   response: ServerResponse;
   /** The headers are written (with the first message or keep-alive). */
   started: boolean;
-  /** The headers timer, then the keep-alive one. */
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** The keep-alive interval, once the headers went out alone. */
+  timer: ReturnType<typeof setInterval> | undefined;
   /** The client dropped the stream, or the session closed it. */
   gone: boolean;
 }
@@ -130,6 +131,14 @@ export class SessionTransport implements Transport {
   readonly sdk: HttpTransport;
   readonly #versions: readonly string[];
   readonly #streams = new Map<RequestId, FastStream>();
+  /**
+   * Streams waiting for their headers, and the one timer that sends them: armed (re-armed
+   * with `refresh`, no new timer) when the first stream starts waiting, left alone while
+   * others wait, not cleared when they are answered. When it fires, every stream still
+   * waiting gets its headers: the oldest after HEADERS_AFTER_MS, later ones sooner.
+   */
+  readonly #waiting = new Set<FastStream>();
+  #headTimer: ReturnType<typeof setTimeout> | undefined;
   /** The answer's headers, for the session id `#headersFor`. */
   #headers: string[] | undefined;
   #headersFor: string | undefined;
@@ -145,6 +154,7 @@ export class SessionTransport implements Transport {
       // They stay known as gone, so what the server still sends for them is dropped quietly,
       // as the SDK drops what comes for its streams after it closed.
       this.#closed = true;
+      clearTimeout(this.#headTimer);
       for (const stream of this.#streams.values()) this.#end(stream);
       this.onclose?.();
     };
@@ -198,7 +208,8 @@ export class SessionTransport implements Transport {
     response.once('close', () => {
       if (response.writableFinished) return;
       stream.gone = true;
-      clearTimeout(stream.timer);
+      this.#waiting.delete(stream);
+      clearInterval(stream.timer);
       this.onmessage?.({
         jsonrpc: '2.0',
         method: 'notifications/cancelled',
@@ -206,22 +217,31 @@ export class SessionTransport implements Transport {
       });
     });
     this.onmessage?.(message, { requestInfo: { headers: request.headers } });
-    // Answered at once (an error, or a handler that did not wait): no timer. Else the headers
-    // go out if no message came for HEADERS_AFTER_MS (a client waits for them before it reads
-    // the stream), then a keep-alive comment every KEEP_ALIVE_MS.
-    if (this.#streams.get(message.id) === stream && !stream.gone) {
-      stream.timer = setTimeout(() => {
-        if (stream.gone) return;
-        this.#head(stream);
-        stream.response.flushHeaders();
-        stream.timer = setInterval(() => {
-          stream.response.write(': keepalive\n\n');
-        }, KEEP_ALIVE_MS);
-        stream.timer.unref?.();
-      }, HEADERS_AFTER_MS);
-      stream.timer.unref?.();
+    // Answered at once (an error, or a handler that did not wait): nothing to wait for. Else
+    // the headers go out if no message came for HEADERS_AFTER_MS (a client waits for them
+    // before it reads the stream), then a keep-alive comment every KEEP_ALIVE_MS.
+    if (!stream.started && !stream.gone) {
+      this.#waiting.add(stream);
+      if (this.#waiting.size === 1) {
+        if (this.#headTimer === undefined) {
+          this.#headTimer = setTimeout(() => this.#headWaiting(), HEADERS_AFTER_MS);
+          this.#headTimer.unref?.();
+        } else this.#headTimer.refresh();
+      }
     }
     return true;
+  }
+
+  /** Sends the headers of every stream still waiting for them (the timer fired). */
+  #headWaiting(): void {
+    for (const stream of this.#waiting) {
+      this.#head(stream);
+      stream.response.flushHeaders();
+      stream.timer = setInterval(() => {
+        stream.response.write(': keepalive\n\n');
+      }, KEEP_ALIVE_MS);
+      stream.timer.unref?.();
+    }
   }
 
   /**
@@ -232,6 +252,7 @@ export class SessionTransport implements Transport {
   #head(stream: FastStream, length?: number): void {
     if (stream.started) return;
     stream.started = true;
+    this.#waiting.delete(stream);
     const id = this.sdk.sessionId;
     if (this.#headers === undefined || this.#headersFor !== id) {
       // Made once a session (its id does not change): names and values in one flat list.
@@ -257,7 +278,7 @@ export class SessionTransport implements Transport {
   /** Ends `stream`'s answer, with `last` as its last frame. */
   #finish(id: RequestId, stream: FastStream, last: string): void {
     this.#streams.delete(id);
-    clearTimeout(stream.timer);
+    clearInterval(stream.timer);
     if (stream.gone) return;
     stream.gone = true;
     // A string, not a Buffer: Node then sends the headers and the frame in one write.
@@ -267,7 +288,7 @@ export class SessionTransport implements Transport {
 
   /** Ends `stream` with no answer (the session closed). */
   #end(stream: FastStream): void {
-    clearTimeout(stream.timer);
+    clearInterval(stream.timer);
     if (stream.gone) return;
     stream.gone = true;
     this.#head(stream);

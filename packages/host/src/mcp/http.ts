@@ -142,12 +142,18 @@ const digest = (text: string): Buffer =>
 /**
  * Who may ask (header 1): Host, then Origin, then the bearer secret. Undefined when the
  * request passes. `secret` may be given as its SHA-256 digest (hashed once, not per request);
- * the given one is hashed too, so the comparison is constant-time whatever its length.
+ * the given one is hashed too, so the comparison is constant-time whatever its length. With
+ * `secretBytes` (the secret's UTF-8 bytes) a given secret of that many bytes is compared with
+ * them directly, in constant time, and only one of another length is hashed: what timing
+ * could tell then is the secret's length, not its content (a generated secret's length is
+ * public: 43 characters of base64url).
  */
 export function checkMcpRequest(
   headers: IncomingMessage['headers'],
   policy: {
     secret: string | Buffer;
+    /** The secret's UTF-8 bytes, when `secret` is its digest. */
+    secretBytes?: Buffer;
     ports: readonly number[] | (() => readonly number[]);
     /** `Host` values that passed before (their check is not redone), kept up to 8. */
     hosts?: Set<string>;
@@ -176,8 +182,7 @@ export function checkMcpRequest(
   }
   const auth = headers.authorization;
   const given = auth && /^bearer /i.test(auth) ? auth.slice(7).trim() : undefined;
-  const expected = typeof policy.secret === 'string' ? digest(policy.secret) : policy.secret;
-  if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+  if (given === undefined || !sameSecret(given, policy)) {
     return {
       status: 401,
       code: 'mcp_unauthorized',
@@ -189,6 +194,19 @@ export function checkMcpRequest(
     };
   }
   return undefined;
+}
+
+/** Whether `given` is the secret (checkMcpRequest), compared in constant time. */
+function sameSecret(
+  given: string,
+  policy: { secret: string | Buffer; secretBytes?: Buffer | undefined },
+): boolean {
+  const bytes = policy.secretBytes;
+  if (bytes !== undefined && Buffer.byteLength(given) === bytes.length) {
+    return timingSafeEqual(Buffer.from(given), bytes);
+  }
+  const expected = typeof policy.secret === 'string' ? digest(policy.secret) : policy.secret;
+  return timingSafeEqual(digest(given), expected);
 }
 
 /** The JSON-RPC error body a refusal answers. */
@@ -219,41 +237,53 @@ function refuse(response: ServerResponse, refusal: McpRefusal): void {
   response.end(text);
 }
 
-/** The request body, or the refusal it earns (too large). */
+/**
+ * Reads the request body and hands it to `done` (undefined: too large, or the request
+ * failed). With a Content-Length the body is handed on as soon as that many bytes came (node:
+ * http delivers no more than it declares), without waiting for the stream's 'end'.
+ */
 function readBody(
   request: IncomingMessage,
   limit: number,
-): Promise<{ ok: true; text: string } | { ok: false }> {
-  return new Promise((resolve) => {
-    const declared = Number(request.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      resolve({ ok: false });
+  done: (text: string | undefined) => void,
+): void {
+  const header = request.headers['content-length'];
+  const declared = header === undefined ? Number.NaN : Number(header);
+  if (declared > limit) {
+    done(undefined);
+    return;
+  }
+  let first: Buffer | undefined;
+  let chunks: Buffer[] | undefined;
+  let size = 0;
+  let finished = false;
+  const finish = (): void => {
+    finished = true;
+    if (first === undefined) done('');
+    else if (chunks === undefined) done(first.toString('utf8'));
+    else done(Buffer.concat(chunks).toString('utf8'));
+  };
+  request.on('data', (chunk: Buffer) => {
+    if (finished) return;
+    size += chunk.length;
+    if (size > limit) {
+      finished = true;
+      request.pause();
+      done(undefined);
       return;
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    request.on('data', (chunk: Buffer) => {
-      if (done) return;
-      size += chunk.length;
-      if (size > limit) {
-        done = true;
-        request.pause();
-        resolve({ ok: false });
-        return;
-      }
-      chunks.push(chunk);
-    });
-    request.on('end', () => {
-      if (done) return;
-      done = true;
-      const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-      resolve({ ok: true, text: whole.toString('utf8') });
-    });
-    request.on('error', () => {
-      if (!done) resolve({ ok: false });
-      done = true;
-    });
+    if (first === undefined) first = chunk;
+    else if (chunks === undefined) chunks = [first, chunk];
+    else chunks.push(chunk);
+    if (size === declared) finish();
+  });
+  request.on('end', () => {
+    if (!finished) finish();
+  });
+  request.on('error', () => {
+    if (finished) return;
+    finished = true;
+    done(undefined);
   });
 }
 
@@ -352,12 +382,27 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     }
   };
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const refusal = checkMcpRequest(request.headers, {
-      secret: secretDigest,
-      ports: () => [options.port(), ...(options.forwardedPorts ?? [])],
-      hosts: knownHosts,
-    });
+  const secretBytes = Buffer.from(options.secret);
+  const ports = () => [options.port(), ...(options.forwardedPorts ?? [])];
+  const policy = { secret: secretDigest, secretBytes, ports, hosts: knownHosts };
+
+  /** A request that failed in our code: 500 if nothing was sent yet, else the socket ends. */
+  const fail = (response: ServerResponse, error: Error): void => {
+    log(`mcp: ${error.message}`);
+    if (!response.headersSent) {
+      response.writeHead(500, { 'Content-Type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32603, message: 'Internal error' },
+        }),
+      );
+    } else response.destroy();
+  };
+
+  const handle = (request: IncomingMessage, response: ServerResponse): void => {
+    const refusal = checkMcpRequest(request.headers, policy);
     if (refusal) {
       const from = request.headers.origin ?? request.socket.remoteAddress ?? '?';
       refusals.note(from, `mcp: refused a request from ${from}: ${refusal.status} ${refusal.code}`);
@@ -374,10 +419,12 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
       });
       return;
     }
-    let body: unknown;
-    if (method === 'POST') {
-      const read = await readBody(request, options.maxBodyBytes);
-      if (!read.ok) {
+    if (method !== 'POST') {
+      route(request, response, method, undefined);
+      return;
+    }
+    readBody(request, options.maxBodyBytes, (text) => {
+      if (text === undefined) {
         refuse(response, {
           status: 413,
           code: 'mcp_body_too_large',
@@ -385,8 +432,9 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
         });
         return;
       }
+      let body: unknown;
       try {
-        body = JSON.parse(read.text);
+        body = JSON.parse(text);
       } catch {
         refuse(response, {
           status: 400,
@@ -395,7 +443,21 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
         });
         return;
       }
-    }
+      try {
+        route(request, response, method, body);
+      } catch (error) {
+        fail(response, error as Error);
+      }
+    });
+  };
+
+  /** A request that passed the checks, with its parsed body (POST): to its session. */
+  const route = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    method: string,
+    body: unknown,
+  ): void => {
     const header = request.headers['mcp-session-id'];
     const id = Array.isArray(header) ? header[0] : header;
     if (id === undefined) {
@@ -416,7 +478,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
         });
         return;
       }
-      await open(request, response, body);
+      open(request, response, body).catch((error: Error) => fail(response, error));
       return;
     }
     const session = sessions.get(id);
@@ -454,24 +516,18 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
         });
       }
     }
-    await session.transport.sdk.handleRequest(request, response, body);
+    session.transport.sdk
+      .handleRequest(request, response, body)
+      .catch((error: Error) => fail(response, error));
   };
 
   return {
     handle(request, response) {
-      handle(request, response).catch((error: Error) => {
-        log(`mcp: ${error.message}`);
-        if (!response.headersSent) {
-          response.writeHead(500, { 'Content-Type': 'application/json' });
-          response.end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: null,
-              error: { code: -32603, message: 'Internal error' },
-            }),
-          );
-        } else response.destroy();
-      });
+      try {
+        handle(request, response);
+      } catch (error) {
+        fail(response, error as Error);
+      }
     },
     get sessionCount() {
       return sessions.size;

@@ -476,7 +476,9 @@ export class Host extends Emitter<HostEvents> {
   }
 
   #onHttp = (request: IncomingMessage, response: ServerResponse): void => {
-    const path = (request.url ?? '/').split('?')[0];
+    const url = request.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
     if (path === MCP_PATH && this.#mcp) {
       this.#mcp.handle(request, response);
       return;
