@@ -166,22 +166,20 @@ interface StaticServer {
   close(): Promise<void>;
 }
 
-async function serveEndpoint(): Promise<StaticServer> {
+type Route = (path: string) => { type: string; body: string | Buffer } | undefined;
+
+/** A loopback HTTP server answering what `route` gives for a path, 404 (noted in `missing`) else. */
+async function serveStatic(route: Route): Promise<StaticServer> {
   const missing: string[] = [];
   const server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    const send = (status: number, type: string, body: string | Buffer) => {
-      response.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
-      response.end(body);
-    };
-    if (path === '/bench/host.html') return send(200, 'text/html; charset=utf-8', PAGE_HTML);
-    if (path === '/bench/records.json') return send(200, 'application/json', RECORDS_JSON);
-    const file = /^\/dist\/([\w.-]+\.js)$/.exec(path)?.[1];
-    if (file && existsSync(join(ENDPOINT_DIST, file))) {
-      return send(200, 'text/javascript', readFileSync(join(ENDPOINT_DIST, file)));
-    }
-    if (path !== '/favicon.ico') missing.push(path);
-    return send(404, 'text/plain', 'not found');
+    const found = route(path);
+    if (!found && path !== '/favicon.ico') missing.push(path);
+    response.writeHead(found ? 200 : 404, {
+      'Content-Type': found?.type ?? 'text/plain',
+      'Cache-Control': 'no-store',
+    });
+    response.end(found?.body ?? 'not found');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -189,6 +187,18 @@ async function serveEndpoint(): Promise<StaticServer> {
     missing,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
+}
+
+function serveEndpoint(): Promise<StaticServer> {
+  return serveStatic((path) => {
+    if (path === '/bench/host.html') return { type: 'text/html; charset=utf-8', body: PAGE_HTML };
+    if (path === '/bench/records.json') return { type: 'application/json', body: RECORDS_JSON };
+    const file = /^\/dist\/([\w.-]+\.js)$/.exec(path)?.[1];
+    if (file && existsSync(join(ENDPOINT_DIST, file))) {
+      return { type: 'text/javascript', body: readFileSync(join(ENDPOINT_DIST, file)) };
+    }
+    return undefined;
+  });
 }
 
 // ---- the baseline: JSON over one WebSocket ------------------------------------------------
@@ -626,34 +636,20 @@ function relayPageHtml(port: number): string {
 }
 
 /** Serves the relay page, MCP-B's polyfill and the relay's browser files. */
-async function serveRelayPage(port: () => number): Promise<StaticServer> {
-  const missing: string[] = [];
+function serveRelayPage(port: () => number): Promise<StaticServer> {
   const polyfill = join(
     dirname(createRequire(import.meta.url).resolve('@mcp-b/webmcp-polyfill')),
     'index.iife.js',
   );
-  const server = createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    const send = (status: number, type: string, body: string | Buffer) => {
-      response.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
-      response.end(body);
-    };
-    if (path === '/bench/relay.html') return send(200, 'text/html', relayPageHtml(port()));
-    if (path === '/mcpb/index.iife.js') return send(200, 'text/javascript', readFileSync(polyfill));
+  return serveStatic((path) => {
+    if (path === '/bench/relay.html') return { type: 'text/html', body: relayPageHtml(port()) };
+    if (path === '/mcpb/index.iife.js')
+      return { type: 'text/javascript', body: readFileSync(polyfill) };
     const file = /^\/relay\/(embed\.js|widget\.js|widget\.html)$/.exec(path)?.[1];
-    if (file) {
-      const type = file.endsWith('.html') ? 'text/html' : 'text/javascript';
-      return send(200, type, readFileSync(join(RELAY_DIR, 'dist/browser', file)));
-    }
-    if (path !== '/favicon.ico') missing.push(path);
-    return send(404, 'text/plain', 'not found');
+    if (!file) return undefined;
+    const type = file.endsWith('.html') ? 'text/html' : 'text/javascript';
+    return { type, body: readFileSync(join(RELAY_DIR, 'dist/browser', file)) };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    missing,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
 }
 
 interface RelayPeer {
