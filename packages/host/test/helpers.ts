@@ -2,6 +2,8 @@
  * A page stand-in for host tests: a real `ws` client in Node that sends `session.open` and
  * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
  */
+
+import { request as httpRequest } from 'node:http';
 import type { Server as NetServer, Socket } from 'node:net';
 import { connect, createServer as createNetServer } from 'node:net';
 import { createInterface } from 'node:readline';
@@ -405,4 +407,67 @@ export function tcpRelay(
     upstream.on('error', end).on('close', end);
   });
   return { server, sockets };
+}
+
+/** What `mcpRequest` read: the status, the headers (parsed and as sent, in order) and the body. */
+export interface McpHttpAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  rawHeaders: string[];
+  body: string;
+}
+
+/**
+ * One request to `/mcp` on `port` with exactly these headers (Host included), through
+ * node:http, read to its end. `parts`: the body written in pieces, each after the one before
+ * left for the socket (chunked unless the headers give a Content-Length). `onData` hears the
+ * body so far on each chunk.
+ */
+export function mcpRequest(
+  port: number,
+  options: {
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    parts?: readonly string[];
+    onData?: (body: string) => void;
+  },
+): Promise<McpHttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: options.method ?? 'POST',
+        agent: false,
+        setHost: false,
+        headers: options.headers ?? {},
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+          options.onData?.(body);
+        });
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            rawHeaders: response.rawHeaders,
+            body,
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    const parts = [...(options.parts ?? [])];
+    const next = (): void => {
+      const part = parts.shift();
+      if (part === undefined) request.end(options.body);
+      else request.write(part, next);
+    };
+    next();
+  });
 }

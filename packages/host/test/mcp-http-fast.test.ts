@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
 import { createHost } from '../src/index.js';
 import { createMcpHttp, type McpHttp } from '../src/mcp/http.js';
-import { FakePage, tool } from './helpers.js';
+import { FakePage, mcpRequest, tool } from './helpers.js';
 
 // The /mcp fast path (src/mcp/http-fast.ts) against the SDK's transport: one real host and
 // page socket (FakePage), two /mcp endpoints over it on real node:http servers, one with the
@@ -120,49 +120,25 @@ interface Asked {
 }
 
 /** One request with exactly these headers, read to its end. */
-function ask(port: number, options: Asked): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: options.method ?? 'POST',
-        agent: false,
-        setHost: false,
-        headers: options.headers ?? {},
-      },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-          options.onData?.(body);
-        });
-        response.on('end', () => {
-          const headers: string[] = [];
-          const raw = response.rawHeaders;
-          for (let index = 0; index < raw.length; index += 2) {
-            const name = raw[index] as string;
-            const lower = name.toLowerCase();
-            if (lower === 'date') continue;
-            if (lower === 'content-length' || lower === 'transfer-encoding') continue;
-            const value = lower === 'mcp-session-id' ? '<session>' : raw[index + 1];
-            headers.push(`${name}: ${value}`);
-          }
-          const id = response.headers['mcp-session-id'];
-          resolve({
-            status: response.statusCode ?? 0,
-            headers,
-            body,
-            sessionId: typeof id === 'string' ? id : undefined,
-          });
-        });
-      },
-    );
-    request.on('error', reject);
-    request.end(options.body);
-  });
+async function ask(port: number, options: Asked): Promise<Answer> {
+  const answer = await mcpRequest(port, options);
+  const headers: string[] = [];
+  const raw = answer.rawHeaders;
+  for (let index = 0; index < raw.length; index += 2) {
+    const name = raw[index] as string;
+    const lower = name.toLowerCase();
+    if (lower === 'date') continue;
+    if (lower === 'content-length' || lower === 'transfer-encoding') continue;
+    const value = lower === 'mcp-session-id' ? '<session>' : raw[index + 1];
+    headers.push(`${name}: ${value}`);
+  }
+  const id = answer.headers['mcp-session-id'];
+  return {
+    status: answer.status,
+    headers,
+    body: answer.body,
+    sessionId: typeof id === 'string' ? id : undefined,
+  };
 }
 
 const headersFor = (port: number, extra: Record<string, string> = {}) => ({

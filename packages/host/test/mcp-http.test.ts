@@ -6,7 +6,7 @@ import { latch, until } from '../../../test-support/wait.js';
 import type { Host } from '../src/index.js';
 import { createHost } from '../src/index.js';
 import { checkMcpRequest, createMcpHttp } from '../src/mcp/http.js';
-import { FakePage, tool } from './helpers.js';
+import { FakePage, type McpHttpAnswer, mcpRequest, tool } from './helpers.js';
 import {
   Client,
   StreamableHTTPClientTransport,
@@ -47,58 +47,7 @@ async function httpClient(host: Host, secret = SECRET) {
   return { client, transport };
 }
 
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/**
- * One request with exactly these headers (Host included), through node:http. `parts`: the
- * body written in pieces, each after the one before left for the socket (chunked unless the
- * headers give a Content-Length).
- */
-function raw(
-  port: number,
-  options: {
-    method?: string;
-    headers?: Record<string, string>;
-    body?: string;
-    parts?: readonly string[];
-  },
-): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: options.method ?? 'POST',
-        agent: false,
-        setHost: false,
-        headers: options.headers ?? {},
-      },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-        );
-      },
-    );
-    req.on('error', reject);
-    const parts = [...(options.parts ?? [])];
-    const next = (): void => {
-      const part = parts.shift();
-      if (part === undefined) req.end(options.body);
-      else req.write(part, next);
-    };
-    next();
-  });
-}
+const raw = mcpRequest;
 
 const INITIALIZE = JSON.stringify({
   jsonrpc: '2.0',
@@ -121,7 +70,7 @@ function honest(port: number, extra: Record<string, string> = {}) {
   };
 }
 
-const codeOf = (answer: Raw) => JSON.parse(answer.body).error?.data?.['toolwire/code'];
+const codeOf = (answer: McpHttpAnswer) => JSON.parse(answer.body).error?.data?.['toolwire/code'];
 
 describe('MCP over Streamable HTTP', () => {
   it('lists and calls a page tool under the names stdio gives', async () => {
