@@ -37,41 +37,39 @@ for (const [name, global] of [
   });
 }
 
-// 2b. The provider (app/provide/provider.ts): toolwire's polyfill as one classic script with
-// every lazy part inlined (a content script cannot fetch parts from beside itself). The page
-// script defines are pinned to `undefined`, so each chunk test folds to the inlined import()
-// and no page global can steer it to a fetch.
-await build({
-  ...quiet,
-  define: {
-    __TOOLWIRE_IIFE__: 'undefined',
-    __TOOLWIRE_PACKAGE__: 'undefined',
-    __TOOLWIRE_VERSION__: 'undefined',
-  },
-  build: pageScriptBuild(
-    `${dist}/provide`,
-    `${root}app/provide/provider.ts`,
-    'toolwireProvide',
-    'provide.js',
-  ),
-});
+/**
+ * A page script with every lazy part inlined (a content script cannot fetch parts from beside
+ * itself). The page script defines are pinned to `undefined`, so each chunk test folds to the
+ * inlined import() and no page global can steer it to a fetch.
+ */
+async function buildInlined(out: string, entry: string, global: string, file: string) {
+  await build({
+    ...quiet,
+    define: {
+      __TOOLWIRE_IIFE__: 'undefined',
+      __TOOLWIRE_PACKAGE__: 'undefined',
+      __TOOLWIRE_VERSION__: 'undefined',
+    },
+    build: pageScriptBuild(out, entry, global, file),
+  });
+}
+
+// 2b. The provider (app/provide/provider.ts): toolwire's polyfill as one classic script.
+await buildInlined(
+  `${dist}/provide`,
+  `${root}app/provide/provider.ts`,
+  'toolwireProvide',
+  'provide.js',
+);
 
 // 2c. The tab's own session (app/connect/tab-session.ts), injected into a tab's isolated world on
-// Connect: the endpoint's connect() with every lazy part inlined, as the provider is built.
-await build({
-  ...quiet,
-  define: {
-    __TOOLWIRE_IIFE__: 'undefined',
-    __TOOLWIRE_PACKAGE__: 'undefined',
-    __TOOLWIRE_VERSION__: 'undefined',
-  },
-  build: pageScriptBuild(
-    `${dist}/session`,
-    `${root}app/connect/tab-session.ts`,
-    'toolwireTabSessionScript',
-    'session.js',
-  ),
-});
+// Connect: the endpoint's connect(), built as the provider is.
+await buildInlined(
+  `${dist}/session`,
+  `${root}app/connect/tab-session.ts`,
+  'toolwireTabSessionScript',
+  'session.js',
+);
 
 // 3. The extension: its two pages' scripts as self-contained modules, then the static files.
 rmSync(out, { recursive: true, force: true });

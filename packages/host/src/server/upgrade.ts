@@ -107,42 +107,29 @@ export function authorizeUpgrade(
       "this page's toolwire is too old for this host (it sends its secret); update it, then open a new link",
     );
   }
-  if (parentId !== null) {
+  // A pairing code, a credential or an extension's delegate is bound to an origin by the host:
+  // it is the check (at most one of them, above).
+  if (codeId !== null || pairingId !== null || parentId !== null) {
     if (!isNonce(nonce)) return close('the page sent no nonce for the handshake');
-    const verdict = policy.delegate?.(parentId, origin) ?? {
-      ok: false,
-      reason: 'this host does not pair',
-    };
-    if (!verdict.ok) return close(verdict.reason);
-    return {
-      ok: true,
-      origin,
-      via: 'delegate',
-      pageNonce: nonce,
-      key: verdict.key,
-      kind: verdict.kind,
-      pairingId: parentId,
-    };
-  }
-  // A pairing code or credential is bound to an origin by the host: it is the check.
-  if (codeId !== null || pairingId !== null) {
-    if (!isNonce(nonce)) return close('the page sent no nonce for the handshake');
+    const refused = { ok: false as const, reason: 'this host does not pair' };
+    const via = parentId !== null ? 'delegate' : codeId !== null ? 'pair' : 'credential';
     const verdict =
-      codeId !== null
-        ? (policy.redeem?.(codeId, origin) ?? { ok: false, reason: 'this host does not pair' })
-        : (policy.resume?.(pairingId as string, origin) ?? {
-            ok: false,
-            reason: 'this host does not pair',
-          });
+      (via === 'delegate'
+        ? policy.delegate?.(parentId as string, origin)
+        : via === 'pair'
+          ? policy.redeem?.(codeId as string, origin)
+          : policy.resume?.(pairingId as string, origin)) ?? refused;
     if (!verdict.ok) return close(verdict.reason);
+    // A delegate's pairing is its parent, the extension's credential.
+    const kept = via === 'delegate' ? (parentId as string) : verdict.pairingId;
     return {
       ok: true,
       origin,
-      via: codeId !== null ? 'pair' : 'credential',
+      via,
       pageNonce: nonce,
       key: verdict.key,
       kind: verdict.kind,
-      ...(verdict.pairingId === undefined ? {} : { pairingId: verdict.pairingId }),
+      ...(kept === undefined ? {} : { pairingId: kept }),
     };
   }
   if (token === null || !tokensEqual(token, policy.token)) {
