@@ -18,9 +18,10 @@
  *    (the SDK writes ids only with an event store, and the host gives it none). The response
  *    ends the stream. An SSE comment keeps the stream alive every 15 s as the SDK's does. One
  *    difference: the SDK sends the headers at once, this path with the first message, or alone
- *    after HEADERS_AFTER_MS without one (sooner when the session's oldest waiting call reaches
- *    that first: one timer a session serves them all): a call answered sooner goes out in one
- *    write (headers, frame, end), a slower one gets its headers as good as at once. The framing
+ *    once the call has waited HEADERS_AFTER_MS to twice that without one (one timer a session,
+ *    ticking only while calls wait, serves them all; no timer work per call): a call answered
+ *    sooner goes out in one write (headers, frame, end), a slower one gets its headers a few
+ *    milliseconds in, long before any client would give up waiting for them. The framing
  *    follows from that, as it does in the SDK's adapter: an answer that is the only frame and
  *    comes before the headers went out has a Content-Length (the SDK's, when its answer is
  *    there at once), any other stream is chunked. Status, headers and body are the same.
@@ -32,7 +33,7 @@
  *    `notifications/cancelled` for it to the `Server`. What the server sends for the request
  *    afterwards is dropped, as the SDK drops it.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import type {
   Transport,
   TransportSendOptions,
@@ -43,6 +44,7 @@ import type {
   MessageExtraInfo,
   RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { AnswerSink } from './http-wire.js';
 
 /** The SDK's Node transport (loaded lazily by http.ts). */
 export type HttpTransport = InstanceType<
@@ -51,8 +53,11 @@ export type HttpTransport = InstanceType<
 
 /** The SDK's SSE keep-alive interval (its DEFAULT_SSE_KEEP_ALIVE_MS). */
 const KEEP_ALIVE_MS = 15_000;
-/** A call not answered by then has its headers sent alone (the SDK sends them at once). */
-const HEADERS_AFTER_MS = 2;
+/**
+ * A call not answered after this (to twice this) has its headers sent alone (the SDK sends
+ * them at once). The timer ticks this often while calls wait: longer, fewer wake-ups.
+ */
+const HEADERS_AFTER_MS = 5;
 /** The SDK's `_meta` key for a task-related request: such requests are left to the SDK. */
 const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task';
 /** Streams of cancelled requests remembered (their late messages dropped) at most. */
@@ -93,9 +98,8 @@ function oneRequest(body: unknown): JSONRPCRequest | undefined {
 /** The SDK's test of `Content-Type`, for the values clients send (others go to the SDK). */
 const JSON_TYPE = /^application\/json\s*(?:;\s*charset=(?:"utf-8"|utf-8)\s*)?$/i;
 
-/** `request`'s headers fit the hot shape (header 1) for a session that supports `versions`. */
-function hotHeaders(request: IncomingMessage, versions: readonly string[]): boolean {
-  const headers = request.headers;
+/** `headers` fit the hot shape (header 1) for a session that supports `versions`. */
+function hotHeaders(headers: IncomingHttpHeaders, versions: readonly string[]): boolean {
   const type = headers['content-type'];
   if (type !== 'application/json' && !(type !== undefined && JSON_TYPE.test(type))) return false;
   const accept = headers.accept;
@@ -108,7 +112,8 @@ function hotHeaders(request: IncomingMessage, versions: readonly string[]): bool
 
 /** A request this path took: the response its messages go to. */
 interface FastStream {
-  response: ServerResponse;
+  /** A node:http ServerResponse, or an answer written on the socket (http-wire.ts). */
+  response: AnswerSink;
   /** The headers are written (with the first message or keep-alive). */
   started: boolean;
   /** The keep-alive interval, once the headers went out alone. */
@@ -132,13 +137,16 @@ export class SessionTransport implements Transport {
   readonly #versions: readonly string[];
   readonly #streams = new Map<RequestId, FastStream>();
   /**
-   * Streams waiting for their headers, and the one timer that sends them: armed (re-armed
-   * with `refresh`, no new timer) when the first stream starts waiting, left alone while
-   * others wait, not cleared when they are answered. When it fires, every stream still
-   * waiting gets its headers: the oldest after HEADERS_AFTER_MS, later ones sooner.
+   * Streams waiting for their headers, and the one timer that sends them. A stream starts in
+   * `#fresh`; each tick sends the headers of those in `#stale` (they waited a whole tick at
+   * least), and the fresh ones become stale. The timer is armed (made once, then `refresh`)
+   * when a stream starts waiting and it is not, re-armed by a tick that leaves streams
+   * waiting, and never touched when a call is answered.
    */
-  readonly #waiting = new Set<FastStream>();
+  #fresh = new Set<FastStream>();
+  #stale = new Set<FastStream>();
   #headTimer: ReturnType<typeof setTimeout> | undefined;
+  #armed = false;
   /** The answer's headers, for the session id `#headersFor`. */
   #headers: string[] | undefined;
   #headersFor: string | undefined;
@@ -196,8 +204,8 @@ export class SessionTransport implements Transport {
    * Answers `request` here when it has the hot shape (header 1), and says whether it did;
    * else the caller hands it to the SDK transport. `body` is the parsed JSON.
    */
-  tryFast(request: IncomingMessage, response: ServerResponse, body: unknown): boolean {
-    if (this.#closed || !hotHeaders(request, this.#versions)) return false;
+  tryFast(headers: IncomingHttpHeaders, response: AnswerSink, body: unknown): boolean {
+    if (this.#closed || !hotHeaders(headers, this.#versions)) return false;
     const message = oneRequest(body);
     if (!message) return false;
     const known = this.#streams.get(message.id);
@@ -208,7 +216,8 @@ export class SessionTransport implements Transport {
     response.once('close', () => {
       if (response.writableFinished) return;
       stream.gone = true;
-      this.#waiting.delete(stream);
+      this.#fresh.delete(stream);
+      this.#stale.delete(stream);
       clearInterval(stream.timer);
       this.onmessage?.({
         jsonrpc: '2.0',
@@ -216,13 +225,14 @@ export class SessionTransport implements Transport {
         params: { requestId: message.id, reason: 'the client closed the stream' },
       });
     });
-    this.onmessage?.(message, { requestInfo: { headers: request.headers } });
+    this.onmessage?.(message, { requestInfo: { headers } });
     // Answered at once (an error, or a handler that did not wait): nothing to wait for. Else
     // the headers go out if no message came for HEADERS_AFTER_MS (a client waits for them
     // before it reads the stream), then a keep-alive comment every KEEP_ALIVE_MS.
     if (!stream.started && !stream.gone) {
-      this.#waiting.add(stream);
-      if (this.#waiting.size === 1) {
+      this.#fresh.add(stream);
+      if (!this.#armed) {
+        this.#armed = true;
         if (this.#headTimer === undefined) {
           this.#headTimer = setTimeout(() => this.#headWaiting(), HEADERS_AFTER_MS);
           this.#headTimer.unref?.();
@@ -232,9 +242,10 @@ export class SessionTransport implements Transport {
     return true;
   }
 
-  /** Sends the headers of every stream still waiting for them (the timer fired). */
+  /** A tick: sends the headers of every stream that waited since the last one. */
   #headWaiting(): void {
-    for (const stream of this.#waiting) {
+    const stale = this.#stale;
+    for (const stream of stale) {
       this.#head(stream);
       stream.response.flushHeaders();
       stream.timer = setInterval(() => {
@@ -242,6 +253,11 @@ export class SessionTransport implements Transport {
       }, KEEP_ALIVE_MS);
       stream.timer.unref?.();
     }
+    stale.clear();
+    this.#stale = this.#fresh;
+    this.#fresh = stale;
+    if (this.#stale.size > 0 && !this.#closed) this.#headTimer?.refresh();
+    else this.#armed = false;
   }
 
   /**
@@ -252,7 +268,8 @@ export class SessionTransport implements Transport {
   #head(stream: FastStream, length?: number): void {
     if (stream.started) return;
     stream.started = true;
-    this.#waiting.delete(stream);
+    this.#fresh.delete(stream);
+    this.#stale.delete(stream);
     const id = this.sdk.sessionId;
     if (this.#headers === undefined || this.#headersFor !== id) {
       // Made once a session (its id does not change): names and values in one flat list.

@@ -30,12 +30,13 @@
  */
 import * as nodeCrypto from 'node:crypto';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { RefusalLog } from '../server/refusal-log.js';
 import type { McpService } from './bridge.js';
 import { createMcpService } from './bridge.js';
 import type { McpHost } from './host-source.js';
 import { type HttpTransport, SessionTransport } from './http-fast.js';
+import type { AnswerSink } from './http-wire.js';
 
 export const MCP_PATH = '/mcp';
 /** Client sessions held at once; a new one beyond them is refused (503). */
@@ -85,6 +86,12 @@ export interface McpHttp {
   readonly sessionCount: number;
   /** Requests the fast path answered (http-fast.ts), for the tests. */
   readonly fastAnswers: number;
+  /**
+   * Answers a complete `POST /mcp` read off its socket (http-wire.ts) when it passes every
+   * check `handle` makes and has the hot shape; else false, and nothing happened (the request
+   * then goes to `handle` through node:http, which answers or refuses it).
+   */
+  take(headers: IncomingHttpHeaders, body: string, sink: AnswerSink): boolean;
   /** Ends every session (their calls in flight are aborted). */
   close(): Promise<void>;
 }
@@ -336,7 +343,7 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
   sweep.unref?.();
 
   /** Counts `response` as the session's activity until it closes. */
-  const track = (session: HttpSession, response: ServerResponse) => {
+  const track = (session: HttpSession, response: Pick<AnswerSink, 'once'>) => {
     session.busy++;
     session.lastSeen = Date.now();
     response.once('close', () => {
@@ -494,7 +501,11 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     track(session, response);
     // The hot shape (a tools/call, one request) is answered beside the SDK (http-fast.ts),
     // which also cancels its call when the client drops the stream.
-    if (method === 'POST' && fastPath && session.transport.tryFast(request, response, body)) {
+    if (
+      method === 'POST' &&
+      fastPath &&
+      session.transport.tryFast(request.headers, response, body)
+    ) {
       fastAnswers++;
       return;
     }
@@ -534,6 +545,23 @@ export async function createMcpHttp(host: McpHost, options: McpHttpOptions): Pro
     },
     get fastAnswers() {
       return fastAnswers;
+    },
+    take(headers, text, sink) {
+      if (!fastPath || closed || checkMcpRequest(headers, policy)) return false;
+      const id = headers['mcp-session-id'];
+      const session = typeof id === 'string' ? sessions.get(id) : undefined;
+      if (!session) return false;
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return false;
+      }
+      if (!session.transport.tryFast(headers, sink, body)) return false;
+      // After: an answer sent at once closes in a microtask, when this has counted it.
+      track(session, sink);
+      fastAnswers++;
+      return true;
     },
     async close() {
       closed = true;

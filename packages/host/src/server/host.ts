@@ -44,6 +44,7 @@ import { WebSocketServer } from 'ws';
 import type { CatalogChange } from '../catalog/cache.js';
 import type { McpHttp } from '../mcp/http.js';
 import { createMcpHttp, MCP_PATH } from '../mcp/http.js';
+import { attachMcpWire, type McpWire } from '../mcp/http-wire.js';
 import { Emitter } from '../shared/emitter.js';
 import { hostError } from '../shared/errors.js';
 import { createToken, redactToken, tokensEqual } from '../shared/token.js';
@@ -185,6 +186,8 @@ export class Host extends Emitter<HostEvents> {
   #pairing: Pairing;
   #refusals = new RefusalLog((line) => this.#log(line));
   #mcp: McpHttp | undefined;
+  /** `/mcp` keep-alive connections read on their sockets (http-wire.ts), with `#mcp`. */
+  #wire: McpWire | undefined;
 
   /** Use createHost(), which also starts listening. */
   constructor(options: HostOptions = {}) {
@@ -238,6 +241,11 @@ export class Host extends Emitter<HostEvents> {
         ...(this.#options.forwardedPorts ? { forwardedPorts: this.#options.forwardedPorts } : {}),
         maxBodyBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         log: (line) => this.#log(line),
+      });
+      const mcp = this.#mcp;
+      this.#wire = attachMcpWire(this.#server, {
+        take: (headers, body, sink) => mcp.take(headers, body, sink),
+        maxBodyBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
       });
     }
     await new Promise<void>((resolve, reject) => {
@@ -451,6 +459,7 @@ export class Host extends Emitter<HostEvents> {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       await this.#mcp?.close();
+      this.#wire?.close();
       for (const session of this.sessions) session.close('host shutting down', 1001);
       for (const socket of this.#wss.clients) socket.terminate();
       this.#wss.close();
