@@ -527,7 +527,14 @@ describe('a host serving /mcp', () => {
     });
     cleanups.push(() => second.socket.terminate());
     await host.waitForSession({ filter: (s) => s.catalog.get('demo.two') !== undefined });
+    // A client that connected and sent nothing yet does not hold the host open.
+    const silent = new Raw(host.port);
+    cleanups.push(() => silent.socket.destroy());
+    await new Promise((resolve) => silent.socket.once('connect', resolve));
+    const started = Date.now();
     await host.close();
+    expect(Date.now() - started).toBeLessThan(2000);
     await raw.closed.wait;
+    await silent.closed.wait;
   });
 });

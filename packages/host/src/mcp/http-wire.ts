@@ -478,6 +478,8 @@ class Wire implements McpWire {
   readonly take: WireOptions['take'];
   readonly maxBodyBytes: number;
   readonly open = new Set<WireConnection>();
+  /** Connections whose first bytes have not come yet. */
+  readonly #sniffing = new Set<Socket>();
   answered = 0;
   relayed = 0;
   readonly #http: (socket: Duplex) => void;
@@ -507,6 +509,7 @@ class Wire implements McpWire {
     let seen: Buffer = Buffer.alloc(0);
     const decide = (take: boolean) => {
       clearTimeout(timer);
+      this.#sniffing.delete(socket);
       socket.removeListener('data', onData);
       socket.removeListener('error', onError);
       socket.removeListener('end', onEnd);
@@ -529,13 +532,17 @@ class Wire implements McpWire {
     const onError = () => socket.destroy();
     // Ended or gone before its first 10 bytes: nothing to answer.
     const onEnd = () => socket.destroy();
-    const onClose = () => clearTimeout(timer);
+    const onClose = () => {
+      clearTimeout(timer);
+      this.#sniffing.delete(socket);
+    };
     const timer = setTimeout(() => decide(false), SNIFF_MS);
     timer.unref?.();
     socket.on('data', onData);
     socket.on('error', onError);
     socket.on('end', onEnd);
     socket.on('close', onClose);
+    this.#sniffing.add(socket);
   }
 
   close(): void {
@@ -544,6 +551,8 @@ class Wire implements McpWire {
     this.server.on('connection', this.#http);
     for (const connection of this.open) connection.close();
     this.open.clear();
+    for (const socket of this.#sniffing) socket.destroy();
+    this.#sniffing.clear();
   }
 
   get connections(): number {
