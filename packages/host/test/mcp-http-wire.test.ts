@@ -527,6 +527,19 @@ describe('a host serving /mcp', () => {
     });
     cleanups.push(() => second.socket.terminate());
     await host.waitForSession({ filter: (s) => s.catalog.get('demo.two') !== undefined });
+    // A WebSocket upgrade on a taken connection goes to the host's own upgrade check, whole:
+    // one without the page token is refused there, and the connection closes.
+    const path = new URL(host.url).pathname;
+    const upgrade = new Raw(host.port);
+    cleanups.push(() => upgrade.socket.destroy());
+    await open(upgrade, host.port);
+    upgrade.send(
+      `GET ${path}?token=wrong HTTP/1.1\r\nHost: 127.0.0.1:${host.port}\r\nOrigin: ${ORIGIN}\r\n` +
+        'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n' +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+    );
+    expect((await upgrade.next()).slice(0, 12)).toBe('HTTP/1.1 401');
+    await upgrade.closed.wait;
     // A client that connected and sent nothing yet does not hold the host open.
     const silent = new Raw(host.port);
     cleanups.push(() => silent.socket.destroy());

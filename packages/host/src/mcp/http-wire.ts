@@ -224,10 +224,6 @@ class RelaySocket extends Duplex {
     this.#real = real;
   }
 
-  get released(): boolean {
-    return this.#real === undefined;
-  }
-
   get remoteAddress() {
     return this.#real?.remoteAddress;
   }
@@ -260,7 +256,10 @@ class RelaySocket extends Duplex {
     this.push(null);
   }
 
-  override _read(): void {}
+  /** node:http wants more: a real socket paused for it reads again. */
+  override _read(): void {
+    if (this.#real?.isPaused()) this.#real.resume();
+  }
 
   override _write(data: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void) {
     const real = this.#real;
@@ -315,7 +314,7 @@ class WireConnection {
   }
 
   send(text: string): void {
-    if (!this.#socket.destroyed) this.#socket.write(text);
+    if (this.#socket.writable) this.#socket.write(text);
   }
 
   /** The taken request's answer ended: read on (after the caller's code, not inside it). */
@@ -352,7 +351,8 @@ class WireConnection {
 
   #onData = (data: Buffer): void => {
     if (this.#mode === 'handed') {
-      this.#relay?.push(data);
+      // node:http not reading (a slow answer, a paused upgrade): the socket waits for it.
+      if (this.#relay?.push(data) === false) this.#socket.pause();
       return;
     }
     this.#buffer = this.#buffer.length === 0 ? data : Buffer.concat([this.#buffer, data]);
@@ -466,10 +466,11 @@ class WireConnection {
     this.#relay = relay;
     this.#mode = 'handed';
     this.#wire.toHttp(relay);
-    if (this.#buffer.length > 0) relay.push(this.#buffer);
+    const waiting = this.#buffer;
     this.#buffer = Buffer.alloc(0);
+    const more = waiting.length === 0 || relay.push(waiting);
     if (this.#ended) relay.push(null);
-    if (this.#socket.isPaused()) this.#socket.resume();
+    if (more && this.#socket.isPaused()) this.#socket.resume();
   }
 }
 
