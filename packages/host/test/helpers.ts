@@ -3,8 +3,8 @@
  * answers with @toolwire/protocol's page-side bridge, recording every frame the host sends.
  */
 
-import { request as httpRequest } from 'node:http';
-import type { Server as NetServer, Socket } from 'node:net';
+import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { connect, createServer as createNetServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { PassThrough } from 'node:stream';
@@ -34,6 +34,8 @@ import { until } from '../../../test-support/wait.js';
 import type { Host, McpBridge, McpToolSource } from '../src/index.js';
 import { createMcpBridge } from '../src/index.js';
 import { nodeHmac } from '../src/internal.js';
+import { createMcpHttp, type McpHttp } from '../src/mcp/http.js';
+import { attachMcpWire, type McpWire } from '../src/mcp/http-wire.js';
 
 /** What a paired page dials with (docs/wire.md "The handshake"), and what it proves with. */
 export type PageSecret =
@@ -470,4 +472,57 @@ export function mcpRequest(
     };
     next();
   });
+}
+
+/** `/mcp` of a host on a node:http server of its own (serveMcp). */
+export interface McpEndpoint {
+  port: number;
+  mcp: McpHttp;
+  server: Server;
+  /** The socket reader (http-wire.ts), when asked for. */
+  wire: McpWire | undefined;
+}
+
+/**
+ * `/mcp` of `host` on a node:http server of its own on 127.0.0.1 (port 0): node:http alone,
+ * or with the host's socket reader attached (`wire`). Its closing goes on `cleanups`.
+ */
+export async function serveMcp(
+  host: Host,
+  cleanups: (() => unknown)[],
+  options: {
+    secret: string;
+    fastPath?: boolean;
+    wire?: boolean;
+    keepAliveMs?: number;
+    maxBodyBytes?: number;
+    log?: (line: string) => void;
+  },
+): Promise<McpEndpoint> {
+  let port = 0;
+  const maxBodyBytes = options.maxBodyBytes ?? 1 << 20;
+  const mcp = await createMcpHttp(host, {
+    secret: options.secret,
+    port: () => port,
+    maxBodyBytes,
+    ...(options.fastPath === undefined ? {} : { fastPath: options.fastPath }),
+    ...(options.log ? { log: options.log } : {}),
+  });
+  const server = createHttpServer((request, response) => mcp.handle(request, response));
+  if (options.keepAliveMs !== undefined) server.keepAliveTimeout = options.keepAliveMs;
+  const wire = options.wire
+    ? attachMcpWire(server, {
+        take: (headers, body, sink) => mcp.take(headers, body, sink),
+        maxBodyBytes,
+      })
+    : undefined;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  port = (server.address() as AddressInfo).port;
+  cleanups.push(
+    () => new Promise<void>((resolve) => server.close(() => resolve())),
+    () => server.closeAllConnections(),
+    () => wire?.close(),
+    () => mcp.close(),
+  );
+  return { port, mcp, server, wire };
 }

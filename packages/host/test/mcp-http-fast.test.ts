@@ -1,10 +1,8 @@
-import { createServer, request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
 import { createHost } from '../src/index.js';
-import { createMcpHttp, type McpHttp } from '../src/mcp/http.js';
-import { FakePage, mcpRequest, tool } from './helpers.js';
+import { FakePage, type McpEndpoint, mcpRequest, serveMcp, tool } from './helpers.js';
 
 // The /mcp fast path (src/mcp/http-fast.ts) against the SDK's transport: one real host and
 // page socket (FakePage), two /mcp endpoints over it on real node:http servers, one with the
@@ -21,10 +19,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Endpoint {
-  port: number;
-  mcp: McpHttp;
-}
+type Endpoint = McpEndpoint;
 
 /** The page: an echo, a tool that reports progress and waits for `release`, and a slow one. */
 async function setUp() {
@@ -70,25 +65,8 @@ async function setUp() {
   cleanups.push(() => page?.socket.terminate());
   await host.waitForSession({ filter: (s) => s.catalog.get('demo.wait') !== undefined });
   const logs: string[] = [];
-  const serve = async (fastPath: boolean): Promise<Endpoint> => {
-    let port = 0;
-    const mcp = await createMcpHttp(host, {
-      secret: SECRET,
-      port: () => port,
-      maxBodyBytes: 1 << 20,
-      fastPath,
-      log: (line) => logs.push(line),
-    });
-    const server = createServer((request, response) => mcp.handle(request, response));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    port = (server.address() as AddressInfo).port;
-    cleanups.push(
-      () => new Promise<void>((resolve) => server.close(() => resolve())),
-      () => server.closeAllConnections(),
-      () => mcp.close(),
-    );
-    return { port, mcp };
-  };
+  const serve = (fastPath: boolean) =>
+    serveMcp(host, cleanups, { secret: SECRET, fastPath, log: (line) => logs.push(line) });
   return {
     fast: await serve(true),
     sdk: await serve(false),

@@ -1,11 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
 import { createHost } from '../src/index.js';
-import { createMcpHttp, type McpHttp } from '../src/mcp/http.js';
-import { attachMcpWire, type McpWire } from '../src/mcp/http-wire.js';
-import { FakePage, tool } from './helpers.js';
+import { FakePage, type McpEndpoint, serveMcp, tool } from './helpers.js';
 
 // `/mcp` connections read on their sockets (src/mcp/http-wire.ts), on real sockets: one host
 // and page (FakePage), two /mcp endpoints over it on real node:http servers, the same in all
@@ -20,12 +17,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-interface Endpoint {
-  port: number;
-  mcp: McpHttp;
-  server: Server;
-  wire: McpWire | undefined;
-}
+type Endpoint = McpEndpoint;
 
 async function setUp(options: { keepAliveMs?: number } = {}) {
   const host = await createHost({ origins: [ORIGIN] });
@@ -53,31 +45,13 @@ async function setUp(options: { keepAliveMs?: number } = {}) {
   });
   cleanups.push(() => page.socket.terminate());
   await host.waitForSession({ filter: (s) => s.catalog.get('demo.wait') !== undefined });
-  const serve = async (withWire: boolean): Promise<Endpoint> => {
-    let port = 0;
-    const mcp = await createMcpHttp(host, {
+  const serve = (wire: boolean) =>
+    serveMcp(host, cleanups, {
       secret: SECRET,
-      port: () => port,
+      wire,
       maxBodyBytes: 64 * 1024,
+      ...(options.keepAliveMs === undefined ? {} : { keepAliveMs: options.keepAliveMs }),
     });
-    const server = createServer((request, response) => mcp.handle(request, response));
-    if (options.keepAliveMs !== undefined) server.keepAliveTimeout = options.keepAliveMs;
-    const wire = withWire
-      ? attachMcpWire(server, {
-          take: (headers, body, sink) => mcp.take(headers, body, sink),
-          maxBodyBytes: 64 * 1024,
-        })
-      : undefined;
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    port = (server.address() as AddressInfo).port;
-    cleanups.push(
-      () => new Promise<void>((resolve) => server.close(() => resolve())),
-      () => server.closeAllConnections(),
-      () => wire?.close(),
-      () => mcp.close(),
-    );
-    return { port, mcp, server, wire };
-  };
   return {
     wire: await serve(true),
     plain: await serve(false),
@@ -178,23 +152,20 @@ function post(headers: Record<string, string>, body: string, path = '/mcp'): str
 const call = (id: number | string, name: string, args: object = { text: 'hi', n: [1, 2] }) =>
   JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'wire-test', version: '0' },
+  },
+});
+
 /** Initializes a session on `raw`: the headers its requests carry. */
 async function open(raw: Raw, port: number): Promise<Record<string, string>> {
-  raw.send(
-    post(
-      headFor(port),
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'wire-test', version: '0' },
-        },
-      }),
-    ),
-  );
+  raw.send(post(headFor(port), INITIALIZE));
   const initialize = await raw.next();
   expect(initialize).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   const session = /\r\nmcp-session-id: ([^\r]+)/i.exec(initialize)?.[1] as string;
@@ -471,19 +442,7 @@ describe('/mcp connections read on their sockets', () => {
     const setup = await setUp();
     const raw = new Raw(setup.wire.port);
     cleanups.push(() => raw.socket.destroy());
-    const bytes = post(
-      headFor(setup.wire.port),
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'x', version: '0' },
-        },
-      }),
-    );
+    const bytes = post(headFor(setup.wire.port), INITIALIZE);
     for (const byte of bytes.slice(0, 12)) {
       raw.send(byte);
       await new Promise((resolve) => setTimeout(resolve, 2));
