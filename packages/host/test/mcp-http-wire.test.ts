@@ -1,7 +1,9 @@
-import { connect, type Socket } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { latch, until } from '../../../test-support/wait.js';
 import { createHost } from '../src/index.js';
+import { attachMcpWire } from '../src/mcp/http-wire.js';
 import { FakePage, type McpEndpoint, serveMcp, tool } from './helpers.js';
 
 // `/mcp` connections read on their sockets (src/mcp/http-wire.ts), on real sockets: one host
@@ -493,6 +495,50 @@ describe('/mcp connections read on their sockets', () => {
     expect(refused.slice(0, 12)).toBe('HTTP/1.1 400');
     expect(refused).toContain('mcp_session_required');
     expect(setup.wire.wire?.connections).toBe(1);
+  });
+});
+
+describe('the socket reader on its own', () => {
+  it('a request whose answering throws closes its connection and is logged; others go on', async () => {
+    const logs: string[] = [];
+    let fail = false;
+    const server = createServer((_, response) => response.end('node:http'));
+    const wire = attachMcpWire(server, {
+      take: (_headers, body, sink) => {
+        if (fail) throw new Error(`could not answer ${body}`);
+        sink.writeHead(200, ['content-length', '2']);
+        sink.end('ok');
+        return true;
+      },
+      maxBodyBytes: 1024,
+      log: (line) => logs.push(line),
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    const port = (server.address() as AddressInfo).port;
+    cleanups.push(
+      () => new Promise<void>((resolve) => server.close(() => resolve())),
+      () => server.closeAllConnections(),
+      () => wire?.close(),
+    );
+    const ask = async (body: string) => {
+      const raw = new Raw(port);
+      cleanups.push(() => raw.socket.destroy());
+      raw.send(post({ Host: `127.0.0.1:${port}` }, body));
+      return raw;
+    };
+    // The honest road first: the request is answered by `take`, on the socket.
+    const honest = await ask('{"n":1}');
+    expect(same(await honest.next())).toBe(
+      'HTTP/1.1 200 OK\r\ncontent-length: 2\r\nDate: <date>\r\n\r\nok',
+    );
+    fail = true;
+    const failing = await ask('{"n":2}');
+    await failing.closed.wait;
+    expect(logs).toEqual(['mcp: could not answer {"n":2}']);
+    fail = false;
+    const after = await ask('{"n":3}');
+    expect((await after.next()).endsWith('\r\n\r\nok')).toBe(true);
+    expect(wire?.answered).toBe(2);
   });
 });
 

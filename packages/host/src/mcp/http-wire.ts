@@ -49,6 +49,8 @@ export interface WireOptions {
   take(headers: IncomingHttpHeaders, body: string, sink: AnswerSink): boolean;
   /** Largest request body read here (larger ones go to node:http, which refuses them). */
   maxBodyBytes: number;
+  /** Where a failure in answering a request is told (its connection is then closed). */
+  log?: (line: string) => void;
 }
 
 export interface McpWire {
@@ -431,7 +433,16 @@ class WireConnection {
           this.#answer = answer;
           this.#mode = 'answering';
           const body = request.toString('utf8', end + 4);
-          if (this.#wire.take(head.headers, body, answer)) continue;
+          let taken: boolean;
+          try {
+            taken = this.#wire.take(head.headers, body, answer);
+          } catch (error) {
+            // As node:http's path fails a request it cannot answer: logged, connection closed.
+            this.#wire.log?.(`mcp: ${(error as Error).message}`);
+            this.#socket.destroy();
+            return;
+          }
+          if (taken) continue;
           this.#answer = undefined;
           this.#mode = 'read';
         }
@@ -478,6 +489,7 @@ class Wire implements McpWire {
   readonly server: Server;
   readonly take: WireOptions['take'];
   readonly maxBodyBytes: number;
+  readonly log: ((line: string) => void) | undefined;
   readonly open = new Set<WireConnection>();
   /** Connections whose first bytes have not come yet. */
   readonly #sniffing = new Set<Socket>();
@@ -495,6 +507,7 @@ class Wire implements McpWire {
     this.#http = http;
     this.take = options.take;
     this.maxBodyBytes = options.maxBodyBytes;
+    this.log = options.log;
     server.removeListener('connection', http);
     server.on('connection', this.#onConnection);
     server.prependListener('request', this.#onRequest);

@@ -246,6 +246,7 @@ export class Host extends Emitter<HostEvents> {
       this.#wire = attachMcpWire(this.#server, {
         take: (headers, body, sink) => mcp.take(headers, body, sink),
         maxBodyBytes: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+        log: (line) => this.#log(line),
       });
     }
     await new Promise<void>((resolve, reject) => {
