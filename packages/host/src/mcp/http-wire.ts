@@ -24,7 +24,9 @@
  *    whose header and request timeouts apply from there. Bytes a client sends ahead while a
  *    request is in flight are kept (at most MAX_AHEAD, then the socket is paused), in order.
  * 5. The client going away before its answer ends is that answer's 'close' without
- *    `writableFinished`, as a ServerResponse's is: http-fast.ts cancels the call on it.
+ *    `writableFinished`, as a ServerResponse's is: http-fast.ts cancels the call on it. So is
+ *    a client half-closing, as node:http's server (no half-open HTTP) abandons its request.
+ *    A failure inside `take` is logged and closes that connection only.
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
@@ -292,7 +294,7 @@ class WireConnection {
   #relay: RelaySocket | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #pumping = false;
-  /** The client half-closed: end once what it sent is answered. */
+  /** The client half-closed (a connection handed on later takes the end with it). */
   #ended = false;
 
   constructor(wire: Wire, socket: Socket, first: Buffer) {
