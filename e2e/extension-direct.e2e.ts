@@ -1,8 +1,7 @@
-import { expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
-import { HostProcess, toolwire } from './support/cli.js';
-import type { ExtensionBrowser } from './support/extension.js';
-import { launchWithExtension } from './support/extension.js';
+import { toolwire } from './support/cli.js';
+import { extensionWithHost } from './support/extension-host.js';
 
 // The direct path of the BUILT extension in Chromium: once a tab is connected, its relay hands
 // the service worker a MessagePort through the extension's hidden link frame (with a nonce the
@@ -15,50 +14,19 @@ import { launchWithExtension } from './support/extension.js';
 
 const PAGE = `http://localhost:${E2E_PORT}/e2e/pages/direct/page.html`;
 
-let browser: ExtensionBrowser | undefined;
-let host: HostProcess | undefined;
-
-test.afterEach(async () => {
-  await host?.stop();
-  host = undefined;
-  await browser?.close();
-  browser = undefined;
-});
-
-async function start() {
-  browser = await launchWithExtension();
-  host = new HostProcess([]);
-  await host.url();
-  return { browser, host };
-}
-
-async function openTab(hash = ''): Promise<{ page: Page; tabId: number }> {
-  const current = browser as ExtensionBrowser;
-  const page = await current.context.newPage();
-  await page.goto(`${PAGE}${hash}`);
-  await expect(page.locator('#status')).toHaveText('ready');
-  return { page, tabId: await current.tabIdOf(page) };
-}
+const setup = extensionWithHost();
+const { start } = setup;
+const openTab = (hash = '') => setup.openTab(`${PAGE}${hash}`);
 
 /** `toolwire pair --extension ID` pasted in the tab's panel, Connect clicked, the panel closed. */
 async function connectTab(tabId: number): Promise<void> {
-  const current = browser as ExtensionBrowser;
-  const panel = await current.openPanel(tabId);
-  await expect(panel.locator('#connect h2')).toHaveText('Connect this tab to toolwire');
-  const paired = await toolwire(
-    ['pair', '--extension', current.extensionId],
-    (host as HostProcess).env,
-  );
-  expect(paired.code, paired.err).toBe(0);
-  await panel.locator('#connect-pairing').fill(paired.out.trim());
-  await panel.locator('#connect-button').click();
-  await expect(panel.locator('.connect-status')).toHaveText(/^Connected to ws:\/\/127\.0\.0\.1:/);
+  const panel = await setup.connectTab(tabId);
   await panel.close();
 }
 
 /** How the worker reaches the tab's top document, and the handoffs it refused so far. */
 const relayPath = (tabId: number) =>
-  (browser as ExtensionBrowser).worker.evaluate(
+  setup.browser.worker.evaluate(
     (id) => (globalThis as any).toolwireRelayPath(id) as { path?: string; refused: number },
     tabId,
   );
@@ -66,7 +34,7 @@ const relayPath = (tabId: number) =>
 async function callEcho(text: string): Promise<unknown> {
   const called = await toolwire(
     ['call', 'echo', '--args', JSON.stringify({ text }), '--json'],
-    (host as HostProcess).env,
+    setup.host.env,
   );
   expect(called.code, called.err).toBe(0);
   return JSON.parse(called.out).result.result;

@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
-import { expect, type Page, test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { E2E_PORT } from '../playwright.config.js';
-import { HostProcess, toolwire } from './support/cli.js';
-import type { ExtensionBrowser } from './support/extension.js';
-import { launchWithExtension } from './support/extension.js';
+import { toolwire } from './support/cli.js';
+import { extensionWithHost } from './support/extension-host.js';
 
 // A tab connected through the BUILT extension serves itself: the extension runs the tab's host
 // session inside the tab (its isolated world) with a delegate of its pairing, bound to the
@@ -16,51 +15,12 @@ const ORIGIN = `http://localhost:${E2E_PORT}`;
 const PAGE = `${ORIGIN}/e2e/pages/tab-session/page.html`;
 const CSP_PAGE = `${ORIGIN}/e2e/pages/tab-session/csp.html`;
 
-let browser: ExtensionBrowser | undefined;
-let host: HostProcess | undefined;
-
-test.afterEach(async () => {
-  await host?.stop();
-  host = undefined;
-  await browser?.close();
-  browser = undefined;
-});
-
-async function start() {
-  browser = await launchWithExtension();
-  host = new HostProcess([]);
-  await host.url();
-  return { browser, host };
-}
-
-async function openTab(url = PAGE): Promise<{ page: Page; tabId: number }> {
-  const current = browser as ExtensionBrowser;
-  const page = await current.context.newPage();
-  await page.goto(url);
-  await expect(page.locator('#status')).toHaveText('ready');
-  return { page, tabId: await current.tabIdOf(page) };
-}
-
-/** `toolwire pair --extension ID` pasted in the tab's panel (or the kept pairing), Connect. */
-async function connectTab(tabId: number, pair = true): Promise<Page> {
-  const current = browser as ExtensionBrowser;
-  const panel = await current.openPanel(tabId);
-  await expect(panel.locator('#connect h2')).toHaveText('Connect this tab to toolwire');
-  if (pair) {
-    const paired = await toolwire(
-      ['pair', '--extension', current.extensionId],
-      (host as HostProcess).env,
-    );
-    expect(paired.code, paired.err).toBe(0);
-    await panel.locator('#connect-pairing').fill(paired.out.trim());
-  }
-  await panel.locator('#connect-button').click();
-  await expect(panel.locator('.connect-status')).toHaveText(/^Connected to ws:\/\/127\.0\.0\.1:/);
-  return panel;
-}
+const setup = extensionWithHost();
+const { start, connectTab } = setup;
+const openTab = (url = PAGE) => setup.openTab(url);
 
 async function sessions(): Promise<{ origin: string; auth: string; tools: number | null }[]> {
-  const listed = await toolwire(['sessions', '--json'], (host as HostProcess).env);
+  const listed = await toolwire(['sessions', '--json'], setup.host.env);
   expect(listed.code, listed.err).toBe(0);
   return JSON.parse(listed.out).sessions;
 }
@@ -68,7 +28,7 @@ async function sessions(): Promise<{ origin: string; auth: string; tools: number
 async function call(name: string, args: unknown): Promise<any> {
   const called = await toolwire(
     ['call', name, '--args', JSON.stringify(args), '--json'],
-    (host as HostProcess).env,
+    setup.host.env,
   );
   const parsed = JSON.parse(called.out);
   return called.code === 0
@@ -78,7 +38,7 @@ async function call(name: string, args: unknown): Promise<any> {
 
 /** The extension's credential, as its worker keeps it (chrome.storage.session). */
 async function credential(): Promise<string> {
-  return (browser as ExtensionBrowser).worker.evaluate(async () => {
+  return setup.browser.worker.evaluate(async () => {
     const stored = await (globalThis as any).chrome.storage.session.get('toolwire.pairing');
     return stored['toolwire.pairing'].credential as string;
   });
@@ -89,8 +49,7 @@ const delegateOf = (secret: string, origin: string) =>
 
 test("a connected tab serves itself: one session of the page's origin, the same answers", async () => {
   await start();
-  const { page } = await openTab();
-  const { tabId } = { tabId: await (browser as ExtensionBrowser).tabIdOf(page) };
+  const { page, tabId } = await openTab();
   const panel = await connectTab(tabId);
   // The worker spent the code; the tab's own session then took over: one session, the page's.
   await expect
@@ -144,7 +103,7 @@ test('a page that may open no socket itself is still served from inside it', asy
           resolve(String(error));
         }
       }),
-    (await (host as HostProcess).url()).replace(/\?.*$/, ''),
+    (await setup.host.url()).replace(/\?.*$/, ''),
   );
   expect(own).not.toBe('open');
   await connectTab(tabId);
@@ -162,12 +121,12 @@ test("revoking the extension's pairing ends the tab's session", async () => {
   await expect.poll(async () => (await sessions()).map(({ auth }) => auth)).toEqual(['extension']);
   expect(await call('echo', { text: 'before' })).toEqual({ ok: true, result: { text: 'before' } });
   const pairings = JSON.parse(
-    (await toolwire(['pairings', '--json'], (host as HostProcess).env)).out,
+    (await toolwire(['pairings', '--json'], setup.host.env)).out,
   ).pairings;
   // The extension's pairing holds the tab's session (earlier tests' pairings may be kept too).
   const mine = pairings.filter((pairing: { connected: boolean }) => pairing.connected);
   expect(mine).toMatchObject([{ kind: 'extension', sessions: [expect.any(String)] }]);
-  const revoked = await toolwire(['revoke', '--pairing', mine[0].id], (host as HostProcess).env);
+  const revoked = await toolwire(['revoke', '--pairing', mine[0].id], setup.host.env);
   expect(revoked.code, revoked.err).toBe(0);
   await expect.poll(async () => (await sessions()).length).toBe(0);
   await expect(panel.locator('.connect-status')).not.toHaveText(/^Connected/);

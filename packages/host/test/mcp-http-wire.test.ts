@@ -584,7 +584,9 @@ describe('a host serving /mcp', () => {
     await new Promise((resolve) => silent.socket.once('connect', resolve));
     const started = Date.now();
     await host.close();
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Without that close it waited out the test (a hang, not a slow close): a bound a busy
+    // machine cannot reach.
+    expect(Date.now() - started).toBeLessThan(10_000);
     await raw.closed.wait;
     await silent.closed.wait;
   });
